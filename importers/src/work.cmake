@@ -1,0 +1,1 @@
+# Sources of the work-list (bubble filling) importer.

@@ -1,0 +1,65 @@
+// A layer-wise training profile reduced to pipeline cut points ("states").
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "pe/units.h"
+
+namespace pe {
+
+/// One cut point of the model: the set of operators that run before the cut. State i of a
+/// ModelProfile holds everything in states 0..i (cuts are nested), so a pipeline stage is a
+/// contiguous range of states and its cost is a difference of the cumulative sums below.
+/// All values are for one mini-batch of the profile batch size.
+struct CutState {
+  std::string name;          ///< The operator that closes this state (its description).
+  Seconds forward = 0;       ///< Cumulative forward time of all operators up to the cut.
+  Seconds backward = 0;      ///< Cumulative backward time up to the cut.
+  Bytes activation = 0;      ///< Cumulative activation (output) bytes up to the cut.
+  Bytes parameters = 0;      ///< Cumulative parameter (fp32 weight) bytes up to the cut.
+  Bytes crossing = 0;        ///< Bytes that cross a cut placed right after this state.
+};
+
+/// A model as the planner sees it: an ordered list of nested cut states.
+/// Invariant: cumulative fields are non-decreasing; the last state holds the whole model.
+struct ModelProfile {
+  std::string name;                 ///< Short name, e.g. "resnet50".
+  std::string source;               ///< Where it came from (a path or "code").
+  double profile_batch_size = 1;    ///< Batch size the times and activations were taken at.
+  std::size_t operator_count = 0;   ///< Operators in the source graph (after clean-up).
+  std::vector<CutState> states;
+
+  std::size_t size() const { return states.size(); }
+  const CutState& whole() const { return states.back(); }
+  /// Forward time of the stage holding states first..last (inclusive), at profile batch.
+  Seconds forward(std::size_t first, std::size_t last) const;
+  /// Backward time of states first..last (inclusive), at profile batch.
+  Seconds backward(std::size_t first, std::size_t last) const;
+  /// Activation bytes of states first..last (inclusive), at profile batch.
+  Bytes activation(std::size_t first, std::size_t last) const;
+  /// Parameter bytes of states first..last (inclusive).
+  Bytes parameters(std::size_t first, std::size_t last) const;
+};
+
+/// One operator of a model defined in code or by an importer, in execution order.
+struct Layer {
+  std::string name;
+  Seconds forward = 0;
+  Seconds backward = 0;
+  Bytes activation = 0;   ///< Output bytes at the profile batch size.
+  Bytes parameters = 0;
+};
+
+/// Builds a chain model (each layer feeds the next; one state per layer). Throws
+/// InputError for negative, NaN or infinite values or an empty layer list.
+ModelProfile make_chain_model(std::string name, double profile_batch_size,
+                              const std::vector<Layer>& layers);
+
+/// Checks the invariants of a ModelProfile (finite, non-negative, non-decreasing
+/// cumulative values, at least one state, positive batch size). Throws InputError naming
+/// `where` and the first offending state.
+void validate(const ModelProfile& model, const std::string& where);
+
+}  // namespace pe

@@ -1,0 +1,62 @@
+// A hybrid-parallel training plan and the numbers behind it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pe/schedule.h"
+#include "pe/units.h"
+
+namespace pe {
+
+/// The term that limits a plan's iteration time the most.
+enum class Limiter {
+  Compute,    ///< The slowest stage's compute sets the steady-state slot.
+  Transfer,   ///< A cut's activation/gradient transfer sets the slot.
+  AllReduce,  ///< Exposed gradient all-reduce after the last backward dominates.
+  Bubble,     ///< Warm-up and drain (few micro-batches for many stages) dominate.
+};
+std::string to_string(Limiter limiter);
+
+/// One pipeline stage: a contiguous range of model states on `width` devices per
+/// pipeline replica. `devices` lists the global device ids of every replica of the stage,
+/// replica by replica (width * pipeline_replicas ids).
+struct PlanStage {
+  std::size_t first_state = 0;  ///< First state index (inclusive).
+  std::size_t last_state = 0;   ///< Last state index (inclusive).
+  int width = 1;                ///< Data-parallel devices of this stage in one replica.
+  std::vector<int> devices;
+  StageTimes times;             ///< Per micro-batch, as used by the cost model.
+  bool cut_intra_machine = true;        ///< The cut after this stage stays in one machine.
+  bool allreduce_intra_machine = true;  ///< All copies of the stage sit on one machine.
+  Bytes weight_memory = 0;      ///< Weights, gradients and optimizer state per device.
+  Bytes activation_memory = 0;  ///< Activations kept in flight per device.
+  Bytes peak_memory() const { return weight_memory + activation_memory; }
+};
+
+/// A complete plan for one global batch size.
+struct Plan {
+  int global_batch = 0;
+  int pipeline_replicas = 1;  ///< Copies of the whole pipeline (plain data parallelism).
+  int micro_batch_size = 1;   ///< Samples per micro-batch entering one pipeline replica.
+  int micro_batches = 1;      ///< Micro-batches per iteration and replica.
+  Schedule schedule = Schedule::OneFOneB;
+  std::vector<PlanStage> stages;
+
+  Seconds slot = 0;             ///< Steady-state slot: slowest stage or cut.
+  Seconds fill_drain = 0;       ///< One micro-batch through every stage and cut, both ways.
+  Seconds exposed_allreduce = 0;///< All-reduce not hidden behind remaining backward work.
+  Seconds iteration_time = 0;   ///< Analytic estimate: (M-1)*slot + fill_drain + exposed.
+  Seconds simulated_time = 0;   ///< Event-driven simulation of the same plan.
+  double speedup = 0;           ///< One-device time / simulated_time.
+  Limiter limiter = Limiter::Compute;
+
+  int device_count() const;  ///< Devices the plan uses.
+  PipelineShape shape() const;
+};
+
+/// "FIRST-LAST:WIDTH" per stage joined by ';' (e.g. "0-20:8;21-25:8").
+std::string stages_string(const Plan& plan);
+
+}  // namespace pe

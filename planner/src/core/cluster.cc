@@ -1,0 +1,83 @@
+#include "pe/cluster.h"
+
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "pe/error.h"
+
+namespace pe {
+
+int Cluster::device_count() const {
+  return std::accumulate(machine_gpus.begin(), machine_gpus.end(), 0);
+}
+
+int Cluster::first_device(int machine) const {
+  return std::accumulate(machine_gpus.begin(), machine_gpus.begin() + machine, 0);
+}
+
+int Cluster::machine_of(int device) const {
+  int end = 0;
+  for (int m = 0; m < machine_count(); ++m) {
+    end += machine_gpus[m];
+    if (device < end) return m;
+  }
+  return machine_count() - 1;
+}
+
+bool Cluster::one_machine(int first, int count) const {
+  return count <= 1 || machine_of(first) == machine_of(first + count - 1);
+}
+
+Cluster cluster_from_machine_ends(const std::vector<int>& ends) {
+  if (ends.empty()) throw UsageError("--devices needs at least one machine end, e.g. 8,16");
+  Cluster cluster;
+  int previous = 0;
+  for (int end : ends) {
+    if (end <= previous)
+      throw UsageError("--devices: machine ends must be strictly increasing positive GPU "
+                       "counts (cumulative), got " + std::to_string(end) + " after " +
+                       std::to_string(previous));
+    cluster.machine_gpus.push_back(end - previous);
+    previous = end;
+  }
+  return cluster;
+}
+
+std::vector<int> parse_machine_ends(const std::string& text) {
+  std::vector<int> ends;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    long value = 0;
+    try {
+      value = std::stol(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || value <= 0 || value > 1000000)
+      throw UsageError("--devices: '" + item + "' is not a GPU count (expected e.g. 8,16)");
+    ends.push_back(static_cast<int>(value));
+  }
+  if (ends.empty() || text.back() == ',')
+    throw UsageError("--devices: expected comma-separated machine ends, e.g. 8,16");
+  return ends;
+}
+
+void validate(const Cluster& cluster, const std::string& where) {
+  if (cluster.machine_gpus.empty()) throw InputError(where, "the cluster has no machines");
+  for (std::size_t m = 0; m < cluster.machine_gpus.size(); ++m)
+    if (cluster.machine_gpus[m] <= 0)
+      throw InputError(where, "machine " + std::to_string(m) + " has no GPUs");
+  auto positive = [&](double value, const std::string& key) {
+    if (!std::isfinite(value) || value <= 0)
+      throw InputError(where, key + " must be a finite positive number");
+  };
+  positive(cluster.network.intra, "intra-machine bandwidth");
+  positive(cluster.network.inter_allreduce, "inter-machine all-reduce bandwidth");
+  positive(cluster.network.inter_p2p, "inter-machine point-to-point bandwidth");
+  positive(cluster.device_memory, "device memory");
+}
+
+}  // namespace pe

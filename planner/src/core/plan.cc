@@ -1,0 +1,39 @@
+#include "pe/plan.h"
+
+namespace pe {
+
+std::string to_string(Limiter limiter) {
+  switch (limiter) {
+    case Limiter::Compute: return "compute";
+    case Limiter::Transfer: return "transfer";
+    case Limiter::AllReduce: return "allreduce";
+    case Limiter::Bubble: return "bubble";
+  }
+  return "compute";
+}
+
+int Plan::device_count() const {
+  int count = 0;
+  for (const PlanStage& stage : stages) count += stage.width;
+  return count * pipeline_replicas;
+}
+
+PipelineShape Plan::shape() const {
+  PipelineShape shape;
+  shape.micro_batches = micro_batches;
+  shape.schedule = schedule;
+  for (const PlanStage& stage : stages) shape.stages.push_back(stage.times);
+  return shape;
+}
+
+std::string stages_string(const Plan& plan) {
+  std::string text;
+  for (const PlanStage& stage : plan.stages) {
+    if (!text.empty()) text += ';';
+    text += std::to_string(stage.first_state) + "-" + std::to_string(stage.last_state) + ":" +
+            std::to_string(stage.width);
+  }
+  return text;
+}
+
+}  // namespace pe

@@ -1,0 +1,1 @@
+# Sources of planner/src/edge (paths relative to this file).

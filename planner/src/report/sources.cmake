@@ -1,0 +1,1 @@
+# Sources of planner/src/report (paths relative to this file).

@@ -1,0 +1,1 @@
+# Sources of planner/src/search (paths relative to this file).

@@ -1,0 +1,1 @@
+# Sources of planner/src/simulate (paths relative to this file).

@@ -1,1 +1,3 @@
-# Sources of the cluster importer.
+target_sources(pe_importers PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/yaml_input.cc
+  ${CMAKE_CURRENT_LIST_DIR}/cluster_yaml.cc)

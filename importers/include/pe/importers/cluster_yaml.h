@@ -1,0 +1,28 @@
+// Cluster description files (`--cluster FILE`).
+//
+//   machines:                 # a list of machine groups, in device-id order
+//     - count: 2              # machines in this group (default 1)
+//       gpus: 8               # GPUs per machine (required)
+//       type: V100            # free text, shown in reports (optional)
+//   bandwidth_GBps:           # optional; GB = 1e9 bytes
+//     intra: 25               # between GPUs of one machine
+//     inter_allreduce: 3      # all-reduce across machines
+//     inter_p2p: 1            # point-to-point across machines
+//   memory_GB: 16             # per GPU (optional)
+#pragma once
+
+#include <string>
+
+#include "pe/cluster.h"
+
+namespace pe {
+
+/// Reads a cluster file. Missing optional keys keep HPGO's V100 defaults. Throws
+/// InputError naming the file, line and key for unknown keys, wrong types, non-positive
+/// or non-finite numbers, and files that cannot be read or parsed.
+Cluster load_cluster_yaml(const std::string& path);
+
+/// Same, from text; `file_label` names the input in error messages.
+Cluster parse_cluster_yaml(const std::string& text, const std::string& file_label);
+
+}  // namespace pe

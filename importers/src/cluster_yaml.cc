@@ -1,0 +1,59 @@
+#include "pe/importers/cluster_yaml.h"
+
+#include "yaml_input.h"
+
+namespace pe {
+namespace {
+
+using namespace yaml_input;
+
+void read_machines(const YAML::Node& list, const std::string& file, Cluster& cluster) {
+  if (!list.IsSequence() || list.size() == 0)
+    throw InputError(where(file, list, "machines"), "expected a non-empty list of machines");
+  for (const YAML::Node& group : list) {
+    if (!group.IsMap()) throw InputError(where(file, group, "machines"), "expected a map");
+    only_keys(group, {"count", "gpus", "type"}, file, "a machine group");
+    long long count_of = 1;
+    if (YAML::Node c = child(group, "count", file, false)) count_of = count(c, file, "count");
+    long long gpus = count(child(group, "gpus", file, true), file, "gpus");
+    if (count_of < 1 || count_of > 100000 || gpus < 1 || gpus > 100000)
+      throw InputError(where(file, group, "machines"),
+                       "count and gpus must be between 1 and 100000");
+    cluster.machine_gpus.insert(cluster.machine_gpus.end(), static_cast<std::size_t>(count_of),
+                                static_cast<int>(gpus));
+  }
+}
+
+void read_bandwidth(const YAML::Node& map, const std::string& file, Network& network) {
+  if (!map.IsMap()) throw InputError(where(file, map, "bandwidth_GBps"), "expected a map");
+  only_keys(map, {"intra", "inter_allreduce", "inter_p2p"}, file, "bandwidth_GBps");
+  auto read = [&](const char* key, BytesPerSecond& into) {
+    if (YAML::Node v = child(map, key, file, false))
+      into = non_negative(v, file, std::string("bandwidth_GBps.") + key, true) * kGB;
+  };
+  read("intra", network.intra);
+  read("inter_allreduce", network.inter_allreduce);
+  read("inter_p2p", network.inter_p2p);
+}
+
+}  // namespace
+
+Cluster parse_cluster_yaml(const std::string& text, const std::string& file) {
+  YAML::Node root = parse(text, file);
+  if (!root.IsMap()) throw InputError(file, "expected a map with a 'machines' key");
+  only_keys(root, {"machines", "bandwidth_GBps", "memory_GB"}, file, "the cluster file");
+  Cluster cluster;
+  read_machines(child(root, "machines", file, true), file, cluster);
+  if (YAML::Node b = child(root, "bandwidth_GBps", file, false))
+    read_bandwidth(b, file, cluster.network);
+  if (YAML::Node m = child(root, "memory_GB", file, false))
+    cluster.device_memory = non_negative(m, file, "memory_GB", true) * kGB;
+  validate(cluster, file);
+  return cluster;
+}
+
+Cluster load_cluster_yaml(const std::string& path) {
+  return parse_cluster_yaml(read_text(path), path);
+}
+
+}  // namespace pe

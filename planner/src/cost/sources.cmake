@@ -1,1 +1,3 @@
-# Sources of planner/src/cost (paths relative to this file).
+target_sources(pe_planner PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/cost_model.cc
+  ${CMAKE_CURRENT_LIST_DIR}/baselines.cc)

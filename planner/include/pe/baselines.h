@@ -1,0 +1,40 @@
+// Plain data-parallel baselines (HPGO's three columns), as closed-form estimates.
+#pragma once
+
+#include "pe/cluster.h"
+#include "pe/model.h"
+#include "pe/settings.h"
+#include "pe/units.h"
+
+namespace pe {
+
+/// Data parallelism over every device of a cluster for one global batch size.
+/// Speedups are relative to one device running the whole batch (no memory limit).
+struct Baselines {
+  Seconds single_device_time = 0;   ///< T: forward + backward of the whole batch, 1 device.
+  Seconds allreduce_time = 0;       ///< Ring all-reduce of all gradients over N devices.
+  int per_device_batch = 0;         ///< ceil(GBS / N).
+  int max_device_batch = 0;         ///< Largest batch a device's memory holds (0: none).
+  int accumulation_steps = 1;       ///< Gradient-accumulation micro-steps (1: none).
+  bool fits = false;                ///< The weights and one sample fit a device at all.
+  double dp = 0;                    ///< No overlap: T / (T_dev + AR).
+  double dp_overlap = 0;            ///< All-reduce of each layer overlaps the backward left.
+  double dp_p3 = 0;                 ///< Also overlaps the next forward, input layers first.
+};
+
+/// Ring all-reduce time of `bytes` over `devices` devices at `bandwidth`:
+/// 2 (d - 1) / d * bytes / bandwidth; 0 for one device.
+Seconds ring_allreduce(Bytes bytes, int devices, BytesPerSecond bandwidth);
+
+/// Largest per-device batch whose activations fit beside the weights, gradients and
+/// optimizer state: floor((memory - scaling * P) / activation_per_sample); 0 when none.
+int max_device_batch(const ModelProfile& model, const TrainingSettings& settings,
+                     Bytes device_memory);
+
+/// Computes the three baselines for `global_batch` samples on all devices of `cluster`.
+/// Gradient accumulation splits a device's share into micro-steps of at most
+/// max_device_batch samples; only the last micro-step's backward can hide communication.
+Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& cluster,
+                                  const TrainingSettings& settings, int global_batch);
+
+}  // namespace pe

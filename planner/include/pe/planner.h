@@ -1,0 +1,74 @@
+// Plan one global batch size or a sweep of them: the library entry point.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "pe/baselines.h"
+#include "pe/cluster.h"
+#include "pe/model.h"
+#include "pe/plan.h"
+#include "pe/settings.h"
+
+namespace pe {
+
+/// What the hybrid search may choose.
+struct SearchOptions {
+  /// Schedules to consider; the plan with the lower estimate wins, 1F1B on ties.
+  std::vector<Schedule> schedules = {Schedule::OneFOneB, Schedule::GPipe};
+  /// How many plans to return per batch size (the best of distinct shapes).
+  int top = 1;
+};
+
+/// Everything known about one global batch size.
+struct PointResult {
+  int global_batch = 0;
+  Baselines baselines;          ///< Plain data parallelism on all devices.
+  std::vector<Plan> plans;      ///< Best first; empty when no plan fits.
+  std::string no_plan_reason;   ///< Why `plans` is empty ("" otherwise).
+  const Plan* best() const { return plans.empty() ? nullptr : &plans.front(); }
+};
+
+/// Progress and cancellation for long sweeps. Both are optional.
+struct SweepControl {
+  /// Called after each finished point with (points done, points in all); may be called
+  /// from worker threads, one call at a time.
+  std::function<void(std::size_t, std::size_t)> progress;
+  /// When set to true, points not yet started are skipped (left with global_batch = 0).
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+/// Plans a model on a cluster. Thread-safe: plan() and sweep() may run concurrently.
+/// Results never depend on the number of threads (see README, "Determinism").
+class Planner {
+ public:
+  /// Throws InputError when the model or cluster is invalid, UsageError for bad settings.
+  Planner(ModelProfile model, Cluster cluster, TrainingSettings settings = {},
+          SearchOptions options = {});
+
+  const ModelProfile& model() const { return model_; }
+  const Cluster& cluster() const { return cluster_; }
+  const TrainingSettings& settings() const { return settings_; }
+
+  /// Baselines and best plans for one global batch size (UsageError if < 1).
+  PointResult plan(int global_batch) const;
+  /// plan() for every batch size, in parallel; results in the order given.
+  std::vector<PointResult> sweep(const std::vector<int>& global_batches,
+                                 const SweepControl& control = {}) const;
+
+ private:
+  ModelProfile model_;
+  Cluster cluster_;
+  TrainingSettings settings_;
+  SearchOptions options_;
+};
+
+/// Parses a batch-size list: "512", "128,256", or "FIRST:LAST:STEP" (HPGO style: FIRST,
+/// then every multiple of STEP above FIRST up to LAST, e.g. 32:4096:64 is 32, 64, 128, ...,
+/// 4096). Throws UsageError.
+std::vector<int> parse_batch_sizes(const std::string& text);
+
+}  // namespace pe

@@ -1,0 +1,77 @@
+#include "cost/cost_model.h"
+
+#include "pe/baselines.h"
+
+namespace pe {
+namespace {
+
+std::vector<double> prefix(const ModelProfile& model, double CutState::*field) {
+  std::vector<double> sums(model.size() + 1, 0.0);
+  for (std::size_t i = 0; i < model.size(); ++i) sums[i + 1] = model.states[i].*field;
+  return sums;
+}
+
+}  // namespace
+
+CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
+                     const TrainingSettings& settings)
+    : states_(model.size()),
+      cluster_(cluster),
+      settings_(settings),
+      profile_batch_(model.profile_batch_size),
+      forward_(prefix(model, &CutState::forward)),
+      backward_(prefix(model, &CutState::backward)),
+      activation_(prefix(model, &CutState::activation)),
+      parameters_(prefix(model, &CutState::parameters)) {
+  crossing_.reserve(states_);
+  for (const CutState& s : model.states) crossing_.push_back(s.crossing);
+  const Bytes profile_per_sample = model.whole().activation / profile_batch_;
+  activation_per_sample_ = settings.activation_bytes_per_sample.value_or(profile_per_sample);
+  activation_scale_ = profile_per_sample > 0 ? activation_per_sample_ / profile_per_sample : 0;
+}
+
+double CostModel::range(const std::vector<double>& prefix_sums, std::size_t first,
+                        std::size_t last) const {
+  return prefix_sums[last + 1] - prefix_sums[first];
+}
+
+Seconds CostModel::forward(std::size_t first, std::size_t last, double samples) const {
+  return range(forward_, first, last) * samples / profile_batch_;
+}
+
+Seconds CostModel::backward(std::size_t first, std::size_t last, double samples) const {
+  return range(backward_, first, last) * samples / profile_batch_;
+}
+
+Seconds CostModel::whole_model_time(double samples) const {
+  return (forward_.back() + backward_.back()) * samples / profile_batch_;
+}
+
+Bytes CostModel::parameters(std::size_t first, std::size_t last) const {
+  return range(parameters_, first, last);
+}
+
+Bytes CostModel::crossing(std::size_t last, double samples) const {
+  return crossing_[last] * samples / profile_batch_;
+}
+
+Bytes CostModel::weight_memory(std::size_t first, std::size_t last) const {
+  return settings_.optimizer_scaling * parameters(first, last);
+}
+
+Bytes CostModel::activation_memory(std::size_t first, std::size_t last, double samples) const {
+  return range(activation_, first, last) * activation_scale_ * samples / profile_batch_;
+}
+
+Seconds CostModel::transfer(Bytes bytes, bool intra_machine) const {
+  if (bytes <= 0) return 0;
+  return bytes / (intra_machine ? cluster_.network.intra : cluster_.network.inter_p2p);
+}
+
+Seconds CostModel::allreduce(Bytes bytes, int devices, bool intra_machine) const {
+  return ring_allreduce(bytes, devices,
+                        intra_machine ? cluster_.network.intra
+                                      : cluster_.network.inter_allreduce);
+}
+
+}  // namespace pe

@@ -1,0 +1,60 @@
+// The default training cost model (DESIGN 3): a profile scaled to micro-batches on a
+// cluster. Everything the search asks about a stage or a cut comes from here.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "pe/cluster.h"
+#include "pe/model.h"
+#include "pe/settings.h"
+#include "pe/units.h"
+
+namespace pe {
+
+/// Precomputed prefix sums of a profile plus the cluster's numbers. Stage ranges are
+/// inclusive state indices [first, last]; sample counts are per device.
+class CostModel {
+ public:
+  CostModel(const ModelProfile& model, const Cluster& cluster, const TrainingSettings& settings);
+
+  std::size_t states() const { return states_; }
+  const Cluster& cluster() const { return cluster_; }
+  const TrainingSettings& settings() const { return settings_; }
+
+  /// Forward time of states [first, last] for `samples` samples on one device.
+  Seconds forward(std::size_t first, std::size_t last, double samples) const;
+  /// Backward time of states [first, last] for `samples` samples on one device.
+  Seconds backward(std::size_t first, std::size_t last, double samples) const;
+  /// Forward + backward time of the whole model for `samples` samples on one device.
+  Seconds whole_model_time(double samples) const;
+  /// Parameter bytes of states [first, last].
+  Bytes parameters(std::size_t first, std::size_t last) const;
+  /// Bytes crossing the cut after state `last` for a micro-batch of `samples`.
+  Bytes crossing(std::size_t last, double samples) const;
+  /// Weights + gradients + optimizer state of states [first, last].
+  Bytes weight_memory(std::size_t first, std::size_t last) const;
+  /// Activations of states [first, last] for `samples` samples (override-scaled).
+  Bytes activation_memory(std::size_t first, std::size_t last, double samples) const;
+  /// Activation bytes per sample of the whole model (override or profile).
+  Bytes activation_per_sample() const { return activation_per_sample_; }
+
+  /// Point-to-point time of `bytes` inside one machine or across machines.
+  Seconds transfer(Bytes bytes, bool intra_machine) const;
+  /// Ring all-reduce of `bytes` over `devices`, inside one machine or across machines.
+  Seconds allreduce(Bytes bytes, int devices, bool intra_machine) const;
+
+ private:
+  double range(const std::vector<double>& prefix, std::size_t first, std::size_t last) const;
+
+  std::size_t states_;
+  Cluster cluster_;
+  TrainingSettings settings_;
+  double profile_batch_;
+  double activation_scale_;      // override / profile activation per sample (1 if none)
+  Bytes activation_per_sample_;
+  // prefix_x[i] = cumulative value of states [0, i), size states_ + 1.
+  std::vector<double> forward_, backward_, activation_, parameters_, crossing_;
+};
+
+}  // namespace pe

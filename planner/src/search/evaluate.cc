@@ -1,0 +1,80 @@
+#include "search/evaluate.h"
+
+#include <algorithm>
+
+namespace pe {
+namespace {
+
+PlanStage make_stage(const CostModel& cost, const Layout& layout, const PipelineSpec& spec,
+                     std::size_t index) {
+  const StageSpec& s = spec.stages[index];
+  const bool last = index + 1 == spec.stages.size();
+  const double samples = device_samples(spec.micro_batch, s.width);
+  PlanStage stage;
+  stage.first_state = s.first;
+  stage.last_state = s.last;
+  stage.width = s.width;
+  for (int k = 0; k < spec.replicas; ++k)
+    for (int d = 0; d < s.width; ++d) stage.devices.push_back(layout.device(k, s.offset + d));
+  stage.allreduce_intra_machine = layout.all_replicas_compact(s.offset, s.width);
+  stage.cut_intra_machine =
+      !last && layout.compact(s.offset, spec.stages[index + 1].offset +
+                                            spec.stages[index + 1].width - s.offset);
+  stage.times.forward = cost.forward(s.first, s.last, samples);
+  stage.times.backward = cost.backward(s.first, s.last, samples);
+  stage.times.send =
+      last ? 0 : cost.transfer(cost.crossing(s.last, spec.micro_batch), stage.cut_intra_machine);
+  stage.times.allreduce = cost.allreduce(cost.parameters(s.first, s.last),
+                                         s.width * spec.replicas, stage.allreduce_intra_machine);
+  stage.weight_memory = cost.weight_memory(s.first, s.last);
+  stage.activation_memory =
+      spec_in_flight(spec, static_cast<int>(index)) * cost.activation_memory(s.first, s.last, samples);
+  return stage;
+}
+
+Limiter limiter_of(const Plan& plan) {
+  const Seconds steady = (plan.micro_batches - 1) * plan.slot;
+  if (plan.exposed_allreduce > steady && plan.exposed_allreduce > plan.fill_drain)
+    return Limiter::AllReduce;
+  if (plan.fill_drain > steady) return Limiter::Bubble;
+  for (const PlanStage& s : plan.stages)
+    if (s.times.forward + s.times.backward >= plan.slot) return Limiter::Compute;
+  return Limiter::Transfer;
+}
+
+}  // namespace
+
+int spec_in_flight(const PipelineSpec& spec, int stage) {
+  return in_flight(spec.schedule, stage, static_cast<int>(spec.stages.size()),
+                   spec.micro_batches);
+}
+
+Evaluation evaluate(const CostModel& cost, const PipelineSpec& spec, int global_batch) {
+  const Layout layout(cost.cluster(), spec.replicas, spec.replica_width);
+  Evaluation result;
+  Plan& plan = result.plan;
+  plan.global_batch = global_batch;
+  plan.pipeline_replicas = spec.replicas;
+  plan.micro_batch_size = spec.micro_batch;
+  plan.micro_batches = spec.micro_batches;
+  plan.schedule = spec.schedule;
+  Seconds drained = 0;  // sum over earlier stages of (g + c)
+  for (std::size_t i = 0; i < spec.stages.size(); ++i) {
+    PlanStage stage = make_stage(cost, layout, spec, i);
+    const StageTimes& t = stage.times;
+    plan.slot = std::max({plan.slot, t.forward + t.backward, t.send});
+    plan.fill_drain += t.forward + t.backward + 2 * t.send;
+    plan.exposed_allreduce = std::max(plan.exposed_allreduce, t.allreduce - drained);
+    drained += t.backward + t.send;
+    result.fits = result.fits && stage.peak_memory() <= cost.cluster().device_memory;
+    plan.stages.push_back(std::move(stage));
+  }
+  plan.iteration_time =
+      (plan.micro_batches - 1) * plan.slot + plan.fill_drain + plan.exposed_allreduce;
+  plan.simulated_time = plan.iteration_time;
+  plan.speedup = cost.whole_model_time(global_batch) / plan.iteration_time;
+  plan.limiter = limiter_of(plan);
+  return result;
+}
+
+}  // namespace pe

@@ -1,0 +1,33 @@
+// The analytic cost of one candidate plan: the single formula the search minimizes and
+// the exhaustive oracle checks against.
+#pragma once
+
+#include "cost/cost_model.h"
+#include "pe/plan.h"
+#include "search/layout.h"
+#include "search/pipeline_spec.h"
+
+namespace pe {
+
+/// Per-device samples of a micro-batch of `micro_batch` split over `width` devices.
+inline double device_samples(int micro_batch, int width) {
+  return static_cast<double>((micro_batch + width - 1) / width);
+}
+
+/// Fills in a plan's devices, per-stage times, memory and the DESIGN 3 estimate:
+///   slot        = max over stages of (f + g) and over cuts of the one-way transfer c,
+///   fill_drain  = sum of (f + g) + 2 * sum of c,
+///   exposed     = max(0, max_s (AR_s - sum_{t < s} (g_t + c_t))),
+///   iteration   = (M - 1) * slot + fill_drain + exposed.
+/// Stage s's last backward ends sum_{t<s}(g_t + c_t) before stage 0's, so that much of its
+/// all-reduce hides behind the drain. `fits` is false when a device's peak exceeds memory.
+struct Evaluation {
+  Plan plan;
+  bool fits = true;
+};
+Evaluation evaluate(const CostModel& cost, const PipelineSpec& spec, int global_batch);
+
+/// Micro-batches stage `stage` of `stage_count` keeps (schedule.h) — restated for specs.
+int spec_in_flight(const PipelineSpec& spec, int stage);
+
+}  // namespace pe

@@ -1,0 +1,38 @@
+// The hybrid search for one global batch size.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "pe/plan.h"
+#include "pe/planner.h"
+#include "search/pipeline_spec.h"
+
+namespace pe {
+
+/// One pipeline shape to search: copies, micro-batch size and count, schedule.
+struct PipelineShapeChoice {
+  int replicas = 1;
+  int micro_batch = 1;
+  int micro_batches = 1;
+  Schedule schedule = Schedule::OneFOneB;
+};
+
+/// Every shape for `global_batch` on `devices` devices: replicas dividing the device count
+/// and the batch, micro-batch sizes dividing a copy's share and at least the floor (or the
+/// whole share when it is below the floor), each schedule. Fixed order.
+std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
+                                                 int min_micro_batch,
+                                                 const std::vector<Schedule>& schedules);
+
+/// Orders plans: lower iteration time, then fewer stages, fewer devices, fewer copies,
+/// larger micro-batches, 1F1B before GPipe, then the stage string.
+bool better(const Plan& a, const Plan& b);
+
+/// The `top` best plans of distinct shapes (best first), exact for the cost model of
+/// evaluate.h; empty when nothing fits. Deterministic for any thread count.
+std::vector<Plan> search_plans(const CostModel& cost, int global_batch,
+                               const SearchOptions& options);
+
+}  // namespace pe

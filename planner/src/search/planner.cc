@@ -1,0 +1,94 @@
+#include "pe/planner.h"
+
+#include <tbb/parallel_for.h>
+
+#include <cmath>
+#include <mutex>
+#include <sstream>
+
+#include "cost/cost_model.h"
+#include "pe/error.h"
+#include "pe/timeline.h"
+#include "search/hybrid_search.h"
+
+namespace pe {
+namespace {
+
+std::string gigabytes(Bytes bytes) {
+  std::ostringstream out;
+  out.precision(3);
+  out << bytes / kGB << " GB";
+  return out.str();
+}
+
+// Why no plan fits: the smallest possible per-device footprint is one state on its own
+// stage with one sample in flight.
+std::string no_plan_reason(const CostModel& cost) {
+  Bytes worst = 0;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < cost.states(); ++i) {
+    Bytes need = cost.weight_memory(i, i) + cost.activation_memory(i, i, 1);
+    if (need > worst) worst = need, at = i;
+  }
+  const Bytes memory = cost.cluster().device_memory;
+  if (worst > memory)
+    return "no plan fits: state " + std::to_string(at) + " alone needs " + gigabytes(worst) +
+           " (weights x optimizer scaling + one sample of activations) but a device has " +
+           gigabytes(memory);
+  return "no plan fits in " + gigabytes(memory) +
+         " per device with this batch size and micro-batch floor";
+}
+
+void check_settings(const TrainingSettings& s) {
+  if (s.min_micro_batch < 1) throw UsageError("--mbs must be at least 1");
+  if (!(s.optimizer_scaling >= 1) || !std::isfinite(s.optimizer_scaling))
+    throw UsageError("--optimizer-scaling must be a finite number >= 1");
+  if (s.activation_bytes_per_sample &&
+      (!(*s.activation_bytes_per_sample >= 0) || !std::isfinite(*s.activation_bytes_per_sample)))
+    throw UsageError("--activation-bytes-per-sample must be a finite number >= 0");
+}
+
+}  // namespace
+
+Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
+                 SearchOptions options)
+    : model_(std::move(model)), cluster_(std::move(cluster)), settings_(settings),
+      options_(std::move(options)) {
+  validate(model_, model_.source.empty() ? model_.name : model_.source);
+  validate(cluster_, "cluster");
+  check_settings(settings_);
+  if (options_.schedules.empty()) throw UsageError("no schedule to search");
+  if (options_.top < 1) throw UsageError("--top must be at least 1");
+}
+
+PointResult Planner::plan(int global_batch) const {
+  if (global_batch < 1) throw UsageError("global batch size must be at least 1");
+  const CostModel cost(model_, cluster_, settings_);
+  PointResult result;
+  result.global_batch = global_batch;
+  result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
+  result.plans = search_plans(cost, global_batch, options_);
+  for (Plan& plan : result.plans) plan.simulated_time = simulate(plan.shape()).makespan;
+  if (result.plans.empty()) result.no_plan_reason = no_plan_reason(cost);
+  return result;
+}
+
+std::vector<PointResult> Planner::sweep(const std::vector<int>& global_batches,
+                                        const SweepControl& control) const {
+  for (int gbs : global_batches)
+    if (gbs < 1) throw UsageError("global batch size must be at least 1");
+  std::vector<PointResult> results(global_batches.size());
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  tbb::parallel_for(std::size_t{0}, global_batches.size(), [&](std::size_t i) {
+    if (control.cancel && control.cancel->load()) return;
+    results[i] = plan(global_batches[i]);
+    if (!control.progress) return;
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    control.progress(++done, global_batches.size());
+  });
+  return results;
+}
+
+
+}  // namespace pe

@@ -1,5 +1,6 @@
 // Event-driven simulation of a pipeline schedule: the ground truth that the analytic
 // estimate is checked against, and the source of traces, charts and bubble reports.
+// docs/timeline.md describes the model in full.
 #pragma once
 
 #include <string>
@@ -10,6 +11,8 @@
 
 namespace pe {
 
+/// What an event does. The order of the enumerators is the tie-break order of events that
+/// start at the same time on the same stage.
 enum class EventKind {
   Forward,         ///< Forward compute of one micro-batch on a stage.
   Backward,        ///< Backward compute of one micro-batch on a stage.
@@ -17,12 +20,18 @@ enum class EventKind {
   SendGradient,    ///< Gradients of a micro-batch crossing the cut before a stage
                    ///< (recorded on the sending stage, i.e. the later one).
   AllReduce,       ///< Gradient all-reduce of a stage after its last backward.
-  Filler,          ///< Extra work placed into a bubble (see bubble filling).
+  Filler,          ///< Extra work placed into a bubble (see bubble filling, pe/fill.h).
 };
 
+/// "forward", "backward", "send-activation", "send-gradient", "allreduce" or "filler".
 std::string to_string(EventKind kind);
 
+/// True for the kinds that occupy a stage's compute units (Forward, Backward, Filler).
+/// Transfers and all-reduces run on links and are assumed not to.
+bool uses_compute(EventKind kind);
+
 /// One interval of work. `stage` is the stage that does it (for sends: the sender).
+/// Times are seconds from the start of the iteration; start <= end.
 struct Event {
   int stage = 0;
   EventKind kind = EventKind::Forward;
@@ -30,9 +39,15 @@ struct Event {
   Seconds start = 0;
   Seconds end = 0;
   std::string label;     ///< Filler work name; empty otherwise.
+
+  Seconds duration() const { return end - start; }
 };
 
-/// All events of one training iteration, sorted by (stage, start, kind).
+/// The canonical event order: by stage, start, kind, micro-batch, then label.
+bool event_less(const Event& a, const Event& b);
+
+/// All events of one training iteration, sorted by event_less, i.e. by
+/// (stage, start, kind, micro_batch).
 struct Timeline {
   std::vector<Event> events;
   int stage_count = 0;
@@ -40,9 +55,20 @@ struct Timeline {
 };
 
 /// Simulates one iteration. Each stage is one compute resource (its replicas run in
-/// lock-step); each cut has one link per direction, used first come, first served.
-/// A forward of micro-batch m on stage s starts when the stage is free and its activation
-/// arrived; a backward needs the stage's own forward of m and the gradient from s+1.
+/// lock-step) that runs its operations in the schedule's fixed order: 1F1B does
+/// min(M, S - s) warm-up forwards, then alternates backward (oldest) and forward (next)
+/// until the forwards run out, then the remaining backwards; GPipe does all forwards, then
+/// all backwards, both in micro-batch order. Each cut has one link per direction (forward:
+/// activations, backward: gradients), first come, first served.
+/// A forward of micro-batch m on stage s > 0 starts when the stage is free and the
+/// activations of m crossed cut s-1; a backward needs the stage's own forward of m and,
+/// except on the last stage, the gradient of m across cut s. A stage's all-reduce starts
+/// when its last backward ends. Every (stage, micro-batch) gets one Forward and one
+/// Backward event, every cut one SendActivation and one SendGradient per micro-batch,
+/// every stage one AllReduce; zero-duration events are kept. `send` of the last stage is
+/// ignored. Runs in time and memory linear in the number of events.
+/// Throws InputError (where "pipeline shape") for no stages, micro_batches < 1, negative or
+/// non-finite times, or more than 2^26 (stage, micro-batch) pairs.
 Timeline simulate(const PipelineShape& shape);
 
 }  // namespace pe

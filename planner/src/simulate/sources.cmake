@@ -1,1 +1,4 @@
-# Sources of planner/src/simulate (paths relative to this file).
+# Sources of planner/src/simulate: the schedule simulator, bubble report and bubble filling.
+target_sources(pe_planner PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/event.cc
+  ${CMAKE_CURRENT_LIST_DIR}/simulate.cc)

@@ -1,0 +1,46 @@
+// PipeDream / HPGO `graph.txt` training profiles (DESIGN.md section 2.1).
+//
+// Grammar, one item per line (blank lines ignored, a trailing '\r' tolerated):
+//
+//   ID -- DESCRIPTION -- forward_compute_time=MS, backward_compute_time=MS,
+//         activation_size=BYTES, parameter_size=BYTES[ -- stage_id=K]      (node, one line)
+//   <whitespace>SRC_ID -- DST_ID                                               (edge)
+//
+// Times are milliseconds at the profile batch size and are stored as seconds.
+// activation_size may be a list `[a; b; c]`, which is summed. The four metadata keys must
+// each appear exactly once (any order); values must be finite and non-negative.
+// `stage_id=K` (a PipeDream partition label) must be a non-negative integer and is
+// otherwise ignored.
+//
+// Decisions where the original tool was silent or stricter:
+// - Edges may appear before the nodes they name; an edge naming a node that is never
+//   defined is an error at the edge's line.
+// - An exact duplicate edge is ignored. A duplicate node id is an error.
+// - Sources whose description starts with `Input` are model inputs and sinks whose
+//   description starts with `__getitem__` are tracing artefacts: both are removed with
+//   their edges (their metrics do not count, their edges carry no crossing bytes).
+//
+// Cut states are the prefixes of one deterministic topological order of the remaining
+// operators, so a model with n operators has exactly n states. The order is Kahn's
+// algorithm choosing, among ready operators, the one that leaves the fewest bytes crossing
+// the new prefix (ties: earlier line in the file). See profiles/README.md.
+#pragma once
+
+#include <string>
+
+#include "pe/model.h"
+
+namespace pe {
+
+/// Reads a graph.txt file into cut states. `profile_batch_size` (> 0) is the batch size
+/// the profile was taken at; it is recorded in the result, values are not rescaled.
+/// The model's name is the file's folder for `.../NAME/graph.txt`, else the file's stem.
+/// Throws InputError (naming file:line, the value seen and what was expected) for an
+/// unreadable file, malformed lines, unknown nodes, a cycle or a graph with no operators.
+ModelProfile import_pipedream_graph(const std::string& path, double profile_batch_size);
+
+/// Same from text; `file_label` names the input in errors and gives the model's name.
+ModelProfile parse_pipedream_graph(const std::string& text, const std::string& file_label,
+                                   double profile_batch_size);
+
+}  // namespace pe

@@ -1,0 +1,23 @@
+// Writing result files (traces, charts, reports) so that readers never see half a file.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace pe {
+
+/// An output file could not be written. Not an input error: the message names the path
+/// and the operating system's reason (e.g. "Permission denied").
+class OutputError : public std::runtime_error {
+ public:
+  explicit OutputError(const std::string& what) : std::runtime_error(what) {}
+};
+
+/// Writes `content` to `path` atomically: into a new temporary file in the same
+/// directory, flushed to disk, then renamed over `path`. An existing regular file at
+/// `path` keeps its permission bits; a new file gets 0666 minus the umask. On any failure
+/// (missing or unwritable directory, `path` is a directory, disk full) throws OutputError
+/// and removes the temporary file, leaving `path` as it was.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace pe

@@ -1,0 +1,85 @@
+#include "pe/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <system_error>
+
+namespace pe {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& doing, int error) {
+  throw OutputError("cannot write '" + path + "': " + doing + ": " +
+                    std::generic_category().message(error));
+}
+
+// Directory part of `path` with a trailing '/', or "" for a bare file name.
+std::string directory_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+// Creates a fresh temporary file next to `path`; returns its descriptor and name.
+int create_temporary(const std::string& path, std::string& name) {
+  static std::atomic<unsigned> counter{0};
+  const std::string base = directory_of(path) + "." + path.substr(directory_of(path).size());
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    name = base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) fail(path, "creating a temporary file", errno);
+  }
+  fail(path, "creating a temporary file", EEXIST);
+}
+
+// Writes everything, retrying short writes; returns 0 or the errno of the failure.
+int write_all(int fd, const std::string& content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+// Gives the temporary file the permissions of the file it replaces, if there is one.
+int keep_mode(int fd, const std::string& path) {
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) != 0 || !S_ISREG(existing.st_mode)) return 0;
+  return ::fchmod(fd, existing.st_mode & 07777) == 0 ? 0 : errno;
+}
+
+// What went wrong, if anything: an errno value and the step that failed.
+struct Failure {
+  int error = 0;
+  const char* doing = "";
+};
+
+Failure fill_temporary(int fd, const std::string& path, const std::string& content) {
+  if (int error = write_all(fd, content)) return {error, "writing"};
+  if (int error = keep_mode(fd, path)) return {error, "setting permissions"};
+  if (::fsync(fd) != 0) return {errno, "flushing to disk"};
+  return {};
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  if (path.empty() || path.back() == '/') fail(path, "not a file name", EISDIR);
+  std::string temporary;
+  const int fd = create_temporary(path, temporary);
+  Failure failure = fill_temporary(fd, path, content);
+  if (::close(fd) != 0 && failure.error == 0) failure = {errno, "closing"};
+  if (failure.error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0)
+    failure = {errno, "replacing the file"};
+  if (failure.error == 0) return;
+  ::unlink(temporary.c_str());
+  fail(path, failure.doing, failure.error);
+}
+
+}  // namespace pe

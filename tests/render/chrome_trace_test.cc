@@ -1,0 +1,88 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "pe/render.h"
+#include "render/json_reader.h"
+
+namespace pe {
+namespace {
+
+using testing::Json;
+using testing::parse_json;
+
+Timeline sample_timeline() {
+  PipelineShape shape;
+  shape.micro_batches = 3;
+  shape.stages = {{0.004, 0.008, 0.001, 0.002}, {0.005, 0.007, 0.0015, 0.001}, {0.003, 0.009, 0, 0.003}};
+  Timeline t = simulate(shape);
+  t.events.push_back({1, EventKind::Filler, -1, 0.0, 0.002, "inverse \"A\"\n"});
+  return t;
+}
+
+std::vector<const Json*> complete_events(const Json& trace) {
+  std::vector<const Json*> out;
+  for (const Json& e : trace.at("traceEvents").array)
+    if (e.at("ph").string == "X") out.push_back(&e);
+  return out;
+}
+
+// Every timeline event appears once, on its stage's process, with the same kind,
+// micro-batch, start and duration (microseconds, printed to the nanosecond).
+TEST(ChromeTrace, EventsMatchTheTimelineOneToOne) {
+  const Timeline t = sample_timeline();
+  const Json trace = parse_json(chrome_trace_json(t, {"demo", {}}));
+  const auto events = complete_events(trace);
+  ASSERT_EQ(events.size(), t.events.size());
+  std::map<std::tuple<int, std::string, int>, const Json*> by_key;
+  for (const Json* e : events) {
+    auto key = std::make_tuple(static_cast<int>(e->at("pid").number), e->at("cat").string,
+                               static_cast<int>(e->at("args").at("micro_batch").number));
+    EXPECT_TRUE(by_key.emplace(key, e).second) << "duplicate event";
+  }
+  for (const Event& e : t.events) {
+    auto it = by_key.find(std::make_tuple(e.stage, to_string(e.kind), e.micro_batch));
+    ASSERT_NE(it, by_key.end()) << to_string(e.kind) << " " << e.stage << "/" << e.micro_batch;
+    EXPECT_NEAR(it->second->at("ts").number, e.start * 1e6, 5e-4);
+    EXPECT_NEAR(it->second->at("dur").number, e.duration() * 1e6, 1e-3);
+  }
+}
+
+TEST(ChromeTrace, NamesProcessesThreadsAndEvents) {
+  const Timeline t = sample_timeline();
+  const Json trace = parse_json(
+      chrome_trace_json(t, {"plan \"x\"", {"stage 0 (states 0-20, 8 GPUs)", ""}}));
+  EXPECT_EQ(trace.at("otherData").at("title").string, "plan \"x\"");
+  std::map<int, std::string> processes;
+  std::map<std::pair<int, int>, std::string> threads;
+  for (const Json& e : trace.at("traceEvents").array) {
+    const int pid = static_cast<int>(e.at("pid").number), tid = static_cast<int>(e.at("tid").number);
+    if (e.at("name").string == "process_name") processes[pid] = e.at("args").at("name").string;
+    if (e.at("name").string == "thread_name") threads[{pid, tid}] = e.at("args").at("name").string;
+  }
+  EXPECT_EQ(processes[0], "stage 0 (states 0-20, 8 GPUs)");
+  EXPECT_EQ(processes[1], "stage 1");  // empty label falls back
+  EXPECT_EQ(processes[2], "stage 2");
+  EXPECT_EQ(threads[std::make_pair(0, 0)], "compute");
+  EXPECT_EQ(threads[std::make_pair(0, 1)], "send-forward");
+  EXPECT_EQ(threads[std::make_pair(1, 2)], "send-backward");
+  EXPECT_EQ(threads[std::make_pair(2, 3)], "all-reduce");
+  EXPECT_EQ(threads[std::make_pair(1, 4)], "filler");
+  EXPECT_EQ(threads.count(std::make_pair(2, 1)), 0u);  // the last stage sends no activations
+  std::map<std::string, int> names;
+  for (const Json* e : complete_events(trace)) ++names[e->at("name").string];
+  EXPECT_EQ(names["F0"], 3);
+  EXPECT_EQ(names["grad 2"], 2);
+  EXPECT_EQ(names["all-reduce"], 3);
+  EXPECT_EQ(names["inverse \"A\"\n"], 1);  // escaped and read back intact
+}
+
+TEST(ChromeTrace, EmptyTimelineIsValidJson) {
+  const Json trace = parse_json(chrome_trace_json(Timeline{}, {}));
+  EXPECT_TRUE(trace.at("traceEvents").array.empty());
+}
+
+}  // namespace
+}  // namespace pe

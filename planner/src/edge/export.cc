@@ -1,0 +1,66 @@
+#include <string>
+
+#include "pe/edge_export.h"
+#include "pe/error.h"
+
+namespace pe {
+
+std::string schedule_yaml(const std::vector<HostLayers>& lines) {
+  if (lines.empty()) return "[]\n";
+  std::string out;
+  for (const HostLayers& line : lines)
+    out += "- " + yaml_scalar(line.host) + ": [" + std::to_string(line.first_layer) + ", " +
+           std::to_string(line.last_layer) + "]\n";
+  return out;
+}
+
+std::vector<HostLayers> host_layers(const EdgeSchedule& schedule, const EdgeCluster& cluster) {
+  std::vector<HostLayers> lines;
+  for (const EdgeStage& stage : schedule.stages)
+    lines.push_back(HostLayers{cluster.hosts.at(stage.host).name, stage.first_layer,
+                               stage.last_layer});
+  return lines;
+}
+
+namespace {
+
+void check_widths(const Plan& plan) {
+  if (plan.pipeline_replicas < 1)
+    throw UsageError("the plan has " + std::to_string(plan.pipeline_replicas) +
+                     " pipeline replicas; expected at least 1");
+  for (const PlanStage& stage : plan.stages)
+    if (stage.width < 1 || stage.last_state < stage.first_state)
+      throw UsageError("plan stage " + std::to_string(stage.first_state) + "-" +
+                       std::to_string(stage.last_state) + " has width " +
+                       std::to_string(stage.width) + "; expected a non-empty range and width >= 1");
+}
+
+}  // namespace
+
+std::string schedule_yaml(const Plan& plan, const std::vector<std::string>& hosts) {
+  check_widths(plan);
+  const auto devices = static_cast<std::size_t>(plan.device_count());
+  if (hosts.size() != devices)
+    throw UsageError("the schedule export needs one host name per device of the plan: got " +
+                     std::to_string(hosts.size()) + " names for " + std::to_string(devices) +
+                     " devices");
+  std::vector<HostLayers> lines;
+  for (const PlanStage& stage : plan.stages) {
+    const std::size_t copies = static_cast<std::size_t>(stage.width) *
+                               static_cast<std::size_t>(plan.pipeline_replicas);
+    for (std::size_t copy = 0; copy < copies; ++copy)
+      lines.push_back(HostLayers{hosts[lines.size()], stage.first_state + 1, stage.last_state + 1});
+  }
+  return schedule_yaml(lines);
+}
+
+std::string partition_string(const Plan& plan) {
+  std::string out;
+  for (const PlanStage& stage : plan.stages) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(stage.first_state + 1) + "," + std::to_string(stage.last_state + 1);
+  }
+  return out;
+}
+
+}  // namespace pe

@@ -1,0 +1,145 @@
+#include "sched_pipeline_cli.h"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pe/error.h"
+#include "sched_pipeline_options.h"
+#include "test_paths.h"
+
+namespace pe {
+namespace {
+
+const std::string kExample = std::string(PE_TEST_DATA_DIR) + "/pipeedge/example/";
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliRun run(std::vector<std::string> args) {
+  args.insert(args.begin(), "sched-pipeline");
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  std::ostringstream out;
+  std::ostringstream err;
+  CliRun result;
+  result.code = sched_pipeline_main(static_cast<int>(argv.size()), argv.data(), out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
+/// The example files, plus any extra options.
+CliRun run_example(std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"-M", kExample + "models.yml", "-T", kExample + "device_types.yml",
+                                "-D", kExample + "devices.yml"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run(args);
+}
+
+TEST(SchedPipelineCli, HelpGoesToStdoutWithExitZero) {
+  const CliRun result = run({"--help"});
+  EXPECT_EQ(result.code, 0);
+  EXPECT_EQ(result.out.rfind("Usage: sched-pipeline [OPTION]...", 0), 0U) << result.out;
+  EXPECT_NE(result.out.find("--dev-types-file"), std::string::npos);
+  EXPECT_TRUE(result.err.empty());
+}
+
+TEST(SchedPipelineCli, BadOptionsExitOneWithAMessage) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-x"}, {"-b", "8abc"}, {"-b", "-1"}, {"--batch-size=0"}, {"-b"}, {"positional"},
+           {"--b=3"}, {"-x", "-h"}}) {
+    const CliRun result = run(args);
+    EXPECT_EQ(result.code, 1) << args[0];
+    EXPECT_TRUE(result.out.empty()) << args[0];
+    EXPECT_NE(result.err.find("sched-pipeline: "), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("Usage:"), std::string::npos) << result.err;
+  }
+  EXPECT_NE(run({"-b", "8abc"}).err.find("'8abc'"), std::string::npos);
+}
+
+TEST(SchedPipelineCli, UnsupportedDtypeExitsOne) {
+  const CliRun result = run_example({"-d", "torch.float16"});
+  EXPECT_EQ(result.code, 1);
+  EXPECT_NE(result.err.find("unsupported dtype: torch.float16"), std::string::npos) << result.err;
+}
+
+TEST(SchedPipelineCli, ExampleGivesAValidScheduleAndWarnsAboutRcc) {
+  const CliRun result = run_example();
+  ASSERT_EQ(result.code, 0) << result.err;
+  EXPECT_NE(result.err.find("RCC-VE-C2558"), std::string::npos) << result.err;
+  const YAML::Node schedule = YAML::Load(result.out);
+  ASSERT_TRUE(schedule.IsSequence()) << result.out;
+  const std::vector<std::string> allowed{"mb-0", "mb-1", "mb-2", "mb-3"};
+  std::vector<std::string> used;
+  std::size_t next = 1;
+  for (const YAML::Node& item : schedule) {
+    ASSERT_TRUE(item.IsMap());
+    ASSERT_EQ(item.size(), 1U);
+    const auto entry = *item.begin();
+    const std::string host = entry.first.as<std::string>();
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), host), allowed.end()) << host;
+    EXPECT_EQ(std::find(used.begin(), used.end(), host), used.end()) << host << " used twice";
+    used.push_back(host);
+    EXPECT_EQ(entry.second[0].as<std::size_t>(), next);
+    next = entry.second[1].as<std::size_t>() + 1;
+  }
+  EXPECT_EQ(next, 49U);  // layers 1..48 covered contiguously
+}
+
+TEST(SchedPipelineCli, NothingFitsPrintsEmptyListWithReasonAndExitZero) {
+  // No profile exists for micro-batch 4, so every type is skipped.
+  const CliRun result = run_example({"--batch-size", "4"});
+  EXPECT_EQ(result.code, 0);
+  EXPECT_EQ(result.out, "[]\n");
+  EXPECT_NE(result.err.find("no schedule: "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("batch_size 4"), std::string::npos) << result.err;
+}
+
+TEST(SchedPipelineCli, InputErrorsExitOneWithoutAborting) {
+  const CliRun missing = run({"-M", kExample + "nope.yml"});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("nope.yml: cannot open file"), std::string::npos) << missing.err;
+  const CliRun unknown = run_example({"--model-name=unknown/model"});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.err.find("model 'unknown/model' not found"), std::string::npos) << unknown.err;
+  EXPECT_TRUE(unknown.out.empty());
+}
+
+TEST(SchedPipelineOptions, AcceptsTheOriginalSpellings) {
+  const SchedPipelineOptions a = parse_sched_pipeline_options(
+      {"-b16", "--buffers-in=3", "--buffers-out", "4", "--dt", "torch.float32", "-m", "x",
+       "--models=a.yml", "-T", "t.yml", "--dev-f=d.yml"});
+  EXPECT_EQ(a.batch_size, 16U);
+  EXPECT_EQ(a.buffers_in, 3U);
+  EXPECT_EQ(a.buffers_out, 4U);
+  EXPECT_EQ(a.model_name, "x");
+  EXPECT_EQ(a.models_file, "a.yml");
+  EXPECT_EQ(a.dev_types_file, "t.yml");
+  EXPECT_EQ(a.dev_file, "d.yml");
+  const SchedPipelineOptions defaults = parse_sched_pipeline_options({});
+  EXPECT_EQ(defaults.batch_size, 8U);
+  EXPECT_EQ(defaults.buffers_in, 2U);
+  EXPECT_EQ(defaults.dev_file, "devices.yml");
+  EXPECT_EQ(parse_sched_pipeline_options({"-i", "0"}).buffers_in, 0U);
+  EXPECT_TRUE(parse_sched_pipeline_options({"-h", "--bogus"}).help);
+}
+
+TEST(SchedPipelineOptions, RejectsJunkNumbersAndUnknownOrAmbiguousOptions) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"-b", "8abc"}, {"-b", "-1"}, {"-b", "0"}, {"-b", ""}, {"-b", "+8"},
+           {"-b", "99999999999"}, {"-i", "1.5"}, {"--model=x"}, {"--dev=x"}, {"--nope"},
+           {"--help=yes"}, {"-q"}, {"--", "extra"}, {"-M"}}) {
+    EXPECT_THROW(parse_sched_pipeline_options(args), UsageError) << args[0];
+  }
+}
+
+}  // namespace
+}  // namespace pe

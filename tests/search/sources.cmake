@@ -1,1 +1,4 @@
-# Test sources of search.
+target_sources(pe_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/hybrid_search_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/evaluate_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/planner_test.cc)

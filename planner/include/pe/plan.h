@@ -28,6 +28,8 @@ struct PlanStage {
   int width = 1;                ///< Data-parallel devices of this stage in one replica.
   std::vector<int> devices;
   StageTimes times;             ///< Per micro-batch, as used by the cost model.
+  Seconds allreduce_total = 0;  ///< Whole gradient all-reduce of the stage (times.allreduce
+                                ///< is the part left after its last backward).
   bool cut_intra_machine = true;        ///< The cut after this stage stays in one machine.
   bool allreduce_intra_machine = true;  ///< All copies of the stage sit on one machine.
   Bytes weight_memory = 0;      ///< Weights, gradients and optimizer state per device.

@@ -23,7 +23,9 @@ struct StageTimes {
   Seconds backward = 0;   ///< Backward compute of one micro-batch.
   Seconds send = 0;       ///< Transfer across the cut after this stage, one direction
                           ///< (activations forward, gradients backward; 0 for the last).
-  Seconds allreduce = 0;  ///< Gradient all-reduce after the stage's last backward.
+  Seconds allreduce = 0;  ///< Gradient all-reduce still running after the stage's last
+                          ///< backward (each layer's reduction starts when its own
+                          ///< backward ends, so part of it hides behind the backward).
 };
 
 /// What the simulator needs to know about a plan.

@@ -1,5 +1,8 @@
 #include "cost/cost_model.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "pe/baselines.h"
 
 namespace pe {
@@ -72,6 +75,31 @@ Seconds CostModel::allreduce(Bytes bytes, int devices, bool intra_machine) const
   return ring_allreduce(bytes, devices,
                         intra_machine ? cluster_.network.intra
                                       : cluster_.network.inter_allreduce);
+}
+
+// With AR_j = k * P_j and g_j = s * B_j, the link finishes the stage's gradients
+// max_i (sum_{j=first..i} AR_j - sum_{j=first..i-1} g_j) after the last backward ends.
+CostModel::ExposedScan::ExposedScan(const CostModel& cost, std::size_t first, double samples,
+                                    int devices, bool intra_machine)
+    : cost_(cost),
+      first_(first),
+      per_byte_(cost.allreduce(1.0, devices, intra_machine)),
+      per_backward_(samples / cost.profile_batch_),
+      peak_(-std::numeric_limits<double>::infinity()) {}
+
+Seconds CostModel::ExposedScan::extend_to(std::size_t last) {
+  const double reduced = per_byte_ * (cost_.parameters_[last + 1] - cost_.parameters_[first_]);
+  const double computed = per_backward_ * (cost_.backward_[last] - cost_.backward_[first_]);
+  peak_ = std::max(peak_, reduced - computed);
+  return std::max(0.0, peak_);
+}
+
+Seconds CostModel::exposed_allreduce(std::size_t first, std::size_t last, double samples,
+                                     int devices, bool intra_machine) const {
+  ExposedScan scan(*this, first, samples, devices, intra_machine);
+  Seconds exposed = 0;
+  for (std::size_t i = first; i <= last; ++i) exposed = scan.extend_to(i);
+  return exposed;
 }
 
 }  // namespace pe

@@ -43,6 +43,26 @@ class CostModel {
   Seconds transfer(Bytes bytes, bool intra_machine) const;
   /// Ring all-reduce of `bytes` over `devices`, inside one machine or across machines.
   Seconds allreduce(Bytes bytes, int devices, bool intra_machine) const;
+  /// Part of the all-reduce of states [first, last] still running when the stage's last
+  /// backward (of `samples` samples) ends: each state's gradients are reduced, one state at
+  /// a time, as soon as its backward is done (the backward runs from `last` to `first`).
+  Seconds exposed_allreduce(std::size_t first, std::size_t last, double samples, int devices,
+                            bool intra_machine) const;
+
+  /// Incremental form of exposed_allreduce for a fixed first state and growing last state.
+  class ExposedScan {
+   public:
+    ExposedScan(const CostModel& cost, std::size_t first, double samples, int devices,
+                bool intra_machine);
+    /// Exposed all-reduce of states [first, last]; call with last = first, first + 1, ...
+    Seconds extend_to(std::size_t last);
+
+   private:
+    const CostModel& cost_;
+    std::size_t first_;
+    double per_byte_, per_backward_;  // seconds per parameter byte / per profiled second
+    double peak_;
+  };
 
  private:
   double range(const std::vector<double>& prefix, std::size_t first, std::size_t last) const;

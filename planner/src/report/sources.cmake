@@ -1,1 +1,5 @@
-# Sources of planner/src/report (paths relative to this file).
+target_sources(pe_planner PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/format.cc
+  ${CMAKE_CURRENT_LIST_DIR}/text_report.cc
+  ${CMAKE_CURRENT_LIST_DIR}/csv_report.cc
+  ${CMAKE_CURRENT_LIST_DIR}/json_report.cc)

@@ -24,19 +24,25 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
   stage.times.backward = cost.backward(s.first, s.last, samples);
   stage.times.send =
       last ? 0 : cost.transfer(cost.crossing(s.last, spec.micro_batch), stage.cut_intra_machine);
-  stage.times.allreduce = cost.allreduce(cost.parameters(s.first, s.last),
-                                         s.width * spec.replicas, stage.allreduce_intra_machine);
+  const int reducers = s.width * spec.replicas;
+  stage.allreduce_total =
+      cost.allreduce(cost.parameters(s.first, s.last), reducers, stage.allreduce_intra_machine);
+  stage.times.allreduce = cost.exposed_allreduce(s.first, s.last, samples, reducers,
+                                                 stage.allreduce_intra_machine);
   stage.weight_memory = cost.weight_memory(s.first, s.last);
   stage.activation_memory =
       spec_in_flight(spec, static_cast<int>(index)) * cost.activation_memory(s.first, s.last, samples);
   return stage;
 }
 
+// The largest of: the bottleneck's share (M slots), the pipeline's fill and drain beyond
+// one slot, and the all-reduce left after the drain.
 Limiter limiter_of(const Plan& plan) {
-  const Seconds steady = (plan.micro_batches - 1) * plan.slot;
-  if (plan.exposed_allreduce > steady && plan.exposed_allreduce > plan.fill_drain)
+  const Seconds steady = plan.micro_batches * plan.slot;
+  const Seconds bubble = plan.fill_drain - plan.slot;
+  if (plan.exposed_allreduce > steady && plan.exposed_allreduce > bubble)
     return Limiter::AllReduce;
-  if (plan.fill_drain > steady) return Limiter::Bubble;
+  if (bubble > steady) return Limiter::Bubble;
   for (const PlanStage& s : plan.stages)
     if (s.times.forward + s.times.backward >= plan.slot) return Limiter::Compute;
   return Limiter::Transfer;

@@ -19,8 +19,9 @@ inline double device_samples(int micro_batch, int width) {
 ///   fill_drain  = sum of (f + g) + 2 * sum of c,
 ///   exposed     = max(0, max_s (AR_s - sum_{t < s} (g_t + c_t))),
 ///   iteration   = (M - 1) * slot + fill_drain + exposed.
-/// Stage s's last backward ends sum_{t<s}(g_t + c_t) before stage 0's, so that much of its
-/// all-reduce hides behind the drain. `fits` is false when a device's peak exceeds memory.
+/// AR_s is the part of stage s's all-reduce left after its own last backward (layers are
+/// reduced as their backward ends); stage s's last backward ends sum_{t<s}(g_t + c_t)
+/// before stage 0's, so that much more of it hides behind the drain. `fits` is false when a device's peak exceeds memory.
 struct Evaluation {
   Plan plan;
   bool fits = true;

@@ -20,6 +20,7 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr std::size_t kWave = 8;  // shapes searched together with one shared bound
+constexpr double kTie = 1e-9;     // plans within this relative margin count as ties
 
 struct Best {
   std::vector<Plan> plans;
@@ -54,9 +55,9 @@ std::vector<Plan> search_shape(const CostModel& cost, int global_batch,
   const Seconds work = cost.whole_model_time(shape.micro_batch);
   const Seconds slot_floor = work / width, h_floor = work / width;
   DpQuery q{shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule,
-            m > 0 ? (bound - h_floor) / m : kInfinity, kInfinity};
+            m > 0 ? (bound - h_floor) / m * (1 + kTie) : kInfinity, kInfinity};
   std::vector<Plan> found;
-  while (m == 0 || q.slot_cap >= slot_floor * (1 - 1e-9)) {
+  while (m == 0 || q.slot_cap >= slot_floor * (1 - kTie)) {
     q.bound = bound - m * slot_floor;
     std::optional<PipelineSpec> spec = best_pipeline(cost, q);
     if (!spec) break;
@@ -67,9 +68,29 @@ std::vector<Plan> search_shape(const CostModel& cost, int global_batch,
     found.push_back(plan);
     if (m == 0) break;
     const Seconds h = plan.fill_drain + plan.exposed_allreduce;
-    q.slot_cap = std::min(std::nextafter(plan.slot, 0.0) * (1 - 1e-12), (bound - h) / m);
+    // Next pass: a strictly smaller slot, and small enough to beat the bound.
+    q.slot_cap = std::min(plan.slot * (1 - kTie), (bound - h) / m * (1 + kTie));
   }
   return found;
+}
+
+// The one-stage plan of a shape (plain data parallelism inside each copy): a cheap
+// first bound that lets the exact passes prune from the start.
+void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
+          Best& best) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
+                    shape.schedule, {{0, cost.states() - 1, 0, std::min(width, shape.micro_batch)}}};
+  Evaluation ev = evaluate(cost, spec, global_batch);
+  if (ev.fits) best.offer(ev.plan);
+}
+
+// GPipe plans cost the same as their 1F1B twins and keep more activations, so when both
+// schedules are allowed only 1F1B needs searching (GPipe can only tie, and ties go to 1F1B).
+std::vector<Schedule> searched_schedules(const std::vector<Schedule>& allowed) {
+  const bool both = std::count(allowed.begin(), allowed.end(), Schedule::OneFOneB) > 0 &&
+                    std::count(allowed.begin(), allowed.end(), Schedule::GPipe) > 0;
+  return both ? std::vector<Schedule>{Schedule::OneFOneB} : allowed;
 }
 
 }  // namespace
@@ -102,8 +123,9 @@ std::vector<Plan> search_plans(const CostModel& cost, int global_batch,
                                const SearchOptions& options) {
   const std::vector<PipelineShapeChoice> shapes =
       pipeline_shapes(global_batch, cost.cluster().device_count(),
-                      cost.settings().min_micro_batch, options.schedules);
+                      cost.settings().min_micro_batch, searched_schedules(options.schedules));
   Best best{{}, std::max(1, options.top)};
+  for (const PipelineShapeChoice& shape : shapes) seed(cost, global_batch, shape, best);
   for (std::size_t start = 0; start < shapes.size(); start += kWave) {
     const std::size_t end = std::min(shapes.size(), start + kWave);
     const Seconds bound = best.bound();

@@ -18,7 +18,7 @@
 namespace pe {
 namespace {
 
-constexpr double kSlack = 1e-12;  // relative tolerance so that ties survive the caps
+constexpr double kSlack = 1e-12;  // relative tolerance so that ties survive the bound
 
 struct Entry {
   Seconds y = 0, x = 0;
@@ -45,7 +45,7 @@ class Dp {
   Dp(const CostModel& cost, const DpQuery& q)
       : cost_(cost), q_(q), layout_(cost.cluster(), q.replicas, q.replica_width),
         n_(cost.states()), w_(q.replica_width), cells_(n_ * w_),
-        cap_(q.slot_cap * (1 + kSlack)), bound_(q.bound * (1 + kSlack)) {}
+        cap_(q.slot_cap), bound_(q.bound * (1 + kSlack)) {}
 
   std::optional<PipelineSpec> run() {
     for (std::size_t a = n_; a-- > 0;)
@@ -104,6 +104,7 @@ void Dp::widen(std::size_t a, int o, int r) {
   const bool ar_intra = layout_.all_replicas_compact(o, r);
   const Seconds before = prefix_bound(a, o);
   head_ = layout_.compact(o, r);
+  CostModel::ExposedScan exposed(cost_, a, samples, r * q_.replicas, ar_intra);
   for (std::size_t e = a; e < n_; ++e) {
     StageTimes t;
     t.forward = cost_.forward(a, e, samples);
@@ -112,7 +113,7 @@ void Dp::widen(std::size_t a, int o, int r) {
     const Bytes weights = cost_.weight_memory(a, e);
     const Bytes activations = cost_.activation_memory(a, e, samples);
     if (!fits(weights, activations, 1)) break;
-    t.allreduce = cost_.allreduce(cost_.parameters(a, e), r * q_.replicas, ar_intra);
+    t.allreduce = exposed.extend_to(e);
     extend(a, o, r, e, t, weights, activations, cut_compact);
   }
 }

@@ -1,0 +1,36 @@
+// Reporters: render planner results as text. The library never prints; callers write the
+// strings wherever they like.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pe/cluster.h"
+#include "pe/model.h"
+#include "pe/planner.h"
+
+namespace pe {
+
+/// What a sweep report says about its inputs.
+struct ReportContext {
+  const ModelProfile* model = nullptr;
+  const Cluster* cluster = nullptr;
+};
+
+/// A human-readable table, one row per batch size, then the best plan of the last point
+/// (or of the single point) spelled out stage by stage.
+std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context);
+
+/// CSV with header `gbs,dp,dp_overlap,dp_p3,hybrid,...` (see README), one row per point.
+std::string sweep_csv(const std::vector<PointResult>& points);
+
+/// JSON: the context, and for each point the baselines and every field of every plan.
+std::string sweep_json(const std::vector<PointResult>& points, const ReportContext& context);
+
+/// One plan spelled out: shape, estimate, then a line per stage.
+std::string plan_text(const Plan& plan, const ModelProfile& model);
+
+/// Speedup of a plan over one device, from its simulated time.
+double simulated_speedup(const Plan& plan, const Baselines& baselines);
+
+}  // namespace pe

@@ -1,0 +1,55 @@
+// Brute-force enumeration of the plan space of the hybrid search, for small instances.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "pe/plan.h"
+#include "search/evaluate.h"
+#include "search/hybrid_search.h"
+
+namespace pe::testing {
+
+/// Calls `visit` with every feasible plan of every shape: all cut sets, all widths
+/// (each stage at least one device, at most the micro-batch, in total at most a copy's
+/// devices), stages packed from device 0 of each copy.
+inline void for_each_plan(const CostModel& cost, int global_batch,
+                          const std::vector<Schedule>& schedules,
+                          const std::function<void(const Plan&)>& visit) {
+  const int devices = cost.cluster().device_count();
+  const std::size_t n = cost.states();
+  for (const PipelineShapeChoice& shape :
+       pipeline_shapes(global_batch, devices, cost.settings().min_micro_batch, schedules)) {
+    const int width = devices / shape.replicas;
+    PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
+                      shape.schedule, {}};
+    std::function<void(std::size_t, int)> place = [&](std::size_t first, int offset) {
+      if (first == n) {
+        Evaluation ev = evaluate(cost, spec, global_batch);
+        if (ev.fits) visit(ev.plan);
+        return;
+      }
+      for (std::size_t last = first; last < n; ++last)
+        for (int r = 1; offset + r <= width && r <= shape.micro_batch; ++r) {
+          spec.stages.push_back({first, last, offset, r});
+          place(last + 1, offset + r);
+          spec.stages.pop_back();
+        }
+    };
+    place(0, 0);
+  }
+}
+
+/// The least iteration time over the whole space, or empty when nothing fits.
+inline std::optional<Seconds> exhaustive_best(const CostModel& cost, int global_batch,
+                                              const std::vector<Schedule>& schedules) {
+  std::optional<Seconds> best;
+  for_each_plan(cost, global_batch, schedules, [&](const Plan& p) {
+    if (!best || p.iteration_time < *best) best = p.iteration_time;
+  });
+  return best;
+}
+
+}  // namespace pe::testing

@@ -1,0 +1,94 @@
+#include "search/hybrid_search.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "search/exhaustive.h"
+#include "search/random_instances.h"
+
+namespace pe {
+namespace {
+
+using testing::random_instance;
+
+TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
+  std::mt19937 rng(20261122);
+  int feasible = 0, multi_stage = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, devices);
+    const CostModel cost(in.model, in.cluster, in.settings);
+    const std::vector<Schedule> schedules = trial % 4 == 0
+        ? std::vector<Schedule>{Schedule::GPipe}
+        : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
+    const std::optional<Seconds> oracle = testing::exhaustive_best(cost, in.global_batch, schedules);
+    const std::vector<Plan> found = search_plans(cost, in.global_batch, {schedules, 1});
+    ASSERT_EQ(oracle.has_value(), !found.empty()) << "trial " << trial;
+    if (!oracle) continue;
+    ++feasible;
+    multi_stage += found.front().stages.size() > 1;
+    EXPECT_NEAR(found.front().iteration_time, *oracle, 1e-9 * *oracle) << "trial " << trial;
+  }
+  // The instances must exercise both the feasible space and real pipelines.
+  EXPECT_GT(feasible, 150);
+  EXPECT_GT(multi_stage, 20);
+}
+
+TEST(HybridSearch, ReportsTheEvaluatedCostOfItsPlan) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    testing::Instance in = random_instance(rng, 8, 8);
+    const CostModel cost(in.model, in.cluster, in.settings);
+    for (const Plan& p : search_plans(cost, in.global_batch, {{Schedule::OneFOneB}, 3})) {
+      PipelineSpec spec{p.pipeline_replicas, cost.cluster().device_count() / p.pipeline_replicas,
+                        p.micro_batch_size, p.micro_batches, p.schedule, {}};
+      int offset = 0;
+      for (const PlanStage& s : p.stages) {
+        spec.stages.push_back({s.first_state, s.last_state, offset, s.width});
+        offset += s.width;
+      }
+      Evaluation ev = evaluate(cost, spec, in.global_batch);
+      EXPECT_TRUE(ev.fits);
+      EXPECT_DOUBLE_EQ(ev.plan.iteration_time, p.iteration_time);
+      EXPECT_EQ(p.micro_batch_size * p.micro_batches * p.pipeline_replicas, in.global_batch);
+    }
+  }
+}
+
+TEST(HybridSearch, TopPlansAreSortedAndOfDistinctShapes) {
+  std::mt19937 rng(11);
+  testing::Instance in = random_instance(rng, 8, 8);
+  in.global_batch = 32;
+  in.cluster.device_memory = 1e12;
+  const CostModel cost(in.model, in.cluster, in.settings);
+  const std::vector<Plan> plans = search_plans(cost, 32, {{Schedule::OneFOneB}, 5});
+  ASSERT_GE(plans.size(), 2u);
+  for (std::size_t i = 1; i < plans.size(); ++i) {
+    EXPECT_LE(plans[i - 1].iteration_time, plans[i].iteration_time);
+    EXPECT_FALSE(plans[i - 1].pipeline_replicas == plans[i].pipeline_replicas &&
+                 plans[i - 1].micro_batch_size == plans[i].micro_batch_size);
+  }
+}
+
+TEST(HybridSearch, ShapesCoverEveryDivisor) {
+  const std::vector<PipelineShapeChoice> shapes =
+      pipeline_shapes(12, 4, 2, {Schedule::OneFOneB});
+  // replicas 1 (share 12: b = 2,3,4,6,12), 2 (share 6: 2,3,6), 4 (share 3: 3).
+  ASSERT_EQ(shapes.size(), 9u);
+  for (const PipelineShapeChoice& s : shapes)
+    EXPECT_EQ(s.replicas * s.micro_batch * s.micro_batches, 12);
+  // A share below the floor runs as one micro-batch.
+  const std::vector<PipelineShapeChoice> small = pipeline_shapes(4, 4, 8, {Schedule::OneFOneB});
+  for (const PipelineShapeChoice& s : small) EXPECT_EQ(s.micro_batches, 1);
+}
+
+TEST(HybridSearch, NothingFitsGivesNoPlan) {
+  ModelProfile m = make_chain_model("big", 1, {{"a", 0.1, 0.1, 1e9, 20e9}});
+  Cluster c = cluster_from_machine_ends({8});
+  const CostModel cost(m, c, {});
+  EXPECT_TRUE(search_plans(cost, 16, {}).empty());
+}
+
+}  // namespace
+}  // namespace pe

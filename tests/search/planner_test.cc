@@ -1,0 +1,106 @@
+#include "pe/planner.h"
+
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include "pe/error.h"
+#include "pe/importers/pipedream_graph.h"
+#include "pe/importers/profile_catalog.h"
+#include "pe/report.h"
+#include "test_paths.h"
+
+namespace pe {
+namespace {
+
+struct Loaded {
+  ModelProfile model;
+  TrainingSettings settings;
+};
+
+Loaded load(const std::string& name) {
+  const ProfileEntry e = find_profile(name);
+  Loaded l{import_pipedream_graph(e.path, e.profile_batch_size), {}};
+  l.settings.min_micro_batch = e.min_micro_batch;
+  l.settings.optimizer_scaling = e.optimizer_scaling;
+  l.settings.activation_bytes_per_sample = e.activation_bytes_per_sample;
+  return l;
+}
+
+std::vector<int> one_to(int n) {
+  std::vector<int> ends;
+  for (int i = 1; i <= n; ++i) ends.push_back(i);
+  return ends;
+}
+
+TEST(Planner, HpgoReferenceDataParallelSpeedups) {
+  // HPGO's constants: pbs 32, optimizer scaling 2, 7e7 activation bytes per sample.
+  Loaded vgg = load("vgg19"), resnet = load("resnet50");
+  for (Loaded* l : {&vgg, &resnet}) {
+    ASSERT_DOUBLE_EQ(l->model.profile_batch_size, 32);
+    ASSERT_DOUBLE_EQ(l->settings.optimizer_scaling, 2);
+    ASSERT_DOUBLE_EQ(l->settings.activation_bytes_per_sample.value_or(0), 7e7);
+  }
+  const double vgg_dp =
+      data_parallel_baselines(vgg.model, cluster_from_machine_ends({8, 16}), vgg.settings, 512).dp;
+  const double resnet_dp = data_parallel_baselines(
+      resnet.model, cluster_from_machine_ends(one_to(16)), resnet.settings, 512).dp;
+  EXPECT_NEAR(vgg_dp, 4.7404, 4.7404e-3);
+  EXPECT_NEAR(resnet_dp, 13.985, 13.985e-3);
+}
+
+TEST(Planner, SweepIsIdenticalForOneAndTwoThreads) {
+  Loaded l = load("resnet50");
+  SearchOptions options;
+  options.top = 3;
+  const Planner planner(l.model, cluster_from_machine_ends({8, 16}), l.settings, options);
+  const std::vector<int> batches = parse_batch_sizes("32:4096:64");
+  std::string outputs[2];
+  for (int threads : {1, 2}) {
+    tbb::global_control cap(tbb::global_control::max_allowed_parallelism, threads);
+    const std::vector<PointResult> points = planner.sweep(batches);
+    outputs[threads - 1] = sweep_json(points, {&planner.model(), &planner.cluster()}) +
+                           sweep_csv(points);
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+}
+
+TEST(Planner, NoPlanFitsIsAnAnswerWithAReason) {
+  ModelProfile m = make_chain_model("huge", 1, {{"a", 1, 1, 1e9, 30e9}, {"b", 1, 1, 1e9, 1e9}});
+  const Planner planner(m, cluster_from_machine_ends({8, 16}));
+  const PointResult r = planner.plan(64);
+  EXPECT_TRUE(r.plans.empty());
+  EXPECT_NE(r.no_plan_reason.find("state 0"), std::string::npos) << r.no_plan_reason;
+  EXPECT_FALSE(r.baselines.fits);
+}
+
+TEST(Planner, RejectsBadSettings) {
+  ModelProfile m = make_chain_model("m", 1, {{"a", 1, 1, 1, 1}});
+  Cluster c = cluster_from_machine_ends({2});
+  TrainingSettings s;
+  s.min_micro_batch = 0;
+  EXPECT_THROW(Planner(m, c, s), UsageError);
+  SearchOptions none;
+  none.schedules.clear();
+  EXPECT_THROW(Planner(m, c, {}, none), UsageError);
+  SearchOptions zero_top;
+  zero_top.top = 0;
+  EXPECT_THROW(Planner(m, c, {}, zero_top), UsageError);
+  EXPECT_THROW(Planner(m, c).plan(0), UsageError);
+}
+
+TEST(Planner, ParsesBatchSizeLists) {
+  EXPECT_EQ(parse_batch_sizes("512"), std::vector<int>{512});
+  EXPECT_EQ(parse_batch_sizes("128,256"), (std::vector<int>{128, 256}));
+  const std::vector<int> hpgo = parse_batch_sizes("32:4096:64");
+  ASSERT_EQ(hpgo.size(), 65u);
+  EXPECT_EQ(hpgo[0], 32);
+  EXPECT_EQ(hpgo[1], 64);
+  EXPECT_EQ(hpgo[2], 128);
+  EXPECT_EQ(hpgo.back(), 4096);
+  EXPECT_EQ(parse_batch_sizes("64:256:64"), (std::vector<int>{64, 128, 192, 256}));
+  for (const char* bad : {"", "0", "-4", "a", "1,", "1:2", "8:4:1", "1:2:0", "1.5", "1:9:x"})
+    EXPECT_THROW(parse_batch_sizes(bad), UsageError) << bad;
+}
+
+}  // namespace
+}  // namespace pe

@@ -2,4 +2,6 @@
 target_sources(pe_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/simulate_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/simulate_property_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/bubbles_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/bubbles_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/fill_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/fill_property_test.cc)

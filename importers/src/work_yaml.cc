@@ -1,0 +1,137 @@
+#include "pe/importers/work_yaml.h"
+
+#include <map>
+#include <set>
+
+#include "yaml_input.h"
+
+namespace pe {
+namespace {
+
+using namespace yaml_input;
+
+constexpr long long kMaxChunks = 1000000;
+constexpr long long kMaxStage = 1000000;
+
+bool per_micro_batch(WorkAfter after) {
+  return after == WorkAfter::Forward || after == WorkAfter::Backward;
+}
+
+// duration_ms or total_ms (exactly one), in seconds.
+void read_length(const YAML::Node& map, const std::string& file, WorkItem& item) {
+  const YAML::Node duration = child(map, "duration_ms", file, false);
+  const YAML::Node total = child(map, "total_ms", file, false);
+  if (static_cast<bool>(duration) == static_cast<bool>(total))
+    throw InputError(where(file, map, "duration_ms"),
+                     "give exactly one of duration_ms (per piece) or total_ms (per stage)");
+  item.split_total = static_cast<bool>(total);
+  const char* key = total ? "total_ms" : "duration_ms";
+  item.duration = non_negative(total ? total : duration, file, key, true) / 1e3;
+}
+
+std::vector<int> read_stages(const YAML::Node& node, const std::string& file) {
+  if (node.IsScalar() && node.Scalar() == "all") return {};
+  if (!node.IsSequence() || node.size() == 0)
+    throw InputError(where(file, node, "stages"),
+                     "expected 'all' or a non-empty list of stage numbers, e.g. [0, 2]");
+  std::vector<int> stages;
+  std::set<long long> seen;
+  for (const YAML::Node& entry : node) {
+    const long long stage = count(entry, file, "stages");
+    if (stage > kMaxStage || !seen.insert(stage).second)
+      throw InputError(where(file, entry, "stages"),
+                       "stage " + entry.Scalar() + " is repeated or out of range");
+    stages.push_back(static_cast<int>(stage));
+  }
+  return stages;
+}
+
+void read_after(const YAML::Node& node, const std::string& file, WorkItem& item) {
+  const std::string value = text(node, file, "after");
+  if (value == "forward") {
+    item.after = WorkAfter::Forward;
+  } else if (value == "backward") {
+    item.after = WorkAfter::Backward;
+  } else {
+    item.after = WorkAfter::Item;
+    item.after_item = value;
+  }
+}
+
+void read_chunks(const YAML::Node& map, const std::string& file, WorkItem& item) {
+  const YAML::Node node = child(map, "chunks", file, false);
+  if (!node) return;
+  const long long chunks = count(node, file, "chunks");
+  if (per_micro_batch(item.after))
+    throw InputError(where(file, node, "chunks"),
+                     "after: forward/backward makes one piece per micro-batch; remove chunks");
+  if (chunks < 1 || chunks > kMaxChunks)
+    throw InputError(where(file, node, "chunks"),
+                     "expected 1..1000000 pieces, got '" + node.Scalar() + "'");
+  item.chunks = static_cast<int>(chunks);
+}
+
+WorkItem read_item(const YAML::Node& map, const std::string& file) {
+  if (!map.IsMap()) throw InputError(where(file, map, "items"), "expected a map per item");
+  only_keys(map, {"name", "after", "duration_ms", "total_ms", "chunks", "stages"}, file,
+            "a work item");
+  WorkItem item;
+  const YAML::Node name = child(map, "name", file, true);
+  item.name = text(name, file, "name");
+  if (item.name.empty() || item.name == "forward" || item.name == "backward")
+    throw InputError(where(file, name, "name"),
+                     "'" + item.name + "' is not a usable name (empty or reserved)");
+  item.where = location(file, map.Mark().is_null() ? 0 : map.Mark().line + 1);
+  if (YAML::Node after = child(map, "after", file, false)) read_after(after, file, item);
+  read_length(map, file, item);
+  read_chunks(map, file, item);
+  if (YAML::Node stages = child(map, "stages", file, false)) item.stages = read_stages(stages, file);
+  return item;
+}
+
+// Unknown names and cycles in `after`, reported at the item's `after` key.
+void check_after(const WorkList& work, const std::vector<YAML::Node>& after_nodes,
+                 const std::string& file) {
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < work.items.size(); ++i) position[work.items[i].name] = i;
+  for (std::size_t i = 0; i < work.items.size(); ++i) {
+    const WorkItem& item = work.items[i];
+    if (item.after != WorkAfter::Item) continue;
+    if (!position.count(item.after_item))
+      throw InputError(where(file, after_nodes[i], "after"),
+                       "no item named '" + item.after_item + "' (expected forward, backward "
+                       "or an item name)");
+    std::size_t at = i, steps = 0;
+    while (work.items[at].after == WorkAfter::Item && steps++ <= work.items.size())
+      at = position[work.items[at].after_item];
+    if (steps > work.items.size())
+      throw InputError(where(file, after_nodes[i], "after"),
+                       "'after' of item '" + item.name + "' leads back to itself (a cycle)");
+  }
+}
+
+}  // namespace
+
+WorkList parse_work_yaml(const std::string& text, const std::string& file) {
+  YAML::Node root = parse(text, file);
+  if (!root.IsMap()) throw InputError(file, "expected a map with an 'items' list");
+  only_keys(root, {"items"}, file, "the work file");
+  const YAML::Node items = child(root, "items", file, true);
+  if (!items.IsSequence()) throw InputError(where(file, items, "items"), "expected a list");
+  WorkList work;
+  std::vector<YAML::Node> after_nodes;
+  std::set<std::string> names;
+  for (const YAML::Node& node : items) {
+    work.items.push_back(read_item(node, file));
+    if (!names.insert(work.items.back().name).second)
+      throw InputError(where(file, node["name"], "name"),
+                       "item name '" + work.items.back().name + "' is used twice");
+    after_nodes.push_back(node["after"] ? node["after"] : node);
+  }
+  check_after(work, after_nodes, file);
+  return work;
+}
+
+WorkList load_work_yaml(const std::string& path) { return parse_work_yaml(read_text(path), path); }
+
+}  // namespace pe

@@ -6,6 +6,8 @@
 #include "pe/edge.h"
 #include "pe/edge_cost.h"
 #include "pe/error.h"
+#include "pe/importers/pipeedge.h"
+#include "test_paths.h"
 
 namespace pe {
 namespace {
@@ -47,6 +49,18 @@ TEST(EdgeSchedule, EqualHostsTieBreakToFewestStagesAndLongFirstStage) {
   EXPECT_EQ(result.stages[1].last_layer, 4U);
   EXPECT_EQ(result.stages[2].last_layer, 5U);
   for (std::size_t s = 0; s < 3; ++s) EXPECT_EQ(result.stages[s].host, s);
+}
+
+TEST(EdgeSchedule, TwoEqualHostsGiveTheLongerFirstStage) {
+  // 5 layers of 1 s on 2 equal hosts: the least bottleneck is 3 s with 2 stages, either
+  // [1, 3] [4, 5] or [1, 2] [3, 5] (the original's choice); the first stage ends latest.
+  const EdgeModel model = uniform_model(5);
+  const EdgeCluster cluster{{make_type("t", 100, 100, {1, 1, 1, 1, 1})}, hosts_of(0, 2, "h")};
+  const EdgeSchedule result = schedule_pipeline(model, cluster, plain_settings());
+  EXPECT_DOUBLE_EQ(result.bottleneck, 3.0);
+  ASSERT_EQ(result.stages.size(), 2U);
+  EXPECT_EQ(result.stages[0].last_layer, 3U);
+  EXPECT_EQ(result.stages[1].first_layer, 4U);
 }
 
 TEST(EdgeSchedule, UsesEachTypesOwnData) {
@@ -147,6 +161,21 @@ TEST(EdgeSchedule, TooLargeSearchThrowsSearchLimitError) {
   EXPECT_THROW(schedule_pipeline(model, cluster, settings), SearchLimitError);
   settings.search_memory_limit = std::size_t{1} << 20;
   EXPECT_FALSE(schedule_pipeline(model, cluster, settings).empty());
+}
+
+TEST(EdgeSchedule, ReadmeSetupMatchesTheIntendedAlgorithmsBottleneck) {
+  // pipeedge.md 7.5, case 02: 4 Minnowboards + 4 RCC-VE-C2000 on ViT-Base, micro-batch 8.
+  // The original (index bug) plans the RCC hosts as Minnowboards, really 1.726 s; the
+  // intended algorithm, re-costed with each host's true type, reaches 1.549 s.
+  const std::string data = std::string(PE_TEST_DATA_DIR) + "/pipeedge/";
+  const PipeEdgeInput input = load_pipeedge_input(
+      {data + "example/models.yml", data + "example/device_types.yml",
+       data + "readme_c2000/devices.yml"},
+      PipeEdgeQuery{});
+  const EdgeSchedule result = schedule_pipeline(input.model, input.cluster, EdgeSettings{});
+  EXPECT_NEAR(result.bottleneck, 1.549, 0.0005);
+  EXPECT_EQ(result.stages.size(), 8U);
+  EXPECT_EQ(result.stages.back().last_layer, 48U);
 }
 
 TEST(EdgeSchedule, InconsistentInputIsAUsageError) {

@@ -1,7 +1,7 @@
 #include "count_dp.h"
 
 #include <algorithm>
-
+#include <cstdio>
 #include <string>
 
 #include "pe/edge.h"
@@ -9,9 +9,20 @@
 namespace pe::edge {
 namespace {
 
-std::string mebibytes(double bytes) {
-  return std::to_string(static_cast<long long>(bytes / (1024.0 * 1024.0) + 0.5)) + " MiB";
+/// `value` in plain digits, or in %g form when it is astronomically large.
+std::string count_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, value < 1e15 ? "%.0f" : "%.3g", value);
+  return text;
 }
+
+std::string size_text(double bytes) {
+  if (bytes < 1024.0 * 1024.0) return count_text(bytes / 1024.0) + " KiB";
+  return count_text(bytes / (1024.0 * 1024.0)) + " MiB";
+}
+
+/// Bytes per count vector: its position set plus its reach bound.
+std::size_t bytes_per_state(std::size_t words) { return (words + 1) * sizeof(Word); }
 
 }  // namespace
 
@@ -22,11 +33,11 @@ CountDp::CountDp(const BoundGraph& graph, std::size_t memory_limit)
     radices_.push_back(group.capacity + 1);
     wanted *= static_cast<double>(group.capacity + 1);
   }
-  const double bytes = wanted * static_cast<double>(words_ * sizeof(Word));
+  const double bytes = wanted * static_cast<double>(bytes_per_state(words_));
   if (bytes > static_cast<double>(memory_limit))
-    throw SearchLimitError("the exact search needs " + std::to_string(wanted) +
-                           " host-count combinations (" + mebibytes(bytes) + " of tables, limit " +
-                           mebibytes(static_cast<double>(memory_limit)) + ") for " +
+    throw SearchLimitError("the exact search needs " + count_text(wanted) +
+                           " host-count combinations (" + size_text(bytes) + " of tables, limit " +
+                           size_text(static_cast<double>(memory_limit)) + ") for " +
                            std::to_string(radices_.size()) +
                            " distinct device types; give device types with the same profile "
                            "one name, or raise the limit");
@@ -39,6 +50,8 @@ CountDp::CountDp(const BoundGraph& graph, std::size_t memory_limit)
   for (std::size_t k = 0; k < radices_.size(); ++k)
     for (std::size_t end = 1; end < positions; ++end) rows_[k * positions + end] = graph.starts(k, end);
 }
+
+std::size_t CountDp::table_bytes() const { return states_ * bytes_per_state(words_); }
 
 std::size_t CountDp::digit(std::size_t code, std::size_t k) const {
   return code / strides_[k] % radices_[k];

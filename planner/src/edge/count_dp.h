@@ -32,7 +32,8 @@ class CountDp {
   bool run(bool stop_at_first);
 
   std::size_t states() const { return states_; }
-  std::size_t table_bytes() const { return states_ * words_ * sizeof(Word); }
+  /// Bytes of the position sets and reach bounds.
+  std::size_t table_bytes() const;
   std::size_t stride(std::size_t k) const { return strides_[k]; }
   /// R[k] of the vector with code `code`.
   std::size_t digit(std::size_t code, std::size_t k) const;

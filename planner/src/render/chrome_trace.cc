@@ -23,17 +23,19 @@ int thread_of(EventKind kind) {
   return 4;
 }
 
-std::string event_name(const Event& e) {
-  const std::string m = std::to_string(e.micro_batch);
+// Appends the event's display name: F<m>, B<m>, act <m>, grad <m>, all-reduce or label.
+void append_name(const Event& e, std::string& out) {
   switch (e.kind) {
-    case EventKind::Forward: return "F" + m;
-    case EventKind::Backward: return "B" + m;
-    case EventKind::SendActivation: return "act " + m;
-    case EventKind::SendGradient: return "grad " + m;
-    case EventKind::AllReduce: return "all-reduce";
-    case EventKind::Filler: break;
+    case EventKind::Forward: out += 'F'; break;
+    case EventKind::Backward: out += 'B'; break;
+    case EventKind::SendActivation: out += "act "; break;
+    case EventKind::SendGradient: out += "grad "; break;
+    case EventKind::AllReduce: out += "all-reduce"; return;
+    case EventKind::Filler:
+      out += render::json_string(e.label.empty() ? std::string("filler") : e.label);
+      return;
   }
-  return e.label.empty() ? std::string("filler") : e.label;
+  render::append_int(out, e.micro_batch);
 }
 
 std::string stage_name(const TraceLabels& labels, int stage) {
@@ -48,14 +50,15 @@ std::string metadata(const char* name, int pid, int tid, const std::string& args
          ",\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}}";
 }
 
-// Appends items of a JSON array, separated by commas.
+// Writes the commas between the items of a JSON array.
 class JsonList {
  public:
   explicit JsonList(std::string& out) : out_(out) {}
-  void add(const std::string& item) {
+  /// Starts the next item; returns the string to append it to.
+  std::string& next() {
     if (!first_) out_ += ",\n";
     first_ = false;
-    out_ += item;
+    return out_;
   }
 
  private:
@@ -69,20 +72,32 @@ void add_metadata(const Timeline& timeline, const TraceLabels& labels, JsonList&
   for (const Event& e : timeline.events)
     if (e.stage >= 0 && e.stage < timeline.stage_count) used[e.stage] |= 1u << thread_of(e.kind);
   for (int s = 0; s < timeline.stage_count; ++s) {
-    list.add(metadata("process_name", s, 0, "\"name\":" + render::json_string(stage_name(labels, s))));
-    list.add(metadata("process_sort_index", s, 0, "\"sort_index\":" + std::to_string(s)));
+    list.next() += metadata("process_name", s, 0, "\"name\":" + render::json_string(stage_name(labels, s)));
+    list.next() += metadata("process_sort_index", s, 0, "\"sort_index\":" + std::to_string(s));
     for (int t = 0; t < static_cast<int>(kThreads.size()); ++t)
       if (used[s] & (1u << t))
-        list.add(metadata("thread_name", s, t, "\"name\":\"" + std::string(kThreads[t]) + "\""));
+        list.next() += metadata("thread_name", s, t, "\"name\":\"" + std::string(kThreads[t]) + "\"");
   }
 }
 
-std::string complete_event(const Event& e) {
-  return "{\"name\":" + render::json_string(event_name(e)) + ",\"cat\":\"" + to_string(e.kind) +
-         "\",\"ph\":\"X\",\"pid\":" + std::to_string(e.stage) + ",\"tid\":" +
-         std::to_string(thread_of(e.kind)) + ",\"ts\":" + render::fixed(e.start * 1e6, 3) +
-         ",\"dur\":" + render::fixed(e.duration() * 1e6, 3) +
-         ",\"args\":{\"micro_batch\":" + std::to_string(e.micro_batch) + "}}";
+// Appends one complete ("X") event; written piece by piece, as traces can be large.
+void append_event(const Event& e, std::string& out) {
+  const bool filler = e.kind == EventKind::Filler;
+  out += filler ? "{\"name\":" : "{\"name\":\"";
+  append_name(e, out);
+  out += filler ? ",\"cat\":\"" : "\",\"cat\":\"";
+  out += to_string(e.kind);
+  out += "\",\"ph\":\"X\",\"pid\":";
+  render::append_int(out, e.stage);
+  out += ",\"tid\":";
+  render::append_int(out, thread_of(e.kind));
+  out += ",\"ts\":";
+  render::append_fixed(out, e.start * 1e6, 3);
+  out += ",\"dur\":";
+  render::append_fixed(out, e.duration() * 1e6, 3);
+  out += ",\"args\":{\"micro_batch\":";
+  render::append_int(out, e.micro_batch);
+  out += "}}";
 }
 
 }  // namespace
@@ -92,8 +107,10 @@ std::string chrome_trace_json(const Timeline& timeline, const TraceLabels& label
                     render::json_string(labels.title) + "},\n\"traceEvents\":[\n";
   JsonList list(out);
   add_metadata(timeline, labels, list);
-  for (const Event& e : timeline.events) list.add(complete_event(e));
-  return out + "\n]}\n";
+  out.reserve(out.size() + timeline.events.size() * 130);
+  for (const Event& e : timeline.events) append_event(e, list.next());
+  out += "\n]}\n";
+  return out;
 }
 
 }  // namespace pe

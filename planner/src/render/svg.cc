@@ -12,14 +12,29 @@ std::string dash_attribute(std::string_view dash) {
 
 }  // namespace
 
-std::string fixed(double value, int decimals) {
-  if (!std::isfinite(value)) return "0";
+void append_fixed(std::string& out, double value, int decimals) {
+  if (!std::isfinite(value)) value = 0;
   if (std::fabs(value) < 0.5 * std::pow(10.0, -decimals)) value = 0;  // no "-0.00"
-  char buffer[64];
+  char buffer[400];  // the largest double printed in full fits
   auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed,
                               decimals);
-  if (result.ec != std::errc()) return "0";
-  return std::string(buffer, result.ptr);
+  if (result.ec != std::errc()) {
+    out += '0';
+    return;
+  }
+  out.append(buffer, result.ptr);
+}
+
+void append_int(std::string& out, long long value) {
+  char buffer[24];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
+}
+
+std::string fixed(double value, int decimals) {
+  std::string out;
+  append_fixed(out, value, decimals);
+  return out;
 }
 
 std::string xml_escape(std::string_view text) {

@@ -10,6 +10,10 @@ namespace pe::render {
 
 /// `value` with `decimals` digits after the point, locale-independent; non-finite -> "0".
 std::string fixed(double value, int decimals);
+/// Appends fixed(value, decimals) to `out` without temporaries.
+void append_fixed(std::string& out, double value, int decimals);
+/// Appends the decimal digits of `value` to `out`.
+void append_int(std::string& out, long long value);
 /// Escapes &, <, >, " and ' for XML text and attributes; drops control characters that
 /// XML 1.0 forbids.
 std::string xml_escape(std::string_view text);

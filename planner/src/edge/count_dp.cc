@@ -21,26 +21,28 @@ std::string size_text(double bytes) {
   return count_text(bytes / (1024.0 * 1024.0)) + " MiB";
 }
 
-/// Bytes per count vector: its position set plus its reach bound.
-std::size_t bytes_per_state(std::size_t words) { return (words + 1) * sizeof(Word); }
+/// Bookkeeping bytes per count vector: its set's span and its reach bound.
+constexpr std::size_t kBytesPerState = 12;
+/// Set spans address words with 16 bits and the pool with 32 bits.
+constexpr std::size_t kMostWords = 65535;
+constexpr std::size_t kMostPoolBytes = (std::size_t{1} << 32) * sizeof(Word);
 
 }  // namespace
 
 CountDp::CountDp(const BoundGraph& graph, std::size_t memory_limit)
-    : graph_(graph), words_(word_count(graph.layers() + 1)) {
+    : graph_(graph),
+      memory_limit_(std::min(memory_limit, kMostPoolBytes)),
+      words_(word_count(graph.layers() + 1)) {
+  if (words_ > kMostWords)
+    throw SearchLimitError("the exact search handles at most " +
+                           std::to_string(kMostWords * kWordBits - 1) + " layers");
   double wanted = 1;
   for (const StageClass& group : graph.classes()) {
     radices_.push_back(group.capacity + 1);
     wanted *= static_cast<double>(group.capacity + 1);
   }
-  const double bytes = wanted * static_cast<double>(bytes_per_state(words_));
-  if (bytes > static_cast<double>(memory_limit))
-    throw SearchLimitError("the exact search needs " + count_text(wanted) +
-                           " host-count combinations (" + size_text(bytes) + " of tables, limit " +
-                           size_text(static_cast<double>(memory_limit)) + ") for " +
-                           std::to_string(radices_.size()) +
-                           " distinct device types; give device types with the same profile "
-                           "one name, or raise the limit");
+  if (wanted * kBytesPerState > static_cast<double>(memory_limit_))
+    fail_limit(wanted * kBytesPerState);
   for (std::size_t radix : radices_) {
     strides_.push_back(states_);
     states_ *= radix;
@@ -51,7 +53,20 @@ CountDp::CountDp(const BoundGraph& graph, std::size_t memory_limit)
     for (std::size_t end = 1; end < positions; ++end) rows_[k * positions + end] = graph.starts(k, end);
 }
 
-std::size_t CountDp::table_bytes() const { return states_ * bytes_per_state(words_); }
+void CountDp::fail_limit(double bytes) const {
+  double wanted = 1;
+  for (std::size_t radix : radices_) wanted *= static_cast<double>(radix);
+  throw SearchLimitError("the exact search needs " + count_text(wanted) +
+                         " host-count combinations and more than " + size_text(bytes) +
+                         " of tables (limit " + size_text(static_cast<double>(memory_limit_)) +
+                         ") for " + std::to_string(radices_.size()) +
+                         " distinct device types; give device types with the same profile "
+                         "one name, or raise the limit");
+}
+
+std::size_t CountDp::table_bytes() const {
+  return states_ * kBytesPerState + pool_.size() * sizeof(Word);
+}
 
 std::size_t CountDp::digit(std::size_t code, std::size_t k) const {
   return code / strides_[k] % radices_[k];
@@ -64,14 +79,22 @@ std::size_t CountDp::stage_count(std::size_t code) const {
 }
 
 bool CountDp::contains(std::size_t code, std::size_t position) const {
-  return test_bit(table_.data() + code * words_, position);
+  const SetSpan& span = spans_[code];
+  const std::size_t word = position / kWordBits;
+  if (word < span.first_word || word >= span.first_word + span.count) return false;
+  return ((pool_[span.offset + word - span.first_word] >> (position % kWordBits)) & 1U) != 0;
 }
 
-void CountDp::add_predecessors(std::size_t k, const Word* from, Word* into) const {
+void CountDp::add_predecessors(std::size_t k, const SetSpan& from, Word* into,
+                               Touched& touched) const {
   const RowView* rows = rows_.data() + k * (graph_.layers() + 1);
-  for_each_bit(from, words_, [&](std::size_t end) {
-    const RowView& row = rows[end];
+  const std::size_t base = std::size_t{from.first_word} * kWordBits;
+  for_each_bit(pool_.data() + from.offset, from.count, [&](std::size_t bit) {
+    const RowView& row = rows[base + bit];
+    if (row.count == 0) return;
     for (std::size_t w = 0; w < row.count; ++w) into[row.first_word + w] |= row.words[w];
+    touched.low = std::min(touched.low, row.first_word);
+    touched.high = std::max(touched.high, row.first_word + row.count);
   });
 }
 
@@ -100,36 +123,50 @@ void CountDp::compute_reach_bounds() {
       const std::size_t before = reach_bound_[code - strides_[k]];
       bound = std::max({bound, before, furthest[k][before]});
     }
-    reach_bound_[code] = bound;
+    reach_bound_[code] = static_cast<std::uint32_t>(bound);
   }
 }
 
-void CountDp::keep_at_most(Word* set, std::size_t position) const {
-  const std::size_t word = position / kWordBits;
-  if (word >= words_) return;
-  const std::size_t bit = position % kWordBits;
-  if (bit + 1 < kWordBits) set[word] &= (Word{1} << (bit + 1)) - 1;
-  for (std::size_t w = word + 1; w < words_; ++w) set[w] = 0;
+// Clears positions above `limit_position`, moves the non-zero words of `scratch` into the
+// pool as B(code) and leaves `scratch` all zero. Only words in `touched` can be non-zero.
+void CountDp::store(std::size_t code, Word* scratch, Touched touched, std::size_t limit_position) {
+  const std::size_t limit_word = limit_position / kWordBits;
+  std::size_t first = touched.low;
+  std::size_t last = std::min(touched.high, limit_word + 1);
+  if (first < last && last == limit_word + 1 && limit_position % kWordBits + 1 < kWordBits)
+    scratch[limit_word] &= (Word{1} << (limit_position % kWordBits + 1)) - 1;
+  while (first < last && scratch[first] == 0) ++first;
+  while (last > first && scratch[last - 1] == 0) --last;
+  if (first >= last) first = last = 0;
+  spans_[code] = SetSpan{static_cast<std::uint32_t>(pool_.size()),
+                         static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(last - first)};
+  pool_.insert(pool_.end(), scratch + first, scratch + last);
+  if (touched.low < touched.high) std::fill(scratch + touched.low, scratch + touched.high, Word{0});
+  if (table_bytes() > memory_limit_) fail_limit(static_cast<double>(table_bytes()));
 }
 
 bool CountDp::run(bool stop_at_first) {
   compute_reach_bounds();
-  table_.assign(states_ * words_, 0);
-  set_bit(table_.data(), graph_.layers());
+  spans_.assign(states_, SetSpan{});
+  pool_.clear();
+  std::vector<Word> scratch(words_, 0);
+  set_bit(scratch.data(), graph_.layers());
+  const std::size_t last_word = graph_.layers() / kWordBits;
+  store(0, scratch.data(), Touched{last_word, last_word + 1}, graph_.layers());
   std::vector<std::size_t> digits(radices_.size(), 0);
   bool found = false;
   for (std::size_t code = 1; code < states_; ++code) {
     for (std::size_t k = 0; k < digits.size() && ++digits[k] == radices_[k]; ++k) digits[k] = 0;
-    Word* into = table_.data() + code * words_;
+    Touched touched{words_, 0};
     for (std::size_t k = 0; k < digits.size(); ++k)
-      if (digits[k] > 0) add_predecessors(k, into - strides_[k] * words_, into);
-    keep_at_most(into, reach_bound_[states_ - 1 - code]);
-    if ((into[0] & 1U) != 0) {
+      if (digits[k] > 0) add_predecessors(k, spans_[code - strides_[k]], scratch.data(), touched);
+    store(code, scratch.data(), touched, reach_bound_[states_ - 1 - code]);
+    if (contains(code, 0)) {
       found = true;
       if (stop_at_first) return true;
     }
   }
-  return found || graph_.layers() == 0;
+  return found;
 }
 
 }  // namespace pe::edge

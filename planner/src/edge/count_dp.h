@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "bits.h"
@@ -15,16 +16,19 @@ namespace pe::edge {
 /// { i : some j in B(R - e_k) has stage (i, j] allowed for class k }.
 /// A schedule within the bound exists iff 0 is in B(R) for some R. Vectors are stored by
 /// their mixed-radix code, sum of R[k] * stride(k), so R - e_k is code - stride(k).
-/// Cost: product of (capacity + 1) vectors, each a bit set of L + 1 positions.
 ///
 /// Pruning (exact): a position i matters in B(R) only if a schedule can also reach i from
 /// position 0 with the hosts R leaves, C - R (C = the capacities). U(S) bounds how far
 /// stages S can reach from 0: U(0) = 0, U(S) = max over k with S[k] > 0 of
 /// max(U(S - e_k), E_k(U(S - e_k))), where E_k(p) is the furthest end of an allowed stage
 /// of class k starting at or before p. Each B(R) keeps only positions <= U(C - R).
+///
+/// Storage: each B(R) keeps only the words from its first to its last non-zero word, so
+/// vectors far from any schedule cost a few bytes. Cost: product of (capacity + 1) vectors.
 class CountDp {
  public:
-  /// Throws SearchLimitError when the table would exceed `memory_limit` bytes.
+  /// Throws SearchLimitError when the per-vector bookkeeping alone would exceed
+  /// `memory_limit` bytes; run() throws it when the sets outgrow the limit.
   CountDp(const BoundGraph& graph, std::size_t memory_limit);
 
   /// Fills the table in increasing code order. With `stop_at_first`, returns as soon as
@@ -32,7 +36,7 @@ class CountDp {
   bool run(bool stop_at_first);
 
   std::size_t states() const { return states_; }
-  /// Bytes of the position sets and reach bounds.
+  /// Bytes of the position sets and per-vector bookkeeping.
   std::size_t table_bytes() const;
   std::size_t stride(std::size_t k) const { return strides_[k]; }
   /// R[k] of the vector with code `code`.
@@ -43,18 +47,34 @@ class CountDp {
   bool contains(std::size_t code, std::size_t position) const;
 
  private:
-  void add_predecessors(std::size_t k, const Word* from, Word* into) const;
+  /// Where B(code) lives: words [first_word, first_word + count) at `offset` in pool_.
+  /// Compact because there is one per count vector.
+  struct SetSpan {
+    std::uint32_t offset = 0;
+    std::uint16_t first_word = 0;
+    std::uint16_t count = 0;
+  };
+  /// Words of the scratch set that may be non-zero: [low, high).
+  struct Touched {
+    std::size_t low = 0;
+    std::size_t high = 0;
+  };
+
+  void add_predecessors(std::size_t k, const SetSpan& from, Word* into, Touched& touched) const;
   std::vector<std::size_t> furthest_ends(std::size_t k) const;
   void compute_reach_bounds();
-  void keep_at_most(Word* set, std::size_t position) const;
+  void store(std::size_t code, Word* scratch, Touched touched, std::size_t limit_position);
+  void fail_limit(double bytes) const;
 
   const BoundGraph& graph_;
+  std::size_t memory_limit_ = 0;
   std::vector<std::size_t> radices_;
   std::vector<std::size_t> strides_;
   std::size_t states_ = 1;
   std::size_t words_ = 0;
-  std::vector<Word> table_;
-  std::vector<std::size_t> reach_bound_;  ///< U(S) by code of S.
+  std::vector<SetSpan> spans_;            ///< B(S) by code of S.
+  std::vector<Word> pool_;                ///< The words of all stored sets.
+  std::vector<std::uint32_t> reach_bound_;  ///< U(S) by code of S.
   std::vector<RowView> rows_;             ///< graph_.starts(k, end) at [k * (L + 1) + end].
 };
 

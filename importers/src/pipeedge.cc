@@ -1,18 +1,33 @@
 // Reads the three sched-pipeline input files in the original's order.
 #include "pe/importers/pipeedge.h"
 
+#include <filesystem>
+#include <system_error>
+
+#include "pe/error.h"
 #include "yaml_input.h"
 
 namespace pe {
+namespace {
+
+/// The text of an input file; a directory is an error (reading one yields no text).
+std::string file_text(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw InputError(path, "is a directory; expected a YAML file");
+  return yaml_input::read_text(path);
+}
+
+}  // namespace
 
 PipeEdgeInput load_pipeedge_input(const PipeEdgeFiles& files, const PipeEdgeQuery& query) {
   PipeEdgeInput input;
-  input.model = parse_pipeedge_model(yaml_input::read_text(files.models), files.models,
+  input.model = parse_pipeedge_model(file_text(files.models), files.models,
                                      query.model_name, input.warnings);
   const PipeEdgeDeviceTypes types = parse_pipeedge_device_types(
-      yaml_input::read_text(files.device_types), files.device_types, query,
+      file_text(files.device_types), files.device_types, query,
       input.model.layers(), input.warnings);
-  input.cluster.hosts = parse_pipeedge_devices(yaml_input::read_text(files.devices), files.devices,
+  input.cluster.hosts = parse_pipeedge_devices(file_text(files.devices), files.devices,
                                                types, input.warnings);
   input.cluster.types = types.usable;
   return input;

@@ -178,6 +178,17 @@ TEST(EdgeSchedule, ReadmeSetupMatchesTheIntendedAlgorithmsBottleneck) {
   EXPECT_EQ(result.stages.back().last_layer, 48U);
 }
 
+TEST(EdgeSchedule, StagesWhoseComputeOverflowsAreNeverChosen) {
+  // Each layer takes 1e308 s; two of them add up to +inf, which no bound admits.
+  const EdgeModel model = uniform_model(2);
+  EdgeCluster cluster{{make_type("t", 100, 100, {1e308, 1e308})}, hosts_of(0, 2, "h")};
+  const EdgeSchedule split = schedule_pipeline(model, cluster, plain_settings());
+  EXPECT_EQ(split.stages.size(), 2U);
+  EXPECT_DOUBLE_EQ(split.bottleneck, 1e308);
+  cluster.hosts.pop_back();
+  EXPECT_TRUE(schedule_pipeline(model, cluster, plain_settings()).empty());
+}
+
 TEST(EdgeSchedule, InconsistentInputIsAUsageError) {
   const EdgeModel model = uniform_model(2);
   EdgeCluster cluster{{make_type("t", 1, 1, {1})}, {{"h", 0}}};

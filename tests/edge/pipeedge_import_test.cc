@@ -85,6 +85,8 @@ TEST(PipeEdgeModels, BadFilesNameTheFile) {
                      {"models.yml:2", "duplicate key 'm'"});
   expect_input_error([] { load_pipeedge_input({kExample + "missing.yml", "", ""}, {}); },
                      {"missing.yml", "cannot open"});
+  expect_input_error([] { load_pipeedge_input({kExample, "", ""}, {}); },
+                     {kExample, "is a directory"});
 }
 
 PipeEdgeDeviceTypes types_from(const std::string& text, std::vector<std::string>& warnings,

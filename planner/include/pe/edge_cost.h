@@ -23,8 +23,8 @@
 
 namespace pe {
 
-/// Evaluates the cost terms above. Keeps references: the model, cluster and settings must
-/// outlive it. Layer arguments are 1-based with 1 <= first <= last <= L; type arguments
+/// Evaluates the cost terms above on its own copy of the model, cluster and settings.
+/// Layer arguments are 1-based with 1 <= first <= last <= L; type arguments
 /// index EdgeCluster::types. Arguments out of range are a programming error.
 class EdgeCostModel {
  public:
@@ -59,9 +59,9 @@ class EdgeCostModel {
   void describe(std::vector<EdgeStage>& stages) const;
 
  private:
-  const EdgeModel& model_;
-  const EdgeCluster& cluster_;
-  const EdgeSettings& settings_;
+  EdgeModel model_;
+  EdgeCluster cluster_;
+  EdgeSettings settings_;
 };
 
 }  // namespace pe

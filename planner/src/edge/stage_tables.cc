@@ -47,7 +47,7 @@ void StageTables::scan_type(const EdgeCostModel& cost, const EdgeCluster& cluste
       append_fit_bit(fits);
       reach_[at] = end;
       if (!fits) continue;
-      candidates_.push_back(compute);
+      if (std::isfinite(compute)) candidates_.push_back(compute);
       first_start[end] = std::min(first_start[end], start);
     }
   }

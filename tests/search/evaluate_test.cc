@@ -21,12 +21,31 @@ TEST(Evaluate, TwoStagePipelineByHand) {
   // Stage 0: 3 s, stage 1: 1.5 s, cut: 1e9 B / 1e9 B/s = 1 s across machines.
   EXPECT_DOUBLE_EQ(p.stages[0].times.send, 1.0);
   EXPECT_FALSE(p.stages[0].cut_intra_machine);
-  EXPECT_DOUBLE_EQ(p.slot, 3.0);
   EXPECT_DOUBLE_EQ(p.fill_drain, 3 + 1.5 + 2 * 1);
+  // 1F1B keeps 2 micro-batches in flight on stage 0, whose round trip is
+  // 1 + 1 + 0.5 + 1 + 1 + 2 = 6.5 s, so a slot lasts 3.25 s (more than stage 0's 3 s).
+  EXPECT_DOUBLE_EQ(p.slot, 3.25);
   EXPECT_DOUBLE_EQ(p.exposed_allreduce, 0);
-  EXPECT_DOUBLE_EQ(p.iteration_time, 3 * 3 + 6.5);
-  EXPECT_DOUBLE_EQ(p.speedup, (1.5 + 3) * 4 / 15.5);
+  EXPECT_DOUBLE_EQ(p.iteration_time, 3 * 3.25 + 6.5);
+  EXPECT_DOUBLE_EQ(p.speedup, (1.5 + 3) * 4 / 16.25);
   EXPECT_EQ(p.stages[1].devices, std::vector<int>{1});
+  // GPipe: forward wave max(f, c) = 1 s, backward wave max(g, c) = 2 s.
+  spec.schedule = Schedule::GPipe;
+  const Plan g = evaluate(cost, spec, 4).plan;
+  EXPECT_DOUBLE_EQ(g.slot, 1 + 2);
+  EXPECT_DOUBLE_EQ(g.iteration_time, 3 * 3 + 6.5);
+}
+
+TEST(Evaluate, EqualStagesMatchTheTextbookPipeline) {
+  // S equal stages, no communication: (M - 1) * t + S * t for both schedules.
+  std::vector<Layer> layers(4, Layer{"l", 0.25, 0.5, 0, 0});
+  const CostModel cost(make_chain_model("eq", 1, layers), cluster_from_machine_ends({4}), {});
+  for (Schedule schedule : {Schedule::OneFOneB, Schedule::GPipe}) {
+    PipelineSpec spec{1, 4, 1, 6, schedule, {}};
+    for (int s = 0; s < 4; ++s) spec.stages.push_back({std::size_t(s), std::size_t(s), s, 1});
+    const Plan p = evaluate(cost, spec, 6).plan;
+    EXPECT_DOUBLE_EQ(p.iteration_time, (6 - 1) * 0.75 + 4 * 0.75) << to_string(schedule);
+  }
 }
 
 TEST(Evaluate, AllReduceOverlapsTheStagesOwnBackward) {

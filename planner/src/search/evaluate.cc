@@ -48,6 +48,32 @@ Limiter limiter_of(const Plan& plan) {
   return Limiter::Transfer;
 }
 
+// Under 1F1B, stage s (with S - s < M stages from it to the end) starts micro-batch m + S - s
+// only after micro-batch m's backward has come back through every later stage, so a slot
+// lasts at least that round trip / (S - s).
+Seconds round_trip_slot(const Plan& plan) {
+  const int stages = static_cast<int>(plan.stages.size());
+  Seconds slot = 0, round_trip = 0;
+  for (int s = stages - 1; s >= 0; --s) {
+    const StageTimes& t = plan.stages[s].times;
+    round_trip += t.forward + t.backward + 2 * t.send;
+    if (stages - s < plan.micro_batches) slot = std::max(slot, round_trip / (stages - s));
+  }
+  return slot;
+}
+
+Seconds slot_of(const Plan& plan) {
+  Seconds both = 0, forward = 0, backward = 0;
+  for (const PlanStage& stage : plan.stages) {
+    const StageTimes& t = stage.times;
+    both = std::max({both, t.forward + t.backward, t.send});
+    forward = std::max({forward, t.forward, t.send});
+    backward = std::max({backward, t.backward, t.send});
+  }
+  if (plan.schedule == Schedule::GPipe) return forward + backward;
+  return std::max(both, round_trip_slot(plan));
+}
+
 }  // namespace
 
 int spec_in_flight(const PipelineSpec& spec, int stage) {
@@ -68,13 +94,13 @@ Evaluation evaluate(const CostModel& cost, const PipelineSpec& spec, int global_
   for (std::size_t i = 0; i < spec.stages.size(); ++i) {
     PlanStage stage = make_stage(cost, layout, spec, i);
     const StageTimes& t = stage.times;
-    plan.slot = std::max({plan.slot, t.forward + t.backward, t.send});
     plan.fill_drain += t.forward + t.backward + 2 * t.send;
     plan.exposed_allreduce = std::max(plan.exposed_allreduce, t.allreduce - drained);
     drained += t.backward + t.send;
     result.fits = result.fits && stage.peak_memory() <= cost.cluster().device_memory;
     plan.stages.push_back(std::move(stage));
   }
+  plan.slot = slot_of(plan);
   plan.iteration_time =
       (plan.micro_batches - 1) * plan.slot + plan.fill_drain + plan.exposed_allreduce;
   plan.simulated_time = plan.iteration_time;

@@ -15,13 +15,18 @@ inline double device_samples(int micro_batch, int width) {
 }
 
 /// Fills in a plan's devices, per-stage times, memory and the DESIGN 3 estimate:
-///   slot        = max over stages of (f + g) and over cuts of the one-way transfer c,
+///   slot        = 1F1B: max over stages of (f + g), over cuts of the one-way transfer c,
+///                 and over stages s with k = S - s < M of (fill_drain of stages s..S-1) / k
+///                 (only k micro-batches are in flight, so a slot lasts a k-th of the
+///                 round trip); GPipe: max(f, c) + max(g, c), the forward wave's slot
+///                 plus the backward wave's,
 ///   fill_drain  = sum of (f + g) + 2 * sum of c,
 ///   exposed     = max(0, max_s (AR_s - sum_{t < s} (g_t + c_t))),
 ///   iteration   = (M - 1) * slot + fill_drain + exposed.
 /// AR_s is the part of stage s's all-reduce left after its own last backward (layers are
 /// reduced as their backward ends); stage s's last backward ends sum_{t<s}(g_t + c_t)
-/// before stage 0's, so that much more of it hides behind the drain. `fits` is false when a device's peak exceeds memory.
+/// before stage 0's, so that much more of it hides behind the drain. `fits` is false when
+/// a device's peak exceeds memory.
 struct Evaluation {
   Plan plan;
   bool fits = true;

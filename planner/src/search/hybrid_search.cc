@@ -47,31 +47,88 @@ void Best::offer(const Plan& plan) {
   if (static_cast<int>(plans.size()) > top) plans.pop_back();
 }
 
+// One shape's search state: the query, the bound, and the plans found.
+struct ShapeSearch {
+  const CostModel& cost;
+  int global_batch;
+  DpQuery query;
+  Seconds bound;
+  double m;          // micro-batches - 1
+  Seconds floor;     // lower bound on any slot: all work spread over a copy's devices
+  std::vector<Plan> found;
+
+  // Runs one pass; returns the plan found, if any, and tightens the bound.
+  const Plan* pass() {
+    query.bound = bound - m * floor;
+    std::optional<PipelineSpec> spec = best_pipeline(cost, query);
+    if (!spec) return nullptr;
+    Evaluation ev = evaluate(cost, *spec, global_batch);
+    bound = std::min(bound, ev.plan.iteration_time);
+    found.push_back(std::move(ev.plan));
+    return &found.back();
+  }
+  // The largest slot a plan with this fill_drain + exposed may have and still win.
+  Seconds useful_slot(Seconds h) const { return (bound - h) / m * (1 + kTie); }
+};
+
+// 1F1B: lower the slot cap below each plan's slot (parametric search on one value).
+void search_one_f_one_b(ShapeSearch& s) {
+  s.query.slot_cap = s.m > 0 ? s.useful_slot(s.floor) : kInfinity;
+  while (s.m == 0 || s.query.slot_cap >= s.floor * (1 - kTie)) {
+    const Plan* plan = s.pass();
+    if (!plan || s.m == 0) return;
+    const Seconds h = plan->fill_drain + plan->exposed_allreduce;
+    s.query.slot_cap = std::min(plan->slot * (1 - kTie), s.useful_slot(h));
+  }
+}
+
+// Largest forward-wave slot max(f, c) of a GPipe plan.
+Seconds forward_slot(const Plan& plan) {
+  Seconds slot = 0;
+  for (const PlanStage& st : plan.stages) slot = std::max({slot, st.times.forward, st.times.send});
+  return slot;
+}
+
+// GPipe: the slot is a forward part plus a backward part, so the search is parametric in
+// both. For a forward cap it walks the (backward slot, fill_drain + exposed) front; a plan
+// with a forward slot at least the largest one on that front cannot beat the front's
+// plans, so the next forward cap lies strictly below it. Each wave's slot is at least its
+// work spread over the copy's devices.
+void search_gpipe(ShapeSearch& s, Seconds forward_floor, Seconds backward_floor) {
+  Seconds forward_cap = s.m > 0 ? s.useful_slot(s.floor) - backward_floor : kInfinity;
+  while (forward_cap >= forward_floor * (1 - kTie)) {
+    s.query.forward_cap = forward_cap;
+    s.query.backward_cap = s.m > 0 ? s.useful_slot(s.floor) - forward_floor : kInfinity;
+    Seconds widest = -1;
+    while (s.query.backward_cap >= backward_floor * (1 - kTie)) {
+      const Plan* plan = s.pass();
+      if (!plan || s.m == 0) break;
+      const Seconds forward = forward_slot(*plan);
+      const Seconds h = plan->fill_drain + plan->exposed_allreduce;
+      if (widest < 0 && s.m * (forward_floor + backward_floor) + h > s.bound) return;
+      widest = std::max(widest, forward);
+      s.query.backward_cap =
+          std::min((plan->slot - forward) * (1 - kTie), s.useful_slot(h) - forward_floor);
+    }
+    if (widest < 0) return;
+    forward_cap = widest * (1 - kTie);
+  }
+}
+
 // Searches one shape under an upper bound; returns every plan found on the way.
 std::vector<Plan> search_shape(const CostModel& cost, int global_batch,
                                const PipelineShapeChoice& shape, Seconds bound) {
   const int width = cost.cluster().device_count() / shape.replicas;
-  const double m = shape.micro_batches - 1;
-  const Seconds work = cost.whole_model_time(shape.micro_batch);
-  const Seconds slot_floor = work / width, h_floor = work / width;
-  DpQuery q{shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule,
-            m > 0 ? (bound - h_floor) / m * (1 + kTie) : kInfinity, kInfinity};
-  std::vector<Plan> found;
-  while (m == 0 || q.slot_cap >= slot_floor * (1 - kTie)) {
-    q.bound = bound - m * slot_floor;
-    std::optional<PipelineSpec> spec = best_pipeline(cost, q);
-    if (!spec) break;
-    Evaluation ev = evaluate(cost, *spec, global_batch);
-    if (!ev.fits) break;  // cannot happen: the DP checks memory
-    const Plan& plan = ev.plan;
-    bound = std::min(bound, plan.iteration_time);
-    found.push_back(plan);
-    if (m == 0) break;
-    const Seconds h = plan.fill_drain + plan.exposed_allreduce;
-    // Next pass: a strictly smaller slot, and small enough to beat the bound.
-    q.slot_cap = std::min(plan.slot * (1 - kTie), (bound - h) / m * (1 + kTie));
-  }
-  return found;
+  const Seconds floor = cost.whole_model_time(shape.micro_batch) / width;
+  ShapeSearch s{cost, global_batch,
+                {shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule},
+                bound, shape.micro_batches - 1.0, floor, {}};
+  if (shape.schedule == Schedule::GPipe)
+    search_gpipe(s, cost.forward(0, cost.states() - 1, shape.micro_batch) / width,
+                 cost.backward(0, cost.states() - 1, shape.micro_batch) / width);
+  else
+    search_one_f_one_b(s);
+  return std::move(s.found);
 }
 
 // The one-stage plan of a shape (plain data parallelism inside each copy): a cheap
@@ -83,14 +140,6 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
                     shape.schedule, {{0, cost.states() - 1, 0, std::min(width, shape.micro_batch)}}};
   Evaluation ev = evaluate(cost, spec, global_batch);
   if (ev.fits) best.offer(ev.plan);
-}
-
-// GPipe plans cost the same as their 1F1B twins and keep more activations, so when both
-// schedules are allowed only 1F1B needs searching (GPipe can only tie, and ties go to 1F1B).
-std::vector<Schedule> searched_schedules(const std::vector<Schedule>& allowed) {
-  const bool both = std::count(allowed.begin(), allowed.end(), Schedule::OneFOneB) > 0 &&
-                    std::count(allowed.begin(), allowed.end(), Schedule::GPipe) > 0;
-  return both ? std::vector<Schedule>{Schedule::OneFOneB} : allowed;
 }
 
 }  // namespace
@@ -111,8 +160,12 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
 }
 
 bool better(const Plan& a, const Plan& b) {
+  // Times within about 1e-9 of each other (rounding noise) fall into one bucket and count
+  // as ties; the bucket index is a monotone function of the time, so this stays a strict
+  // weak order.
   auto key = [](const Plan& p) {
-    return std::make_tuple(p.iteration_time, p.stages.size(), p.device_count(),
+    const long long bucket = std::llround(std::log(std::max(p.iteration_time, 1e-300)) / kTie);
+    return std::make_tuple(bucket, p.stages.size(), p.device_count(),
                            p.pipeline_replicas, -p.micro_batch_size,
                            static_cast<int>(p.schedule), stages_string(p));
   };
@@ -121,9 +174,13 @@ bool better(const Plan& a, const Plan& b) {
 
 std::vector<Plan> search_plans(const CostModel& cost, int global_batch,
                                const SearchOptions& options) {
-  const std::vector<PipelineShapeChoice> shapes =
+  std::vector<PipelineShapeChoice> shapes =
       pipeline_shapes(global_batch, cost.cluster().device_count(),
-                      cost.settings().min_micro_batch, searched_schedules(options.schedules));
+                      cost.settings().min_micro_batch, options.schedules);
+  // 1F1B first: its plans usually win, and the bound they leave prunes GPipe's search.
+  std::stable_partition(shapes.begin(), shapes.end(), [](const PipelineShapeChoice& s) {
+    return s.schedule == Schedule::OneFOneB;
+  });
   Best best{{}, std::max(1, options.top)};
   for (const PipelineShapeChoice& shape : shapes) seed(cost, global_batch, shape, best);
   for (std::size_t start = 0; start < shapes.size(); start += kWave) {

@@ -1,12 +1,15 @@
 // Suffix dynamic program over (first state of the suffix, first free device offset).
-// A cell keeps the Pareto set of suffix plans over
+// A cell keeps, for each (k, head), the suffix plans not dominated in
 //   y    = fill_drain of the suffix,
 //   x    = exposed all-reduce of the suffix, measured from its first stage's last backward
 //          (x_s = max(AR_s, x_{s+1} - g_s - c_s) telescopes to evaluate.h's formula),
-//   k    = stages in the suffix, capped at M (1F1B memory depends on min(M, k)),
+//   k    = stages in the suffix, capped at M (memory and the 1F1B round trip depend on it),
 //   head = the suffix's first stage sits on one machine in every copy (needed to know
 //          whether the cut in front of it stays inside a machine).
-// All four are monotone in the final cost or feasibility, so dominated entries can go.
+// Entry A dominates B (same k, head) when y_A <= y_B and y_A + x_A <= y_B + x_B: prepending
+// a stage adds a constant to y and maps x through max(AR, x - d), which is monotone and
+// 1-Lipschitz, so the order is kept all the way to the full plan, whose cost grows with y
+// and with y + x. Keeping only undominated entries is therefore exact.
 #include "search/pipeline_dp.h"
 
 #include <algorithm>
@@ -29,23 +32,49 @@ struct Entry {
   int child = -1;         // entry index in the next cell, -1 for the final stage
 };
 
-bool dominates(const Entry& a, const Entry& b) {
-  return a.y <= b.y && a.x <= b.x && a.k <= b.k && a.head >= b.head;
+// Keeps the undominated candidates, in a deterministic order.
+void keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
+    if (a.k != b.k) return a.k < b.k;
+    if (a.head != b.head) return a.head > b.head;
+    if (a.y != b.y) return a.y < b.y;
+    return a.x < b.x;
+  });
+  for (std::size_t i = 0; i < candidates.size();) {
+    std::size_t j = i;
+    Seconds best_total = std::numeric_limits<Seconds>::infinity();
+    for (; j < candidates.size() && candidates[j].k == candidates[i].k &&
+           candidates[j].head == candidates[i].head;
+         ++j)
+      if (candidates[j].y + candidates[j].x < best_total) {
+        best_total = candidates[j].y + candidates[j].x;
+        cell.push_back(candidates[j]);
+      }
+    i = j;
+  }
+  candidates.clear();
 }
 
-void insert(std::vector<Entry>& cell, const Entry& e) {
-  for (const Entry& other : cell)
-    if (dominates(other, e)) return;
-  std::erase_if(cell, [&](const Entry& other) { return dominates(e, other); });
-  cell.push_back(e);
-}
+// One stage being placed: states [first, last] on devices [offset, offset + width).
+struct Stage {
+  std::size_t first = 0, last = 0;
+  int offset = 0, width = 0;
+  StageTimes times;
+  Bytes weights = 0, activations = 0;
+  bool head = false;         // the stage sits on one machine in every copy
+  bool cut_compact = false;  // it and the next device share a machine in every copy
+};
 
 class Dp {
  public:
   Dp(const CostModel& cost, const DpQuery& q)
       : cost_(cost), q_(q), layout_(cost.cluster(), q.replicas, q.replica_width),
         n_(cost.states()), w_(q.replica_width), cells_(n_ * w_),
-        cap_(q.slot_cap), bound_(q.bound * (1 + kSlack)) {}
+        gpipe_(q.schedule == Schedule::GPipe),
+        cap_(gpipe_ ? q.forward_cap + q.backward_cap : q.slot_cap),
+        cut_cap_(gpipe_ ? std::min(q.forward_cap, q.backward_cap) : q.slot_cap),
+        bound_(q.bound * (1 + kSlack)),
+        cap_k_(q.schedule == Schedule::GPipe ? 1 : q.micro_batches) {}
 
   std::optional<PipelineSpec> run() {
     for (std::size_t a = n_; a-- > 0;)
@@ -62,29 +91,42 @@ class Dp {
   }
 
   // Lower bound on the fill_drain of the stages before state a on devices [0, o).
-  Seconds prefix_bound(std::size_t a, int o) const {
-    return a == 0 ? 0 : work(0, a - 1) / o;
+  Seconds prefix_bound(std::size_t a, int o) const { return a == 0 ? 0 : work(0, a - 1) / o; }
+
+  bool stage_fits_caps(const StageTimes& t) const {
+    if (gpipe_) return t.forward <= q_.forward_cap && t.backward <= q_.backward_cap;
+    return t.forward + t.backward <= cap_;
   }
 
-  // Necessary conditions: the prefix and the suffix fit their devices under the cap.
+  // Necessary conditions for a cell to be part of a plan: the states before a fit devices
+  // [0, o) and the rest fit [o, W) under the caps (r devices do at least r times a stage's
+  // time of work), and the smallest fill_drain this split allows is within the bound.
   bool viable(std::size_t a, int o) const {
     if ((a == 0) != (o == 0)) return false;
-    if (a > 0 && work(0, a - 1) > cap_ * o) return false;
-    return work(a, n_ - 1) <= cap_ * (w_ - o);
+    const double b = q_.micro_batch;
+    const Seconds pf = a ? cost_.forward(0, a - 1, b) : 0, pb = a ? cost_.backward(0, a - 1, b) : 0;
+    const Seconds sf = cost_.forward(a, n_ - 1, b), sb = cost_.backward(a, n_ - 1, b);
+    const int rest = w_ - o;
+    if (gpipe_ && (pf > q_.forward_cap * o || pb > q_.backward_cap * o ||
+                   sf > q_.forward_cap * rest || sb > q_.backward_cap * rest))
+      return false;
+    if (pf + pb > cap_ * o || sf + sb > cap_ * rest) return false;
+    return (a ? (pf + pb) / o : 0) + (sf + sb) / rest <= bound_;
   }
 
-  bool fits(Bytes weights, Bytes activations, int stages_from_here) const {
-    int kept = in_flight(q_.schedule, 0, stages_from_here, q_.micro_batches);
-    return weights + kept * activations <= cost_.cluster().device_memory;
+  bool fits(const Stage& s, int stages_from_here) const {
+    const int kept = in_flight(q_.schedule, 0, stages_from_here, q_.micro_batches);
+    return s.weights + kept * s.activations <= cost_.cluster().device_memory;
   }
 
   void fill(std::size_t a, int o) {
     for (int r = 1; r <= w_ - o && r <= q_.micro_batch; ++r) widen(a, o, r);
+    keep_undominated(candidates_, cell(a, o));
   }
 
   void widen(std::size_t a, int o, int r);
-  void extend(std::size_t a, int o, int r, std::size_t e, const StageTimes& t, Bytes weights,
-              Bytes activations, bool cut_compact);
+  void extend(const Stage& s);
+  void offer(const Stage& s, const Entry& entry);
   std::optional<PipelineSpec> best();
 
   const CostModel& cost_;
@@ -93,51 +135,61 @@ class Dp {
   std::size_t n_;
   int w_;
   std::vector<std::vector<Entry>> cells_;
-  Seconds cap_, bound_;
-  bool head_ = false;
+  std::vector<Entry> candidates_;
+  bool gpipe_;
+  Seconds cap_, cut_cap_, bound_;
+  int cap_k_;
 };
 
 // Every stage [a, e] on devices [o, o + r), for growing e until it stops fitting.
 void Dp::widen(std::size_t a, int o, int r) {
   const double samples = device_samples(q_.micro_batch, r);
-  const bool cut_compact = o + r < w_ && layout_.compact(o, r + 1);
   const bool ar_intra = layout_.all_replicas_compact(o, r);
   const Seconds before = prefix_bound(a, o);
-  head_ = layout_.compact(o, r);
   CostModel::ExposedScan exposed(cost_, a, samples, r * q_.replicas, ar_intra);
-  for (std::size_t e = a; e < n_; ++e) {
-    StageTimes t;
-    t.forward = cost_.forward(a, e, samples);
-    t.backward = cost_.backward(a, e, samples);
-    if (t.forward + t.backward > cap_ || before + t.forward + t.backward > bound_) break;
-    const Bytes weights = cost_.weight_memory(a, e);
-    const Bytes activations = cost_.activation_memory(a, e, samples);
-    if (!fits(weights, activations, 1)) break;
-    t.allreduce = exposed.extend_to(e);
-    extend(a, o, r, e, t, weights, activations, cut_compact);
+  Stage s{a, a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1)};
+  for (s.last = a; s.last < n_; ++s.last) {
+    s.times.forward = cost_.forward(a, s.last, samples);
+    s.times.backward = cost_.backward(a, s.last, samples);
+    const Seconds compute = s.times.forward + s.times.backward;
+    if (!stage_fits_caps(s.times) || before + compute > bound_) break;
+    s.weights = cost_.weight_memory(a, s.last);
+    s.activations = cost_.activation_memory(a, s.last, samples);
+    if (!fits(s, 1)) break;
+    s.times.allreduce = exposed.extend_to(s.last);
+    extend(s);
   }
 }
 
-// Adds stage [a, e] on [o, o + r) in front of every entry of the cell that follows it.
-void Dp::extend(std::size_t a, int o, int r, std::size_t e, const StageTimes& t,
-                Bytes weights, Bytes activations, bool cut_compact) {
-  const Seconds before = prefix_bound(a, o);
-  const int cap_k = q_.schedule == Schedule::GPipe ? 1 : q_.micro_batches;
-  if (e + 1 == n_) {
-    Entry fin{t.forward + t.backward, t.allreduce, 1, head_, e, r, -1};
-    if (before + fin.y <= bound_) insert(cell(a, o), fin);
+// Puts stage s in front of every entry of the cell that follows it.
+void Dp::extend(const Stage& s) {
+  const StageTimes& t = s.times;
+  if (s.last + 1 == n_) {
+    offer(s, {t.forward + t.backward, t.allreduce, 1, s.head, s.last, s.width, -1});
     return;
   }
-  if (o + r >= w_) return;
-  const std::vector<Entry>& next = cell(e + 1, o + r);
+  if (s.offset + s.width >= w_) return;
+  const std::vector<Entry>& next = cell(s.last + 1, s.offset + s.width);
+  const Bytes crossing = cost_.crossing(s.last, q_.micro_batch);
   for (std::size_t i = 0; i < next.size(); ++i) {
     const Entry& n = next[i];
-    const Seconds c = cost_.transfer(cost_.crossing(e, q_.micro_batch), n.head && cut_compact);
-    if (c > cap_ || !fits(weights, activations, n.k + 1)) continue;
-    Entry entry{t.forward + t.backward + 2 * c + n.y, std::max(t.allreduce, n.x - t.backward - c),
-                std::min(n.k + 1, cap_k), head_, e, r, static_cast<int>(i)};
-    if (before + entry.y <= bound_) insert(cell(a, o), entry);
+    const Seconds c = cost_.transfer(crossing, n.head && s.cut_compact);
+    if (c > cut_cap_) continue;
+    offer(s, {t.forward + t.backward + 2 * c + n.y, std::max(t.allreduce, n.x - t.backward - c),
+              std::min(n.k + 1, cap_k_), s.head, s.last, s.width, static_cast<int>(i)});
   }
+}
+
+// Keeps a candidate that fits memory, the bound and, under 1F1B, the round trip: a stage
+// with k < M stages from it to the end starts micro-batch m + k only after micro-batch m's
+// backward came back, so the slot is at least the suffix's fill_drain / k.
+void Dp::offer(const Stage& s, const Entry& entry) {
+  const Seconds before = prefix_bound(s.first, s.offset);
+  if (before + entry.y > bound_) return;
+  if (!fits(s, entry.k)) return;
+  if (!gpipe_ && entry.k < q_.micro_batches && entry.y > cap_ * entry.k)
+    return;
+  candidates_.push_back(entry);
 }
 
 std::optional<PipelineSpec> Dp::best() {

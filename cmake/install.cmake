@@ -1,1 +1,49 @@
-# Installation and the CMake package (filled in by the library work).
+# Installation and the CMake package `pe`.
+#
+# `cmake --install BUILD --prefix PREFIX` lays out:
+#   PREFIX/include/pe/...            public headers of pe::planner and pe::importers
+#   PREFIX/lib/libpe_*.a             the two libraries (static unless BUILD_SHARED_LIBS)
+#   PREFIX/bin/pe-plan, sched-pipeline
+#   PREFIX/share/pe/profiles/        the bundled profiles and their catalogue
+#   PREFIX/lib/cmake/pe/             peConfig.cmake, peConfigVersion.cmake, peTargets*.cmake
+# so that a project can `find_package(pe CONFIG REQUIRED)` and link `pe::planner` and
+# `pe::importers`. The command-line front ends (pe_plan_cli, pe_sched_pipeline_cli) and
+# pe_warnings are build-time only and are not exported.
+
+option(PE_INSTALL "Generate install rules and the CMake package" ON)
+if(NOT PE_INSTALL)
+  return()
+endif()
+
+include(CMakePackageConfigHelpers)
+
+set(PE_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/pe" CACHE STRING
+    "Where peConfig.cmake is installed, relative to the prefix")
+set(PE_INSTALL_PROFILES_DIR "${CMAKE_INSTALL_DATADIR}/pe/profiles")
+
+install(TARGETS pe_planner pe_importers EXPORT peTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS pe-plan sched-pipeline RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# Both include trees merge under include/pe (planner: pe/*.h, importers: pe/importers/*.h).
+foreach(tree planner/include importers/include)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${tree}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          FILES_MATCHING PATTERN "*.h")
+endforeach()
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles/ DESTINATION ${PE_INSTALL_PROFILES_DIR})
+
+install(EXPORT peTargets NAMESPACE pe:: FILE peTargets.cmake
+        DESTINATION ${PE_INSTALL_CMAKEDIR})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/peConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cmake/peConfig.cmake
+  INSTALL_DESTINATION ${PE_INSTALL_CMAKEDIR}
+  PATH_VARS PE_INSTALL_PROFILES_DIR)
+# 0.x releases may change the API between minor versions.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/peConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/peConfig.cmake
+              ${PROJECT_BINARY_DIR}/cmake/peConfigVersion.cmake
+        DESTINATION ${PE_INSTALL_CMAKEDIR})

@@ -1,0 +1,25 @@
+# Fails unless planner/include/pe/pe.h includes every public header of both include trees.
+# Run as: cmake -DSOURCE_DIR=<repository root> -P tests/consumer/check_umbrella.cmake
+if(NOT SOURCE_DIR)
+  message(FATAL_ERROR "pass -DSOURCE_DIR=<repository root>")
+endif()
+file(READ ${SOURCE_DIR}/planner/include/pe/pe.h umbrella)
+file(GLOB_RECURSE headers RELATIVE ${SOURCE_DIR}/planner/include
+     ${SOURCE_DIR}/planner/include/pe/*.h)
+file(GLOB_RECURSE importer_headers RELATIVE ${SOURCE_DIR}/importers/include
+     ${SOURCE_DIR}/importers/include/pe/*.h)
+list(APPEND headers ${importer_headers})
+list(REMOVE_ITEM headers pe/pe.h)
+list(SORT headers)
+set(missing "")
+foreach(header IN LISTS headers)
+  string(FIND "${umbrella}" "#include \"${header}\"" at)
+  if(at EQUAL -1)
+    list(APPEND missing ${header})
+  endif()
+endforeach()
+if(missing)
+  message(FATAL_ERROR "pe/pe.h does not include: ${missing}")
+endif()
+list(LENGTH headers count)
+message(STATUS "pe/pe.h includes all ${count} public headers")

@@ -84,7 +84,8 @@ run_without_source_tree() {
   output=$(unshare --user --map-root-user --mount bash -c \
     'mount -t tmpfs none "$1" && cd "$2" && "$3" --gbs 512' _ \
     "$source_dir" "$work/elsewhere" "$prefix/bin/pe-plan" 2>&1) ||
-    fail "installed pe-plan needs the source tree: $output"
+    fail "installed pe-plan found no profiles without the source tree (the installed" \
+         "lookup must not depend on the prefix BUILD_DIR was configured with): $output"
   [[ "$output" == "$plan_output" ]] || fail "without the source tree pe-plan plans differently"
   echo "installed pe-plan works with $source_dir hidden"
 }

@@ -76,7 +76,8 @@ void search_one_f_one_b(ShapeSearch& s) {
   s.query.slot_cap = s.m > 0 ? s.useful_slot(s.floor) : kInfinity;
   while (s.m == 0 || s.query.slot_cap >= s.floor * (1 - kTie)) {
     const Plan* plan = s.pass();
-    if (!plan || s.m == 0) return;
+    // No plan has a slot below the floor, so a plan at the floor ends the search.
+    if (!plan || s.m == 0 || plan->slot <= s.floor * (1 + kTie)) return;
     const Seconds h = plan->fill_drain + plan->exposed_allreduce;
     s.query.slot_cap = std::min(plan->slot * (1 - kTie), s.useful_slot(h));
   }
@@ -107,10 +108,11 @@ void search_gpipe(ShapeSearch& s, Seconds forward_floor, Seconds backward_floor)
       const Seconds h = plan->fill_drain + plan->exposed_allreduce;
       if (widest < 0 && s.m * (forward_floor + backward_floor) + h > s.bound) return;
       widest = std::max(widest, forward);
+      if (plan->slot - forward <= backward_floor * (1 + kTie)) break;
       s.query.backward_cap =
           std::min((plan->slot - forward) * (1 - kTie), s.useful_slot(h) - forward_floor);
     }
-    if (widest < 0) return;
+    if (widest <= forward_floor * (1 + kTie)) return;
     forward_cap = widest * (1 - kTie);
   }
 }

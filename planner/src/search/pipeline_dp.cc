@@ -13,6 +13,8 @@
 #include "search/pipeline_dp.h"
 
 #include <algorithm>
+#include <limits>
+#include <tuple>
 #include <vector>
 
 #include "search/evaluate.h"
@@ -34,11 +36,10 @@ struct Entry {
 
 // Keeps the undominated candidates, in a deterministic order.
 void keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
-    if (a.k != b.k) return a.k < b.k;
-    if (a.head != b.head) return a.head > b.head;
-    if (a.y != b.y) return a.y < b.y;
-    return a.x < b.x;
+  // A total order, so the result does not depend on how candidates arrived.
+  std::sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.k, b.head, a.y, a.x, a.last, a.width, a.child) <
+           std::tie(b.k, a.head, b.y, b.x, b.last, b.width, b.child);
   });
   for (std::size_t i = 0; i < candidates.size();) {
     std::size_t j = i;
@@ -169,14 +170,22 @@ void Dp::extend(const Stage& s) {
     return;
   }
   if (s.offset + s.width >= w_) return;
+  // The next cell is sorted by (k, head, y) and each group's y + x falls as y grows; after
+  // adding this stage a group's y + x may rise again, and such entries are dominated by an
+  // earlier one of the same group, so only new minima are offered.
   const std::vector<Entry>& next = cell(s.last + 1, s.offset + s.width);
   const Bytes crossing = cost_.crossing(s.last, q_.micro_batch);
+  Seconds group_best = 0;
   for (std::size_t i = 0; i < next.size(); ++i) {
     const Entry& n = next[i];
+    const bool new_group = i == 0 || n.k != next[i - 1].k || n.head != next[i - 1].head;
     const Seconds c = cost_.transfer(crossing, n.head && s.cut_compact);
     if (c > cut_cap_) continue;
-    offer(s, {t.forward + t.backward + 2 * c + n.y, std::max(t.allreduce, n.x - t.backward - c),
-              std::min(n.k + 1, cap_k_), s.head, s.last, s.width, static_cast<int>(i)});
+    Entry e{t.forward + t.backward + 2 * c + n.y, std::max(t.allreduce, n.x - t.backward - c),
+            std::min(n.k + 1, cap_k_), s.head, s.last, s.width, static_cast<int>(i)};
+    if (!new_group && e.y + e.x >= group_best) continue;
+    group_best = e.y + e.x;
+    offer(s, e);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "pe/importers/cluster_yaml.h"
 
+#include <cmath>
+
 #include "yaml_input.h"
 
 namespace pe {
@@ -7,9 +9,13 @@ namespace {
 
 using namespace yaml_input;
 
+// The most GPUs a cluster file may describe in all (as for --devices).
+constexpr long long kMaxGpus = 1000000;
+
 void read_machines(const YAML::Node& list, const std::string& file, Cluster& cluster) {
   if (!list.IsSequence() || list.size() == 0)
     throw InputError(where(file, list, "machines"), "expected a non-empty list of machines");
+  long long total = 0;
   for (const YAML::Node& group : list) {
     if (!group.IsMap()) throw InputError(where(file, group, "machines"), "expected a map");
     only_keys(group, {"count", "gpus", "type"}, file, "a machine group");
@@ -19,9 +25,25 @@ void read_machines(const YAML::Node& list, const std::string& file, Cluster& clu
     if (count_of < 1 || count_of > 100000 || gpus < 1 || gpus > 100000)
       throw InputError(where(file, group, "machines"),
                        "count and gpus must be between 1 and 100000");
+    total += count_of * gpus;
+    if (total > kMaxGpus)
+      throw InputError(where(file, group, "machines"),
+                       std::to_string(count_of) + " machines of " + std::to_string(gpus) +
+                           " GPUs bring the cluster to " + std::to_string(total) +
+                           " GPUs, expected at most " + std::to_string(kMaxGpus) + " in all");
     cluster.machine_gpus.insert(cluster.machine_gpus.end(), static_cast<std::size_t>(count_of),
                                 static_cast<int>(gpus));
   }
+}
+
+// A positive number of GB (or GB/s) in bytes; throws when the bytes overflow a double.
+double positive_gigabytes(const YAML::Node& node, const std::string& file,
+                          const std::string& key) {
+  const double bytes = non_negative(node, file, key, true) * kGB;
+  if (!std::isfinite(bytes))
+    throw InputError(where(file, node, key), "expected a number of GB below 1.7e299, got '" +
+                                                 node.Scalar() + "'");
+  return bytes;
 }
 
 void read_bandwidth(const YAML::Node& map, const std::string& file, Network& network) {
@@ -29,7 +51,7 @@ void read_bandwidth(const YAML::Node& map, const std::string& file, Network& net
   only_keys(map, {"intra", "inter_allreduce", "inter_p2p"}, file, "bandwidth_GBps");
   auto read = [&](const char* key, BytesPerSecond& into) {
     if (YAML::Node v = child(map, key, file, false))
-      into = non_negative(v, file, std::string("bandwidth_GBps.") + key, true) * kGB;
+      into = positive_gigabytes(v, file, std::string("bandwidth_GBps.") + key);
   };
   read("intra", network.intra);
   read("inter_allreduce", network.inter_allreduce);
@@ -47,7 +69,7 @@ Cluster parse_cluster_yaml(const std::string& text, const std::string& file) {
   if (YAML::Node b = child(root, "bandwidth_GBps", file, false))
     read_bandwidth(b, file, cluster.network);
   if (YAML::Node m = child(root, "memory_GB", file, false))
-    cluster.device_memory = non_negative(m, file, "memory_GB", true) * kGB;
+    cluster.device_memory = positive_gigabytes(m, file, "memory_GB");
   validate(cluster, file);
   return cluster;
 }

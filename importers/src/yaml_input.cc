@@ -1,9 +1,14 @@
 #include "yaml_input.h"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <system_error>
 
 namespace pe::yaml_input {
 
@@ -17,6 +22,9 @@ YAML::Node parse(const std::string& text, const std::string& file) {
 }
 
 std::string read_text(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    throw InputError(path, "is a directory, expected a YAML file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open file");
   std::ostringstream buffer;
@@ -48,7 +56,8 @@ std::string text(const YAML::Node& node, const std::string& file, const std::str
 double number(const YAML::Node& node, const std::string& file, const std::string& key) {
   const std::string seen = text(node, file, key);
   std::string lowered = seen;
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(), ::tolower);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   double value = 0;
   std::size_t used = 0;
   try {
@@ -75,12 +84,20 @@ double non_negative(const YAML::Node& node, const std::string& file, const std::
 
 long long count(const YAML::Node& node, const std::string& file, const std::string& key) {
   const std::string seen = text(node, file, key);
-  bool digits = !seen.empty() && seen.size() <= 18 &&
-                std::all_of(seen.begin(), seen.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits = !seen.empty() && std::all_of(seen.begin(), seen.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
   if (!digits)
     throw InputError(where(file, node, key),
                      "expected a non-negative integer, got '" + seen + "'");
-  return std::stoll(seen);
+  long long value = 0;
+  const auto [end, error] = std::from_chars(seen.data(), seen.data() + seen.size(), value);
+  if (error != std::errc() || end != seen.data() + seen.size())
+    throw InputError(where(file, node, key),
+                     "expected a non-negative integer up to " +
+                         std::to_string(std::numeric_limits<long long>::max()) + ", got '" +
+                         seen + "'");
+  return value;
 }
 
 void only_keys(const YAML::Node& map, const std::vector<std::string>& known,

@@ -7,6 +7,12 @@
 #include "pe/error.h"
 
 namespace pe {
+namespace {
+
+// The most GPUs a cluster may have in all, so that device ids and counts fit an int.
+constexpr long long kMaxClusterDevices = 1000000;
+
+}  // namespace
 
 int Cluster::device_count() const {
   return std::accumulate(machine_gpus.begin(), machine_gpus.end(), 0);
@@ -56,7 +62,7 @@ std::vector<int> parse_machine_ends(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != item.size() || value <= 0 || value > 1000000)
+    if (used == 0 || used != item.size() || value <= 0 || value > kMaxClusterDevices)
       throw UsageError("--devices: '" + item + "' is not a GPU count (expected e.g. 8,16)");
     ends.push_back(static_cast<int>(value));
   }
@@ -67,9 +73,16 @@ std::vector<int> parse_machine_ends(const std::string& text) {
 
 void validate(const Cluster& cluster, const std::string& where) {
   if (cluster.machine_gpus.empty()) throw InputError(where, "the cluster has no machines");
-  for (std::size_t m = 0; m < cluster.machine_gpus.size(); ++m)
+  long long total = 0;
+  for (std::size_t m = 0; m < cluster.machine_gpus.size(); ++m) {
     if (cluster.machine_gpus[m] <= 0)
       throw InputError(where, "machine " + std::to_string(m) + " has no GPUs");
+    total += cluster.machine_gpus[m];
+    if (total > kMaxClusterDevices)
+      throw InputError(where, "more than " + std::to_string(kMaxClusterDevices) +
+                                  " GPUs in all (machines 0.." + std::to_string(m) + " have " +
+                                  std::to_string(total) + ")");
+  }
   auto positive = [&](double value, const std::string& key) {
     if (!std::isfinite(value) || value <= 0)
       throw InputError(where, key + " must be a finite positive number");

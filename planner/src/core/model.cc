@@ -27,6 +27,39 @@ std::string describe(double value) {
   return out.str();
 }
 
+struct Field {
+  const char* name;
+  double CutState::*member;
+  bool cumulative;
+};
+
+constexpr Field kFields[] = {{"forward", &CutState::forward, true},
+                             {"backward", &CutState::backward, true},
+                             {"activation", &CutState::activation, true},
+                             {"parameters", &CutState::parameters, true},
+                             {"crossing", &CutState::crossing, false}};
+
+// Throws when a field of state i is not finite and non-negative or, for cumulative fields,
+// smaller than in the previous state. An infinite cumulative value after finite ones is a
+// sum that overflowed, which the message says.
+void check_state(const ModelProfile& model, std::size_t i, const std::string& where) {
+  const CutState& s = model.states[i];
+  const std::string at = "state " + std::to_string(i) + " (" + s.name + "): ";
+  for (const Field& field : kFields) {
+    const double value = s.*field.member;
+    const double previous = i > 0 && field.cumulative ? model.states[i - 1].*field.member : 0;
+    if (field.cumulative && std::isinf(value) && std::isfinite(previous))
+      throw InputError(where, at + "cumulative " + field.name + " is " + describe(value) +
+                                  ": the sum of the layers' values overflows a double");
+    if (bad(value))
+      throw InputError(where, at + field.name + " is " + describe(value) +
+                                  ", expected a finite non-negative number");
+    if (value < previous)
+      throw InputError(where, at + "cumulative " + field.name + " decreases from " +
+                                  describe(previous) + " to " + describe(value));
+  }
+}
+
 }  // namespace
 
 Seconds ModelProfile::forward(std::size_t first, std::size_t last) const {
@@ -69,19 +102,7 @@ void validate(const ModelProfile& model, const std::string& where) {
     throw InputError(where, "profile batch size must be a positive number, got " +
                                 describe(model.profile_batch_size));
   if (model.states.empty()) throw InputError(where, "the model has no layers");
-  const CutState* previous = nullptr;
-  for (std::size_t i = 0; i < model.states.size(); ++i) {
-    const CutState& s = model.states[i];
-    const std::string at = "state " + std::to_string(i) + " (" + s.name + ")";
-    for (double v : {s.forward, s.backward, s.activation, s.parameters, s.crossing})
-      if (bad(v)) throw InputError(where, at + ": value " + describe(v) +
-                                              " is not a finite non-negative number");
-    if (previous && (s.forward < previous->forward || s.backward < previous->backward ||
-                     s.activation < previous->activation ||
-                     s.parameters < previous->parameters))
-      throw InputError(where, at + ": cumulative values decrease");
-    previous = &s;
-  }
+  for (std::size_t i = 0; i < model.states.size(); ++i) check_state(model, i, where);
 }
 
 }  // namespace pe

@@ -1,0 +1,33 @@
+// Runs the real pe-plan and sched-pipeline programs for CLI tests and captures what they
+// print. The programs' paths come from the PE_PLAN environment variable that ctest sets.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pe::testing {
+
+/// What a finished program left behind.
+struct ProgramResult {
+  int exit_code = -1;  ///< Exit status, or 128 + signal number when a signal ended it.
+  std::string out;     ///< Everything written to stdout.
+  std::string err;     ///< Everything written to stderr.
+};
+
+/// Extra environment variables, e.g. {"TBB_NUM_THREADS", "2"}.
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+/// Runs `program` with `args` (argv[1..]) and `environment` added to this process's, with
+/// stdin empty. A program still running after `timeout_seconds` is killed (SIGALRM, so
+/// exit_code 142). Throws std::runtime_error when the program cannot be started.
+ProgramResult run_program(const std::string& program, const std::vector<std::string>& args,
+                          const Environment& environment = {}, unsigned timeout_seconds = 120);
+
+/// The pe-plan binary: $PE_PLAN. Throws std::runtime_error when it is not set.
+std::string pe_plan_program();
+
+/// The sched-pipeline binary, built next to pe-plan.
+std::string sched_pipeline_program();
+
+}  // namespace pe::testing

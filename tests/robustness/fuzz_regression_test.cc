@@ -60,5 +60,16 @@ TEST(FuzzRegression, DISABLED_DenormalTimeGraphHang) {
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << "exit " << r.exit_code << ": " << r.err;
 }
 
+// Open (K8): GPipe's search over forward caps never ends when a forward time is subnormal
+// (2e-321 s) although the backward time is 1 ms. Found by fuzz_pipedream_graph.
+TEST(FuzzRegression, DISABLED_SubnormalForwardGpipeHang) {
+  const testing::ProgramResult r = testing::run_program(
+      testing::pe_plan_program(),
+      {"--profile", finding("subnormal_forward_gpipe_hang.txt"), "--pbs", "32", "--devices",
+       "2,4", "--gbs", "8", "--schedule", "gpipe"},
+      {}, 30);
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << "exit " << r.exit_code << ": " << r.err;
+}
+
 }  // namespace
 }  // namespace pe

@@ -68,6 +68,15 @@ std::vector<ProfileEntry> read_catalog(const std::string& file, const fs::path& 
   return entries;
 }
 
+// share/pe/profiles relative to the running program's bin/ folder, if it exists.
+std::string installed_beside_program() {
+  std::error_code error;
+  const fs::path program = fs::read_symlink("/proc/self/exe", error);
+  if (error) return "";
+  const fs::path dir = (program.parent_path() / PE_PROFILES_FROM_BINDIR).lexically_normal();
+  return fs::is_directory(dir, error) ? dir.string() : "";
+}
+
 std::string catalog_file() { return (fs::path(profiles_directory()) / "catalog.yml").string(); }
 
 bool is_file(const std::string& path) {
@@ -121,6 +130,7 @@ std::string known_names(const std::vector<ProfileEntry>& entries) {
 std::string profiles_directory() {
   const char* from_environment = std::getenv("PE_PROFILES_DIR");
   if (from_environment != nullptr && *from_environment != '\0') return from_environment;
+  if (std::string installed = installed_beside_program(); !installed.empty()) return installed;
   std::error_code error;
   if (fs::is_directory(PE_SOURCE_PROFILES_DIR, error)) return PE_SOURCE_PROFILES_DIR;
   return PE_INSTALL_PROFILES_DIR;

@@ -1,7 +1,38 @@
-// pe-plan: the command line over the pe library.
-#include <iostream>
+// pe-plan: a thin command line over the pe library.
+#include <tbb/global_control.h>
 
-int main() {
-  std::cerr << "pe-plan: under construction\n";
-  return 2;
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "run.h"
+#include "sched_pipeline_cli.h"
+
+namespace {
+
+// TBB_NUM_THREADS caps the worker threads; a bad value is a usage error.
+std::unique_ptr<tbb::global_control> thread_cap() {
+  const char* text = std::getenv("TBB_NUM_THREADS");
+  if (!text || !*text) return nullptr;
+  char* end = nullptr;
+  const long threads = std::strtol(text, &end, 10);
+  if (*end != '\0' || threads < 1 || threads > 4096) {
+    std::cerr << "pe-plan: TBB_NUM_THREADS must be a whole number from 1 to 4096, got '"
+              << text << "'\n";
+    std::exit(2);
+  }
+  return std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                               static_cast<std::size_t>(threads));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto cap = thread_cap();
+  if (argc > 1 && std::string(argv[1]) == "sched-pipeline")
+    return pe::sched_pipeline_main(argc - 1, argv + 1, std::cout, std::cerr);
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  return pe::cli::run_pe_plan(args, std::cout, std::cerr);
 }

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "pe/bubbles.h"
 #include "pe/cluster.h"
+#include "pe/fill.h"
 #include "pe/model.h"
 #include "pe/planner.h"
 
@@ -29,6 +31,15 @@ std::string sweep_json(const std::vector<PointResult>& points, const ReportConte
 
 /// One plan spelled out: shape, estimate, then a line per stage.
 std::string plan_text(const Plan& plan, const ModelProfile& model);
+
+/// Per-stage bubbles of a simulated plan: idle time, fraction, and where it is.
+std::string bubble_text(const BubbleReport& report);
+
+/// JSON object for a bubble report ({"makespan_s": ..., "stages": [...]}).
+std::string bubble_json(const BubbleReport& report);
+
+/// Outcome of bubble filling: per item status and per stage utilization.
+std::string fill_text(const FillResult& result);
 
 /// Speedup of a plan over one device, from its simulated time.
 double simulated_speedup(const Plan& plan, const Baselines& baselines);

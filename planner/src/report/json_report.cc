@@ -1,4 +1,5 @@
 #include "pe/report.h"
+#include "pe/timeline.h"
 #include "report/format.h"
 
 namespace pe {
@@ -53,7 +54,8 @@ std::string plan_json(const Plan& p, const Baselines& b) {
          ", " + field("speedup", json_number(p.speedup)) + ", " +
          field("simulated_speedup", json_number(simulated_speedup(p, b))) + ", " +
          field("limiter", json_string(to_string(p.limiter))) + ", " +
-         field("stages", "[" + stages + "]") + "}";
+         field("stages", "[" + stages + "]") + ", " +
+         field("bubbles", bubble_json(bubbles(simulate(p.shape())))) + "}";
 }
 
 std::string baselines_json(const Baselines& b) {

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "pe/report.h"
+#include "pe/timeline.h"
 #include "report/format.h"
 
 namespace pe {
@@ -95,7 +96,8 @@ std::string sweep_table(const std::vector<PointResult>& points, const ReportCont
   const PointResult& last = points.back();
   text += "\n";
   if (const Plan* plan = last.best(); plan && context.model)
-    text += "Best plan for " + plan_text(*plan, *context.model);
+    text += "Best plan for " + plan_text(*plan, *context.model) +
+            bubble_text(bubbles(simulate(plan->shape())));
   else if (!last.no_plan_reason.empty())
     text += "GBS " + std::to_string(last.global_batch) + ": " + last.no_plan_reason + "\n";
   return text;

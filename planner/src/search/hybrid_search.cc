@@ -133,15 +133,41 @@ std::vector<Plan> search_shape(const CostModel& cost, int global_batch,
   return std::move(s.found);
 }
 
-// The one-stage plan of a shape (plain data parallelism inside each copy): a cheap
-// first bound that lets the exact passes prune from the start.
+// Cuts the states into `stages` runs of about equal work (by prefix sums).
+std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int micro_batch) {
+  const std::size_t n = cost.states();
+  const Seconds total = cost.forward(0, n - 1, micro_batch) + cost.backward(0, n - 1, micro_batch);
+  std::vector<std::size_t> ends;
+  std::size_t e = 0;
+  for (int s = 1; s < stages; ++s) {
+    const Seconds target = total * s / stages;
+    while (e + 1 < n && cost.forward(0, e, micro_batch) + cost.backward(0, e, micro_batch) < target) ++e;
+    if (!ends.empty() && e <= ends.back()) e = ends.back() + 1;
+    if (e + 1 >= n) break;
+    ends.push_back(e);
+  }
+  ends.push_back(n - 1);
+  return ends;
+}
+
+// Cheap first bounds that let the exact passes prune from the start: per shape, the
+// one-stage plan (plain data parallelism inside each copy) and equal-width pipelines of
+// 2, 4, 8, ... stages cut at equal work.
 void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
           Best& best) {
   const int width = cost.cluster().device_count() / shape.replicas;
-  PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
-                    shape.schedule, {{0, cost.states() - 1, 0, std::min(width, shape.micro_batch)}}};
-  Evaluation ev = evaluate(cost, spec, global_batch);
-  if (ev.fits) best.offer(ev.plan);
+  for (int stages = 1; stages <= width && stages <= static_cast<int>(cost.states()); stages *= 2) {
+    const int per_stage = std::min(width / stages, shape.micro_batch);
+    PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
+                      shape.schedule, {}};
+    std::size_t first = 0;
+    for (std::size_t last : balanced_ends(cost, stages, shape.micro_batch)) {
+      spec.stages.push_back({first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage});
+      first = last + 1;
+    }
+    Evaluation ev = evaluate(cost, spec, global_batch);
+    if (ev.fits) best.offer(ev.plan);
+  }
 }
 
 }  // namespace

@@ -22,9 +22,10 @@ struct ProfileEntry {
   std::string notes;                ///< Free text: where defaults come from, caveats.
 };
 
-/// Directory of bundled profiles: $PE_PROFILES_DIR if set and non-empty, else the source
-/// tree's profiles/ (PE_SOURCE_PROFILES_DIR) if it exists, else the installed one
-/// (PE_INSTALL_PROFILES_DIR). The directory is not checked further.
+/// Directory of bundled profiles: $PE_PROFILES_DIR if set and non-empty, else
+/// share/pe/profiles beside the running program's bin/ folder (an installed tree, even
+/// when moved), else the source tree's profiles/ if it exists, else the configured
+/// install location. The directory is not checked further.
 std::string profiles_directory();
 
 /// Reads profiles_directory()/catalog.yml, in file order. Throws InputError (file, line,

@@ -1,0 +1,67 @@
+// Benchmarks of the hybrid search. Commands and numbers: bench/README.md.
+#include <benchmark/benchmark.h>
+#include <tbb/global_control.h>
+
+#include <string>
+#include <vector>
+
+#include "pe/importers/pipedream_graph.h"
+#include "pe/importers/profile_catalog.h"
+#include "pe/planner.h"
+
+namespace {
+
+pe::Planner make_planner(const std::string& profile, const std::vector<int>& machine_ends) {
+  const pe::ProfileEntry e = pe::find_profile(profile);
+  pe::TrainingSettings s;
+  s.min_micro_batch = e.min_micro_batch;
+  s.optimizer_scaling = e.optimizer_scaling;
+  s.activation_bytes_per_sample = e.activation_bytes_per_sample;
+  return pe::Planner(pe::import_pipedream_graph(e.path, e.profile_batch_size),
+                     pe::cluster_from_machine_ends(machine_ends), s);
+}
+
+std::vector<int> machines(int devices, int per_machine) {
+  std::vector<int> ends;
+  for (int end = per_machine; end <= devices; end += per_machine) ends.push_back(end);
+  return ends;
+}
+
+// The README's default job: ResNet-50, GBS 32:4096:64 (65 points), 2 machines x 8 GPUs.
+// Argument: worker threads.
+void BM_Planner_DefaultSweep(benchmark::State& state) {
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(state.range(0)));
+  const pe::Planner planner = make_planner("resnet50", {8, 16});
+  const std::vector<int> batches = pe::parse_batch_sizes("32:4096:64");
+  for (auto _ : state) benchmark::DoNotOptimize(planner.sweep(batches));
+  state.counters["points"] = static_cast<double>(batches.size());
+}
+BENCHMARK(BM_Planner_DefaultSweep)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// How time grows with states: the default sweep for VGG-19 (25 states), ResNet-50 (176)
+// and ResNet-101 (346) on 2 x 8 GPUs, 2 threads.
+void BM_Planner_SweepByModel(benchmark::State& state, const char* profile) {
+  const pe::Planner planner = make_planner(profile, {8, 16});
+  const std::vector<int> batches = pe::parse_batch_sizes("32:4096:64");
+  for (auto _ : state) benchmark::DoNotOptimize(planner.sweep(batches));
+  state.counters["states"] = static_cast<double>(planner.model().size());
+}
+BENCHMARK_CAPTURE(BM_Planner_SweepByModel, vgg19, "vgg19")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Planner_SweepByModel, resnet50, "resnet50")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Planner_SweepByModel, resnet101, "resnet101")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// How time grows with devices: ResNet-50 at GBS 4096 on 8, 16, 64 and 256 GPUs in machines
+// of 8 (one point; a sweep multiplies it by the number of points over the threads).
+void BM_Planner_PointByDevices(benchmark::State& state) {
+  const int devices = static_cast<int>(state.range(0));
+  const pe::Planner planner = make_planner("resnet50", machines(devices, 8));
+  for (auto _ : state) benchmark::DoNotOptimize(planner.plan(4096));
+  state.counters["devices"] = devices;
+}
+BENCHMARK(BM_Planner_PointByDevices)->Arg(8)->Arg(16)->Arg(64)->Arg(256)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

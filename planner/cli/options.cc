@@ -1,0 +1,100 @@
+#include "options.h"
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "pe/error.h"
+
+namespace pe::cli {
+namespace {
+
+double parse_number(const std::string& flag, const std::string& text, bool positive) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(value) || value < 0 ||
+      (positive && value == 0))
+    throw UsageError(flag + ": expected a " + (positive ? "positive" : "non-negative") +
+                     " number, got '" + text + "'");
+  return value;
+}
+
+int parse_int(const std::string& flag, const std::string& text) {
+  double value = parse_number(flag, text, true);
+  if (value != std::floor(value) || value > 1e9)
+    throw UsageError(flag + ": expected a whole number, got '" + text + "'");
+  return static_cast<int>(value);
+}
+
+Format parse_format(const std::string& text) {
+  if (text == "table") return Format::Table;
+  if (text == "csv") return Format::Csv;
+  if (text == "json") return Format::Json;
+  throw UsageError("--format: expected table, csv or json, got '" + text + "'");
+}
+
+using Setter = std::function<void(Options&, const std::string&)>;
+
+const std::map<std::string, Setter>& value_flags() {
+  static const std::map<std::string, Setter> flags{
+      {"--profile", [](Options& o, const std::string& v) { o.profile = v; }},
+      {"--pbs", [](Options& o, const std::string& v) { o.pbs = parse_number("--pbs", v, true); }},
+      {"--gbs", [](Options& o, const std::string& v) { o.gbs = v; }},
+      {"--devices", [](Options& o, const std::string& v) { o.devices = v; }},
+      {"--cluster", [](Options& o, const std::string& v) { o.cluster_file = v; }},
+      {"--intra-bw", [](Options& o, const std::string& v) { o.intra_bw = parse_number("--intra-bw", v, true); }},
+      {"--inter-bw", [](Options& o, const std::string& v) { o.inter_bw = parse_number("--inter-bw", v, true); }},
+      {"--inter-p2p-bw", [](Options& o, const std::string& v) { o.inter_p2p_bw = parse_number("--inter-p2p-bw", v, true); }},
+      {"--memory-gb", [](Options& o, const std::string& v) { o.memory_gb = parse_number("--memory-gb", v, true); }},
+      {"--mbs", [](Options& o, const std::string& v) { o.mbs = parse_int("--mbs", v); }},
+      {"--optimizer-scaling", [](Options& o, const std::string& v) { o.optimizer_scaling = parse_number("--optimizer-scaling", v, true); }},
+      {"--activation-bytes-per-sample", [](Options& o, const std::string& v) { o.activation_bytes_per_sample = parse_number("--activation-bytes-per-sample", v, false); }},
+      {"--schedule", [](Options& o, const std::string& v) {
+         if (v != "1f1b" && v != "gpipe" && v != "best")
+           throw UsageError("--schedule: expected 1f1b, gpipe or best, got '" + v + "'");
+         o.schedule = v;
+       }},
+      {"--top", [](Options& o, const std::string& v) { o.top = parse_int("--top", v); }},
+      {"--format", [](Options& o, const std::string& v) { o.format = parse_format(v); }},
+      {"--trace", [](Options& o, const std::string& v) { o.trace = v; }},
+      {"--svg", [](Options& o, const std::string& v) { o.svg = v; }},
+      {"--plot", [](Options& o, const std::string& v) { o.plot = v; }},
+      {"--fill", [](Options& o, const std::string& v) { o.fill = v; }},
+      {"--export-sched", [](Options& o, const std::string& v) { o.export_sched = v; }},
+      {"--hosts", [](Options& o, const std::string& v) { o.hosts = v; }},
+      {"--plan-gbs", [](Options& o, const std::string& v) { o.plan_gbs = parse_int("--plan-gbs", v); }},
+  };
+  return flags;
+}
+
+}  // namespace
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i], value;
+    if (flag == "-h" || flag == "--help") { options.help = true; continue; }
+    if (flag == "--version") { options.version = true; continue; }
+    const std::size_t eq = flag.find('=');
+    const bool inline_value = flag.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (inline_value) value = flag.substr(eq + 1), flag = flag.substr(0, eq);
+    auto it = value_flags().find(flag);
+    if (it == value_flags().end())
+      throw UsageError("unknown option '" + args[i] + "' (see pe-plan --help)");
+    if (!inline_value) {
+      if (i + 1 >= args.size()) throw UsageError(flag + " needs a value (see pe-plan --help)");
+      value = args[++i];
+    }
+    it->second(options, value);
+  }
+  if (options.devices && options.cluster_file)
+    throw UsageError("give either --devices or --cluster, not both");
+  return options;
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,36 @@
+// pe-plan's command-line options.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pe::cli {
+
+enum class Format { Table, Csv, Json };
+
+/// Everything the command line can say. Empty optionals mean "use the default".
+struct Options {
+  bool help = false, version = false;
+  std::string profile = "resnet50";
+  std::optional<double> pbs;
+  std::string gbs = "32:4096:64";
+  std::optional<std::string> devices;  // machine ends, e.g. "8,16"
+  std::optional<std::string> cluster_file;
+  std::optional<double> intra_bw, inter_bw, inter_p2p_bw, memory_gb;  // GB/s, GB
+  std::optional<int> mbs;
+  std::optional<double> optimizer_scaling, activation_bytes_per_sample;
+  std::string schedule = "best";
+  int top = 1;
+  Format format = Format::Table;
+  std::optional<std::string> trace, svg, plot, fill, export_sched, hosts;
+  std::optional<int> plan_gbs;  // which point --trace/--svg/--export-sched show
+};
+
+/// Parses argv[1..]. Throws UsageError with a message for the user.
+Options parse_options(const std::vector<std::string>& args);
+
+/// The --help text.
+std::string help_text();
+
+}  // namespace pe::cli

@@ -1,0 +1,97 @@
+#include "outputs.h"
+
+#include <sstream>
+
+#include "pe/edge_export.h"
+#include "pe/error.h"
+#include "pe/fill.h"
+#include "pe/importers/work_yaml.h"
+#include "pe/output_file.h"
+#include "pe/render.h"
+#include "pe/report.h"
+#include "pe/timeline.h"
+
+namespace pe::cli {
+namespace {
+
+const PointResult& chosen_point(const Options& o, const std::vector<PointResult>& points) {
+  if (!o.plan_gbs) return points.back();
+  for (const PointResult& p : points)
+    if (p.global_batch == *o.plan_gbs) return p;
+  throw UsageError("--plan-gbs " + std::to_string(*o.plan_gbs) + " is not one of --gbs");
+}
+
+std::vector<std::string> stage_names(const Plan& plan) {
+  std::vector<std::string> names;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const PlanStage& st = plan.stages[s];
+    names.push_back("stage " + std::to_string(s) + " (states " + std::to_string(st.first_state) +
+                    "-" + std::to_string(st.last_state) + ", " + std::to_string(st.width) +
+                    " GPU" + (st.width == 1 ? "" : "s") + ")");
+  }
+  return names;
+}
+
+std::vector<std::string> split_hosts(const std::string& text) {
+  std::vector<std::string> hosts;
+  std::stringstream in(text);
+  for (std::string host; std::getline(in, host, ',');) hosts.push_back(host);
+  return hosts;
+}
+
+void write_plot(const std::string& path, const std::vector<PointResult>& points) {
+  std::vector<SpeedupCurve> curves{{"DP", {}}, {"DP + overlap", {}}, {"DP + P3", {}},
+                                   {"best hybrid", {}}};
+  for (const PointResult& p : points) {
+    const double x = p.global_batch;
+    curves[0].points.emplace_back(x, p.baselines.dp);
+    curves[1].points.emplace_back(x, p.baselines.dp_overlap);
+    curves[2].points.emplace_back(x, p.baselines.dp_p3);
+    if (const Plan* plan = p.best()) curves[3].points.emplace_back(x, plan->speedup);
+  }
+  write_file_atomically(path, sweep_svg(curves, {}));
+}
+
+// Timeline of the chosen plan, with bubble filling when asked for.
+Timeline plan_timeline(const Options& o, const Plan& plan, std::ostream& err) {
+  Timeline timeline = simulate(plan.shape());
+  if (!o.fill) return timeline;
+  const FillResult filled = fill_bubbles(timeline, load_work_yaml(*o.fill));
+  err << fill_text(filled);
+  return filled.timeline;
+}
+
+void write_plan_outputs(const Options& o, const PointResult& point, std::ostream& err) {
+  const Plan* plan = point.best();
+  if (!plan) {
+    err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason
+        << "; no timeline or schedule written\n";
+    return;
+  }
+  const Timeline timeline = plan_timeline(o, *plan, err);
+  const std::string title = "GBS " + std::to_string(plan->global_batch) + ": " + stages_string(*plan);
+  if (o.trace)
+    write_file_atomically(*o.trace, chrome_trace_json(timeline, {title, stage_names(*plan)}));
+  if (o.svg) {
+    SvgOptions svg;
+    svg.title = title;
+    svg.stage_names = stage_names(*plan);
+    write_file_atomically(*o.svg, gantt_svg(timeline, svg));
+  }
+  if (o.export_sched) {
+    if (!o.hosts) throw UsageError("--export-sched needs --hosts with one name per device");
+    write_file_atomically(*o.export_sched, schedule_yaml(*plan, split_hosts(*o.hosts)));
+    err << "pe-plan: PipeEdge partition (-pt): " << partition_string(*plan) << "\n";
+  }
+}
+
+}  // namespace
+
+void write_extra_outputs(const Options& o, const Planner&, const std::vector<PointResult>& points,
+                         std::ostream& err) {
+  if (points.empty()) return;
+  if (o.plot) write_plot(*o.plot, points);
+  if (o.trace || o.svg || o.fill || o.export_sched) write_plan_outputs(o, chosen_point(o, points), err);
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,114 @@
+#include "run.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "options.h"
+#include "outputs.h"
+#include "pe/error.h"
+#include "pe/importers/cluster_yaml.h"
+#include "pe/output_file.h"
+#include "pe/importers/pipedream_graph.h"
+#include "pe/importers/profile_catalog.h"
+#include "pe/planner.h"
+#include "pe/report.h"
+
+namespace pe::cli {
+namespace {
+
+Cluster make_cluster(const Options& o) {
+  Cluster cluster = o.cluster_file ? load_cluster_yaml(*o.cluster_file)
+                                   : cluster_from_machine_ends(parse_machine_ends(
+                                         o.devices.value_or("8,16")));
+  Network& net = cluster.network;
+  if (o.intra_bw) net.intra = *o.intra_bw * kGB;
+  if (o.inter_bw) net.inter_allreduce = *o.inter_bw * kGB;
+  if (o.inter_p2p_bw) net.inter_p2p = *o.inter_p2p_bw * kGB;
+  else if (o.inter_bw) net.inter_p2p = *o.inter_bw * kGB;
+  if (o.memory_gb) cluster.device_memory = *o.memory_gb * kGB;
+  return cluster;
+}
+
+struct Inputs {
+  ModelProfile model;
+  TrainingSettings settings;
+};
+
+Inputs load_model(const Options& o) {
+  const ProfileEntry entry = find_profile(o.profile);
+  const double pbs = o.pbs.value_or(entry.profile_batch_size);
+  if (pbs <= 0)
+    throw UsageError("the profile batch size of '" + o.profile +
+                     "' is unknown: pass --pbs N (the batch size it was measured at)");
+  Inputs in{import_pipedream_graph(entry.path, pbs), {}};
+  in.model.name = entry.name;
+  in.settings.min_micro_batch = o.mbs.value_or(entry.min_micro_batch);
+  in.settings.optimizer_scaling = o.optimizer_scaling.value_or(entry.optimizer_scaling);
+  if (o.activation_bytes_per_sample) in.settings.activation_bytes_per_sample = o.activation_bytes_per_sample;
+  else in.settings.activation_bytes_per_sample = entry.activation_bytes_per_sample;
+  return in;
+}
+
+SearchOptions search_options(const Options& o) {
+  SearchOptions s;
+  if (o.schedule == "1f1b") s.schedules = {Schedule::OneFOneB};
+  if (o.schedule == "gpipe") s.schedules = {Schedule::GPipe};
+  s.top = o.top;
+  return s;
+}
+
+// A one-line progress bar on stderr, only when it is a terminal.
+SweepControl progress_bar(std::size_t points, std::ostream& err) {
+  SweepControl control;
+  if (points < 2 || !isatty(fileno(stderr))) return control;
+  control.progress = [&err](std::size_t done, std::size_t all) {
+    const std::size_t width = 40, filled = width * done / all;
+    err << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] "
+        << done << "/" << all << (done == all ? "\r\033[K" : "") << std::flush;
+  };
+  return control;
+}
+
+std::string render(const Options& o, const std::vector<PointResult>& points,
+                   const ReportContext& context) {
+  switch (o.format) {
+    case Format::Csv: return sweep_csv(points);
+    case Format::Json: return sweep_json(points, context);
+    case Format::Table: break;
+  }
+  return sweep_table(points, context);
+}
+
+int plan(const Options& o, std::ostream& out, std::ostream& err) {
+  Inputs in = load_model(o);
+  const std::vector<int> batches = parse_batch_sizes(o.gbs);
+  const Planner planner(in.model, make_cluster(o), in.settings, search_options(o));
+  const std::vector<PointResult> points = planner.sweep(batches, progress_bar(batches.size(), err));
+  const ReportContext context{&planner.model(), &planner.cluster()};
+  out << render(o, points, context);
+  write_extra_outputs(o, planner, points, err);
+  return 0;
+}
+
+}  // namespace
+
+int run_pe_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    const Options o = parse_options(args);
+    if (o.help) return out << help_text(), 0;
+    if (o.version) return out << "pe-plan " PE_VERSION "\n", 0;
+    return plan(o, out, err);
+  } catch (const UsageError& e) {
+    err << "pe-plan: " << e.what() << "\n";
+    return 2;
+  } catch (const InputError& e) {
+    err << "pe-plan: " << e.what() << "\n";
+    return 1;
+  } catch (const OutputError& e) {
+    err << "pe-plan: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,59 @@
+#include "pe/report.h"
+#include "report/format.h"
+
+namespace pe {
+namespace {
+
+using format::fixed;
+using format::json_number;
+using format::right;
+
+std::string ms(Seconds s) { return fixed(s * 1e3, 3); }
+
+}  // namespace
+
+std::string bubble_text(const BubbleReport& r) {
+  std::string text = "  bubbles (ms of a " + ms(r.makespan) + " ms iteration):\n" +
+                     "    stage     busy     idle  fraction   warm-up  transfer  waiting    drain\n";
+  for (const StageBubbles& s : r.stages)
+    text += right(std::to_string(s.stage), 9) + right(ms(s.busy), 9) + right(ms(s.idle), 9) +
+            right(fixed(s.bubble_fraction, 3), 10) + right(ms(s.warmup), 10) +
+            right(ms(s.wait_transfer), 10) + right(ms(s.wait_stage), 9) +
+            right(ms(s.drain), 9) + "\n";
+  return text;
+}
+
+std::string bubble_json(const BubbleReport& r) {
+  std::string stages;
+  for (const StageBubbles& s : r.stages)
+    stages += std::string(stages.empty() ? "" : ", ") + "{\"stage\": " +
+              std::to_string(s.stage) + ", \"busy_s\": " + json_number(s.busy) +
+              ", \"idle_s\": " + json_number(s.idle) +
+              ", \"bubble_fraction\": " + json_number(s.bubble_fraction) +
+              ", \"warmup_s\": " + json_number(s.warmup) +
+              ", \"wait_transfer_s\": " + json_number(s.wait_transfer) +
+              ", \"wait_stage_s\": " + json_number(s.wait_stage) +
+              ", \"drain_s\": " + json_number(s.drain) +
+              ", \"allreduce_s\": " + json_number(s.allreduce) + "}";
+  return "{\"makespan_s\": " + json_number(r.makespan) +
+         ", \"mean_bubble_fraction\": " + json_number(r.mean_bubble_fraction) +
+         ", \"stages\": [" + stages + "]}";
+}
+
+std::string fill_text(const FillResult& r) {
+  std::string text = "bubble filling: " + std::string(r.complete ? "all work placed" : "not all work fits") +
+                     " in " + std::to_string(r.iterations) + " iteration" +
+                     (r.iterations == 1 ? "" : "s") + "\n";
+  for (const ItemFill& item : r.items)
+    text += "  " + item.name + ": " + to_string(item.status) + ", " + std::to_string(item.placed) +
+            "/" + std::to_string(item.pieces) + " pieces" +
+            (item.iteration >= 0 ? ", done in iteration " + std::to_string(item.iteration + 1) : "") +
+            "\n";
+  for (const StageFill& s : r.stages)
+    text += "  stage " + std::to_string(s.stage) + ": utilization " +
+            fixed(s.utilization_before, 3) + " -> " + fixed(s.utilization_first, 3) +
+            " (first iteration), mean " + fixed(s.utilization_mean, 3) + "\n";
+  return text;
+}
+
+}  // namespace pe

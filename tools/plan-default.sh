@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs, builds, and plans the bundled default: ResNet-50, GBS 32:4096:64, 2 x 8 GPUs.
+# Extra arguments go to pe-plan (e.g. --format csv).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/tools/setup.sh" -DPE_BUILD_TESTS=OFF -DPE_BUILD_BENCH=OFF -DPE_BUILD_EXAMPLES=OFF
+exec "${BUILD_DIR:-$root/build}/planner/cli/pe-plan" "$@"

@@ -83,6 +83,31 @@ TEST(HybridSearch, ShapesCoverEveryDivisor) {
   for (const PipelineShapeChoice& s : small) EXPECT_EQ(s.micro_batches, 1);
 }
 
+// The divisor enumeration gives exactly the shapes of the plain double loop, in its order,
+// and stays cheap for a GBS of 2^30 (docs/bad-inputs.md K5).
+TEST(HybridSearch, ShapesMatchPlainEnumeration) {
+  for (int gbs : {1, 7, 12, 36, 64, 96, 360})
+    for (int devices : {1, 3, 8, 12, 16})
+      for (int mbs : {1, 2, 5}) {
+        std::vector<PipelineShapeChoice> plain;
+        for (int r = 1; r <= devices; ++r) {
+          if (devices % r != 0 || gbs % r != 0) continue;
+          const int share = gbs / r;
+          for (int b = std::min(mbs, share); b <= share; ++b)
+            if (share % b == 0) plain.push_back({r, b, share / b, Schedule::GPipe});
+        }
+        const std::vector<PipelineShapeChoice> got =
+            pipeline_shapes(gbs, devices, mbs, {Schedule::GPipe});
+        ASSERT_EQ(got.size(), plain.size()) << gbs << " " << devices << " " << mbs;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          EXPECT_EQ(got[i].replicas, plain[i].replicas);
+          EXPECT_EQ(got[i].micro_batch, plain[i].micro_batch);
+        }
+      }
+  // 2^30 has 31 divisors; with 8 devices (4 replica counts) that is at most 4 x 31 shapes.
+  EXPECT_LE(pipeline_shapes(1 << 30, 8, 1, {Schedule::GPipe}).size(), 4u * 31u);
+}
+
 TEST(HybridSearch, NothingFitsGivesNoPlan) {
   ModelProfile m = make_chain_model("big", 1, {{"a", 0.1, 0.1, 1e9, 20e9}});
   Cluster c = cluster_from_machine_ends({8});

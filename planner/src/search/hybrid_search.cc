@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <tuple>
 
 #include "search/evaluate.h"
@@ -47,6 +48,10 @@ void Best::offer(const Plan& plan) {
   if (static_cast<int>(plans.size()) > top) plans.pop_back();
 }
 
+// The next cap strictly below x: a relative step of kTie, at least one ulp, so that the
+// parametric loops end even when times are subnormal (where x * (1 - kTie) == x).
+Seconds below(Seconds x) { return std::min(x * (1 - kTie), std::nextafter(x, Seconds{0})); }
+
 // One shape's search state: the query, the bound, and the plans found.
 struct ShapeSearch {
   const CostModel& cost;
@@ -79,7 +84,7 @@ void search_one_f_one_b(ShapeSearch& s) {
     // No plan has a slot below the floor, so a plan at the floor ends the search.
     if (!plan || s.m == 0 || plan->slot <= s.floor * (1 + kTie)) return;
     const Seconds h = plan->fill_drain + plan->exposed_allreduce;
-    s.query.slot_cap = std::min(plan->slot * (1 - kTie), s.useful_slot(h));
+    s.query.slot_cap = std::min({below(plan->slot), below(s.query.slot_cap), s.useful_slot(h)});
   }
 }
 
@@ -109,11 +114,11 @@ void search_gpipe(ShapeSearch& s, Seconds forward_floor, Seconds backward_floor)
       if (widest < 0 && s.m * (forward_floor + backward_floor) + h > s.bound) return;
       widest = std::max(widest, forward);
       if (plan->slot - forward <= backward_floor * (1 + kTie)) break;
-      s.query.backward_cap =
-          std::min((plan->slot - forward) * (1 - kTie), s.useful_slot(h) - forward_floor);
+      s.query.backward_cap = std::min({below(plan->slot - forward), below(s.query.backward_cap),
+                                       s.useful_slot(h) - forward_floor});
     }
     if (widest <= forward_floor * (1 + kTie)) return;
-    forward_cap = widest * (1 - kTie);
+    forward_cap = std::min(below(widest), below(forward_cap));
   }
 }
 
@@ -170,18 +175,29 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
   }
 }
 
+// The divisors of n >= 1, ascending, by trial division up to sqrt(n).
+std::vector<int> divisors(int n) {
+  std::vector<int> small, large;
+  for (int d = 1; d <= n / d; ++d)
+    if (n % d == 0) {
+      small.push_back(d);
+      if (d != n / d) large.push_back(n / d);
+    }
+  small.insert(small.end(), large.rbegin(), large.rend());
+  return small;
+}
+
 }  // namespace
 
 std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
                                                  int min_micro_batch,
                                                  const std::vector<Schedule>& schedules) {
   std::vector<PipelineShapeChoice> shapes;
-  for (int r = 1; r <= devices; ++r) {
-    if (devices % r != 0 || global_batch % r != 0) continue;
+  for (int r : divisors(std::gcd(global_batch, devices))) {
     const int share = global_batch / r;
     const int floor = std::min(min_micro_batch, share);
-    for (int b = floor; b <= share; ++b)
-      if (share % b == 0)
+    for (int b : divisors(share))
+      if (b >= floor)
         for (Schedule s : schedules) shapes.push_back({r, b, share / b, s});
   }
   return shapes;

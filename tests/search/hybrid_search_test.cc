@@ -23,7 +23,7 @@ TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
         ? std::vector<Schedule>{Schedule::GPipe}
         : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
     const std::optional<Seconds> oracle = testing::exhaustive_best(cost, in.global_batch, schedules);
-    const std::vector<Plan> found = search_plans(cost, in.global_batch, {schedules, 1});
+    const std::vector<Plan> found = search_plans(cost, in.global_batch, {schedules, 1, 0}).plans;
     ASSERT_EQ(oracle.has_value(), !found.empty()) << "trial " << trial;
     if (!oracle) continue;
     ++feasible;
@@ -40,7 +40,7 @@ TEST(HybridSearch, ReportsTheEvaluatedCostOfItsPlan) {
   for (int trial = 0; trial < 50; ++trial) {
     testing::Instance in = random_instance(rng, 8, 8);
     const CostModel cost(in.model, in.cluster, in.settings);
-    for (const Plan& p : search_plans(cost, in.global_batch, {{Schedule::OneFOneB}, 3})) {
+    for (const Plan& p : search_plans(cost, in.global_batch, {{Schedule::OneFOneB}, 3, 0}).plans) {
       PipelineSpec spec{p.pipeline_replicas, cost.cluster().device_count() / p.pipeline_replicas,
                         p.micro_batch_size, p.micro_batches, p.schedule, {}};
       int offset = 0;
@@ -62,7 +62,7 @@ TEST(HybridSearch, TopPlansAreSortedAndOfDistinctShapes) {
   in.global_batch = 32;
   in.cluster.device_memory = 1e12;
   const CostModel cost(in.model, in.cluster, in.settings);
-  const std::vector<Plan> plans = search_plans(cost, 32, {{Schedule::OneFOneB}, 5});
+  const std::vector<Plan> plans = search_plans(cost, 32, {{Schedule::OneFOneB}, 5, 0}).plans;
   ASSERT_GE(plans.size(), 2u);
   for (std::size_t i = 1; i < plans.size(); ++i) {
     EXPECT_LE(plans[i - 1].iteration_time, plans[i].iteration_time);
@@ -112,7 +112,7 @@ TEST(HybridSearch, NothingFitsGivesNoPlan) {
   ModelProfile m = make_chain_model("big", 1, {{"a", 0.1, 0.1, 1e9, 20e9}});
   Cluster c = cluster_from_machine_ends({8});
   const CostModel cost(m, c, {});
-  EXPECT_TRUE(search_plans(cost, 16, {}).empty());
+  EXPECT_TRUE(search_plans(cost, 16, {}).plans.empty());
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ struct Plan {
   Seconds exposed_allreduce = 0;///< All-reduce not hidden behind remaining backward work.
   Seconds iteration_time = 0;   ///< Analytic estimate: (M-1)*slot + fill_drain + exposed.
   Seconds simulated_time = 0;   ///< Event-driven simulation of the same plan.
-  double speedup = 0;           ///< One-device time / simulated_time.
+  double speedup = 0;           ///< One-device time / iteration_time (the estimate).
   Limiter limiter = Limiter::Compute;
 
   int device_count() const;  ///< Devices the plan uses.

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,12 +16,23 @@
 
 namespace pe {
 
+/// Default SearchOptions::effort (steps per global batch size).
+inline constexpr std::uint64_t kDefaultSearchEffort = 100'000'000;
+
 /// What the hybrid search may choose.
 struct SearchOptions {
   /// Schedules to consider; the plan with the lower estimate wins, 1F1B on ties.
   std::vector<Schedule> schedules = {Schedule::OneFOneB, Schedule::GPipe};
   /// How many plans to return per batch size (the best of distinct shapes).
   int top = 1;
+  /// Search effort per global batch size, in steps of the exact search (a cell, a stage
+  /// or a suffix entry tried; roughly 10 to 30 ns each on one core); 0 = unlimited. The
+  /// pipeline shapes share it in a fixed order (what one leaves passes on). When a shape
+  /// needs more, the best plans found so far are returned and PointResult::exact is
+  /// false: never worse than the seeds (one-stage data parallelism inside each copy and
+  /// equal-work pipelines). The default lets every bundled CNN and transformer profile on
+  /// 16 devices finish exactly; see README, "Exactness and effort".
+  std::uint64_t effort = kDefaultSearchEffort;
 };
 
 /// Everything known about one global batch size.
@@ -29,6 +41,9 @@ struct PointResult {
   Baselines baselines;          ///< Plain data parallelism on all devices.
   std::vector<Plan> plans;      ///< Best first; empty when no plan fits.
   std::string no_plan_reason;   ///< Why `plans` is empty ("" otherwise).
+  /// True when the search proved `plans` optimal for the cost model; false when it
+  /// stopped at SearchOptions::effort (the plans are then the best found).
+  bool exact = true;
   const Plan* best() const { return plans.empty() ? nullptr : &plans.front(); }
 };
 
@@ -45,7 +60,8 @@ struct SweepControl {
 /// Results never depend on the number of threads (see README, "Determinism").
 class Planner {
  public:
-  /// Throws InputError when the model or cluster is invalid, UsageError for bad settings.
+  /// Throws InputError when the model or cluster is invalid (also when the model has no
+  /// compute time at all: no speedup is defined), UsageError for bad settings.
   Planner(ModelProfile model, Cluster cluster, TrainingSettings settings = {},
           SearchOptions options = {});
 

@@ -52,6 +52,13 @@ void Best::offer(const Plan& plan) {
 // parametric loops end even when times are subnormal (where x * (1 - kTie) == x).
 Seconds below(Seconds x) { return std::min(x * (1 - kTie), std::nextafter(x, Seconds{0})); }
 
+// What one shape's search found, and whether it ran to the end.
+struct ShapeResult {
+  std::vector<Plan> plans;
+  bool complete = true;
+  std::uint64_t steps = 0;  // effort used
+};
+
 // One shape's search state: the query, the bound, and the plans found.
 struct ShapeSearch {
   const CostModel& cost;
@@ -60,17 +67,23 @@ struct ShapeSearch {
   Seconds bound;
   double m;          // micro-batches - 1
   Seconds floor;     // lower bound on any slot: all work spread over a copy's devices
-  std::vector<Plan> found;
+  std::uint64_t steps_left;  // the shape's remaining search effort
+  ShapeResult result;
 
-  // Runs one pass; returns the plan found, if any, and tightens the bound.
+  // Runs one pass; returns the plan found, if any, and tightens the bound. A pass that
+  // runs out of effort returns nothing and marks the shape's search incomplete.
   const Plan* pass() {
     query.bound = bound - m * floor;
-    std::optional<PipelineSpec> spec = best_pipeline(cost, query);
-    if (!spec) return nullptr;
-    Evaluation ev = evaluate(cost, *spec, global_batch);
+    query.step_limit = steps_left;
+    DpResult dp = best_pipeline(cost, query);
+    steps_left -= dp.steps;
+    result.steps += dp.steps;
+    if (dp.stopped) result.complete = false;
+    if (!dp.spec) return nullptr;
+    Evaluation ev = evaluate(cost, *dp.spec, global_batch);
     bound = std::min(bound, ev.plan.iteration_time);
-    found.push_back(std::move(ev.plan));
-    return &found.back();
+    result.plans.push_back(std::move(ev.plan));
+    return &result.plans.back();
   }
   // The largest slot a plan with this fill_drain + exposed may have and still win.
   Seconds useful_slot(Seconds h) const { return (bound - h) / m * (1 + kTie); }
@@ -123,19 +136,20 @@ void search_gpipe(ShapeSearch& s, Seconds forward_floor, Seconds backward_floor)
 }
 
 // Searches one shape under an upper bound; returns every plan found on the way.
-std::vector<Plan> search_shape(const CostModel& cost, int global_batch,
-                               const PipelineShapeChoice& shape, Seconds bound) {
+ShapeResult search_shape(const CostModel& cost, int global_batch,
+                         const PipelineShapeChoice& shape, Seconds bound,
+                         std::uint64_t effort) {
   const int width = cost.cluster().device_count() / shape.replicas;
   const Seconds floor = cost.whole_model_time(shape.micro_batch) / width;
   ShapeSearch s{cost, global_batch,
                 {shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule},
-                bound, shape.micro_batches - 1.0, floor, {}};
+                bound, shape.micro_batches - 1.0, floor, effort, {}};
   if (shape.schedule == Schedule::GPipe)
     search_gpipe(s, cost.forward(0, cost.states() - 1, shape.micro_batch) / width,
                  cost.backward(0, cost.states() - 1, shape.micro_batch) / width);
   else
     search_one_f_one_b(s);
-  return std::move(s.found);
+  return std::move(s.result);
 }
 
 // Cuts the states into `stages` runs of about equal work (by prefix sums).
@@ -216,8 +230,8 @@ bool better(const Plan& a, const Plan& b) {
   return key(a) < key(b);
 }
 
-std::vector<Plan> search_plans(const CostModel& cost, int global_batch,
-                               const SearchOptions& options) {
+SearchResult search_plans(const CostModel& cost, int global_batch,
+                          const SearchOptions& options) {
   std::vector<PipelineShapeChoice> shapes =
       pipeline_shapes(global_batch, cost.cluster().device_count(),
                       cost.settings().min_micro_batch, options.schedules);
@@ -227,17 +241,26 @@ std::vector<Plan> search_plans(const CostModel& cost, int global_batch,
   });
   Best best{{}, std::max(1, options.top)};
   for (const PipelineShapeChoice& shape : shapes) seed(cost, global_batch, shape, best);
+  // The effort is shared in shape order: each wave's shapes get equal parts of what is
+  // left, and what a cheap shape leaves unused passes on to later waves. That depends on
+  // the steps each shape took, not on timing, so the result is the same on any thread count.
+  std::uint64_t left = options.effort ? options.effort : std::numeric_limits<std::uint64_t>::max();
+  bool exact = true;
   for (std::size_t start = 0; start < shapes.size(); start += kWave) {
     const std::size_t end = std::min(shapes.size(), start + kWave);
+    const std::uint64_t share = left / (shapes.size() - start);
     const Seconds bound = best.bound();
-    std::vector<std::vector<Plan>> found(end - start);
+    std::vector<ShapeResult> found(end - start);
     tbb::parallel_for(start, end, [&](std::size_t i) {
-      found[i - start] = search_shape(cost, global_batch, shapes[i], bound);
+      found[i - start] = search_shape(cost, global_batch, shapes[i], bound, share);
     });
-    for (const std::vector<Plan>& plans : found)
-      for (const Plan& plan : plans) best.offer(plan);
+    for (const ShapeResult& shape : found) {
+      exact = exact && shape.complete;
+      left -= shape.steps;
+      for (const Plan& plan : shape.plans) best.offer(plan);
+    }
   }
-  return best.plans;
+  return {std::move(best.plans), exact};
 }
 
 }  // namespace pe

@@ -30,9 +30,17 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
 /// larger micro-batches, 1F1B before GPipe, then the stage string.
 bool better(const Plan& a, const Plan& b);
 
+/// The search's answer for one global batch size.
+struct SearchResult {
+  std::vector<Plan> plans;  ///< Best first; empty when nothing fits.
+  bool exact = true;        ///< False when some shape's search ran out of effort.
+};
+
 /// The `top` best plans of distinct shapes (best first), exact for the cost model of
-/// evaluate.h; empty when nothing fits. Deterministic for any thread count.
-std::vector<Plan> search_plans(const CostModel& cost, int global_batch,
-                               const SearchOptions& options);
+/// evaluate.h unless some shape's search used up options.effort (then the best plans
+/// found, which are never worse than the seeds: one-stage and equal-work pipelines).
+/// Deterministic for any thread count.
+SearchResult search_plans(const CostModel& cost, int global_batch,
+                          const SearchOptions& options);
 
 }  // namespace pe

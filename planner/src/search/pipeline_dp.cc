@@ -70,29 +70,47 @@ class Dp {
  public:
   Dp(const CostModel& cost, const DpQuery& q)
       : cost_(cost), q_(q), layout_(cost.cluster(), q.replicas, q.replica_width),
-        n_(cost.states()), w_(q.replica_width), cells_(n_ * w_),
+        n_(cost.states()), w_(q.replica_width),
         gpipe_(q.schedule == Schedule::GPipe),
         cap_(gpipe_ ? q.forward_cap + q.backward_cap : q.slot_cap),
         cut_cap_(gpipe_ ? std::min(q.forward_cap, q.backward_cap) : q.slot_cap),
         bound_(q.bound * (1 + kSlack)),
         cap_k_(q.schedule == Schedule::GPipe ? 1 : q.micro_batches) {}
 
-  std::optional<PipelineSpec> run() {
-    for (std::size_t a = n_; a-- > 0;)
+  DpResult run() {
+    const std::uint64_t cells = static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(w_);
+    if (!spend(cells)) return {std::nullopt, steps_, true};
+    cells_.resize(n_ * w_);
+    for (std::size_t a = n_; a-- > 0 && !stopped_;)
       for (int o = 0; o < w_; ++o)
         if (viable(a, o)) fill(a, o);
-    return best();
+    if (stopped_) return {std::nullopt, steps_, true};
+    return {best(), steps_, false};
   }
 
  private:
   std::vector<Entry>& cell(std::size_t a, int o) { return cells_[a * w_ + o]; }
 
+  // Counts work against the step limit; false (and the pass stops) once it is used up.
+  bool spend(std::uint64_t steps) {
+    if (stopped_ || steps > q_.step_limit - steps_) return !(stopped_ = true);
+    steps_ += steps;
+    return true;
+  }
+
   Seconds work(std::size_t first, std::size_t last) const {
     return cost_.forward(first, last, q_.micro_batch) + cost_.backward(first, last, q_.micro_batch);
   }
 
-  // Lower bound on the fill_drain of the stages before state a on devices [0, o).
-  Seconds prefix_bound(std::size_t a, int o) const { return a == 0 ? 0 : work(0, a - 1) / o; }
+  // Most devices one stage on `devices` can use: a stage of width r takes at least 1/r of
+  // its one-device time, and widths stop at the micro-batch size.
+  int parallelism(int devices) const { return std::min(devices, q_.micro_batch); }
+
+  // Lower bound on the fill_drain of the stages before state a on devices [0, o): each
+  // stage's f + g is at least its work over its width, and no width exceeds parallelism(o).
+  Seconds prefix_bound(std::size_t a, int o) const {
+    return a == 0 ? 0 : work(0, a - 1) / parallelism(o);
+  }
 
   bool stage_fits_caps(const StageTimes& t) const {
     if (gpipe_) return t.forward <= q_.forward_cap && t.backward <= q_.backward_cap;
@@ -112,7 +130,7 @@ class Dp {
                    sf > q_.forward_cap * rest || sb > q_.backward_cap * rest))
       return false;
     if (pf + pb > cap_ * o || sf + sb > cap_ * rest) return false;
-    return (a ? (pf + pb) / o : 0) + (sf + sb) / rest <= bound_;
+    return prefix_bound(a, o) + (sf + sb) / parallelism(rest) <= bound_;
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
@@ -140,6 +158,8 @@ class Dp {
   bool gpipe_;
   Seconds cap_, cut_cap_, bound_;
   int cap_k_;
+  std::uint64_t steps_ = 0;
+  bool stopped_ = false;
 };
 
 // Every stage [a, e] on devices [o, o + r), for growing e until it stops fitting.
@@ -149,7 +169,7 @@ void Dp::widen(std::size_t a, int o, int r) {
   const Seconds before = prefix_bound(a, o);
   CostModel::ExposedScan exposed(cost_, a, samples, r * q_.replicas, ar_intra);
   Stage s{a, a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1)};
-  for (s.last = a; s.last < n_; ++s.last) {
+  for (s.last = a; s.last < n_ && spend(1); ++s.last) {
     s.times.forward = cost_.forward(a, s.last, samples);
     s.times.backward = cost_.backward(a, s.last, samples);
     const Seconds compute = s.times.forward + s.times.backward;
@@ -174,6 +194,7 @@ void Dp::extend(const Stage& s) {
   // adding this stage a group's y + x may rise again, and such entries are dominated by an
   // earlier one of the same group, so only new minima are offered.
   const std::vector<Entry>& next = cell(s.last + 1, s.offset + s.width);
+  if (!spend(next.size())) return;
   const Bytes crossing = cost_.crossing(s.last, q_.micro_batch);
   Seconds group_best = 0;
   for (std::size_t i = 0; i < next.size(); ++i) {
@@ -221,8 +242,8 @@ std::optional<PipelineSpec> Dp::best() {
 
 }  // namespace
 
-std::optional<PipelineSpec> best_pipeline(const CostModel& cost, const DpQuery& query) {
-  if (cost.states() == 0 || query.replica_width < 1) return std::nullopt;
+DpResult best_pipeline(const CostModel& cost, const DpQuery& query) {
+  if (cost.states() == 0 || query.replica_width < 1) return {};
   return Dp(cost, query).run();
 }
 

@@ -2,6 +2,7 @@
 // schedule) and a cap on the slot, the plan with the least fill_drain + exposed all-reduce.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <optional>
 
@@ -25,12 +26,23 @@ struct DpQuery {
   /// Partial plans that cannot end below this iteration time are dropped (an upper bound
   /// from plans already found; infinity disables it).
   Seconds bound = std::numeric_limits<Seconds>::infinity();
+  /// Work allowed to this pass, in steps (one step: a cell allocated, a stage tried, or a
+  /// suffix entry extended). A pass that needs more stops without a plan.
+  std::uint64_t step_limit = std::numeric_limits<std::uint64_t>::max();
+};
+
+/// One pass's answer: the plan (empty when nothing fits the caps and the bound, or when
+/// the pass stopped), the steps it took, and whether it stopped at step_limit.
+struct DpResult {
+  std::optional<PipelineSpec> spec;
+  std::uint64_t steps = 0;
+  bool stopped = false;
 };
 
 /// Exact over: stage cuts on the states, a width per stage, stages packed in order from
 /// device 0 of each copy (devices at the end of a copy may stay idle), memory per device.
 /// Minimizes fill_drain + exposed all-reduce (see evaluate.h) among plans within the caps. Ties keep the first plan in enumeration order (fewer devices on the
 /// first stage, then shorter first stage). Empty when nothing fits.
-std::optional<PipelineSpec> best_pipeline(const CostModel& cost, const DpQuery& query);
+DpResult best_pipeline(const CostModel& cost, const DpQuery& query);
 
 }  // namespace pe

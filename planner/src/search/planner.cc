@@ -54,7 +54,12 @@ Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
                  SearchOptions options)
     : model_(std::move(model)), cluster_(std::move(cluster)), settings_(settings),
       options_(std::move(options)) {
-  validate(model_, model_.source.empty() ? model_.name : model_.source);
+  const std::string where = model_.source.empty() ? model_.name : model_.source;
+  validate(model_, where);
+  const Seconds work = model_.forward(0, model_.size() - 1) + model_.backward(0, model_.size() - 1);
+  if (!(work > 0))
+    throw InputError(where, "every forward and backward time is 0, expected some compute "
+                            "time (a speedup over one device is undefined without it)");
   validate(cluster_, "cluster");
   check_settings(settings_);
   if (options_.schedules.empty()) throw UsageError("no schedule to search");
@@ -67,7 +72,9 @@ PointResult Planner::plan(int global_batch) const {
   PointResult result;
   result.global_batch = global_batch;
   result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
-  result.plans = search_plans(cost, global_batch, options_);
+  SearchResult found = search_plans(cost, global_batch, options_);
+  result.plans = std::move(found.plans);
+  result.exact = found.exact;
   for (Plan& plan : result.plans) plan.simulated_time = simulate(plan.shape()).makespan;
   if (result.plans.empty()) result.no_plan_reason = no_plan_reason(cost);
   return result;

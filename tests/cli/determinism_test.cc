@@ -1,4 +1,4 @@
-// pe-plan's output must not depend on the number of worker threads (DESIGN.md section 4).
+// pe-plan's output must not depend on the number of worker threads (README, "Determinism and ties").
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,4 +1,4 @@
-// Never worse than data parallelism: for every bundled profile, every batch size of the
+// Never worse than data parallelism (and the baselines in order): for every bundled profile, every batch size of the
 // default sweep and both reference clusters, the best hybrid plan's speedup is at least
 // plain data parallelism's whenever data parallelism fits memory.
 //
@@ -48,10 +48,16 @@ std::vector<PointResult> default_sweep(const Planner& planner) {
   return planner.sweep(parse_batch_sizes("32:4096:64"));
 }
 
-// Checks every point; returns how many had data parallelism fit.
-int expect_never_worse(const std::vector<PointResult>& points, const std::string& label) {
+// Checks every point; returns how many had data parallelism fit. Also checks the
+// baselines' order DP <= DP+overlap <= DP+P3 <= devices on real profiles.
+int expect_never_worse(const std::vector<PointResult>& points, const std::string& label,
+                       int devices) {
   int checked = 0;
   for (const PointResult& p : points) {
+    const Baselines& b = p.baselines;
+    EXPECT_LE(b.dp, b.dp_overlap * (1 + 1e-12)) << label << " GBS " << p.global_batch;
+    EXPECT_LE(b.dp_overlap, b.dp_p3 * (1 + 1e-12)) << label << " GBS " << p.global_batch;
+    EXPECT_LE(b.dp_p3, devices * (1 + 1e-12)) << label << " GBS " << p.global_batch;
     if (!p.baselines.fits) continue;
     ++checked;
     const Plan* best = p.best();
@@ -81,7 +87,7 @@ TEST_P(NeverWorse, HybridAtLeastDataParallelOnBothClusters) {
        {cluster_from_machine_ends({8, 16}), cluster_from_machine_ends(flat_machines(16))})
     checked += expect_never_worse(default_sweep(planner_for(e, cluster, 200'000)),
                                   e.name + " on " + std::to_string(cluster.machine_count()) +
-                                      " machines");
+                                      " machines", cluster.device_count());
   // Every bundled profile with compute has points where data parallelism fits, or the
   // check would be vacuous.
   EXPECT_GT(checked, 0) << e.name;
@@ -95,7 +101,7 @@ TEST(NeverWorseAtDefaultEffort, HpgoExamplesOnBothClusters) {
          {cluster_from_machine_ends({8, 16}), cluster_from_machine_ends(flat_machines(16))}) {
       const std::vector<PointResult> points =
           default_sweep(planner_for(e, cluster, kDefaultSearchEffort));
-      EXPECT_GT(expect_never_worse(points, name), 0);
+      EXPECT_GT(expect_never_worse(points, name, cluster.device_count()), 0);
       for (const PointResult& p : points) EXPECT_TRUE(p.exact) << name << " GBS " << p.global_batch;
     }
   }

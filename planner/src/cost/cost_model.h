@@ -1,4 +1,4 @@
-// The default training cost model (DESIGN 3): a profile scaled to micro-batches on a
+// The default training cost model: a profile scaled to micro-batches on a
 // cluster. Everything the search asks about a stage or a cut comes from here.
 #pragma once
 

@@ -14,7 +14,7 @@ inline double device_samples(int micro_batch, int width) {
   return static_cast<double>((micro_batch + width - 1) / width);
 }
 
-/// Fills in a plan's devices, per-stage times, memory and the DESIGN 3 estimate:
+/// Fills in a plan's devices, per-stage times, memory and the estimate (README, "The model behind the numbers"):
 ///   slot        = 1F1B: max over stages of (f + g), over cuts of the one-way transfer c,
 ///                 and over stages s with k = S - s < M of (fill_drain of stages s..S-1) / k
 ///                 (only k micro-batches are in flight, so a slot lasts a k-th of the

@@ -1,4 +1,4 @@
-// PipeDream / HPGO `graph.txt` training profiles (DESIGN.md section 2.1).
+// PipeDream / HPGO `graph.txt` training profiles.
 //
 // Grammar, one item per line (blank lines ignored, a trailing '\r' tolerated):
 //

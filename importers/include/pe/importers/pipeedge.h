@@ -1,4 +1,4 @@
-// PipeEdge `sched-pipeline` input files (DESIGN 2.2; pipeedge.md section 4):
+// PipeEdge `sched-pipeline` input files:
 //
 //   models.yml          MODEL: {layers: L, mem_MB: [L MiB], parameters_in: N,
 //                               parameters_out: [elements per sample leaving each layer]}

@@ -76,6 +76,7 @@ std::string point_json(const PointResult& p) {
   return "{" + field("gbs", std::to_string(p.global_batch)) + ", " +
          field("baselines", baselines_json(p.baselines)) + ",\n     " +
          field("plans", "[" + plans + "]") + ", " +
+         field("exact", p.exact ? "true" : "false") + ", " +
          field("no_plan_reason", p.plans.empty() ? json_string(p.no_plan_reason) : "null") + "}";
 }
 

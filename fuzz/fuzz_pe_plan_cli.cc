@@ -24,15 +24,17 @@ std::vector<std::string> numbers() {
   return {"1", "2", "25", "1e-9", "1e-300", "1e300", "0", "-1", "nan", "inf", "abc", ""};
 }
 
-// Profiles whose compute is all zero are left out until the search ends on them
-// (docs/bad-inputs.md K8).
+// zero_time.txt stays the 7th profile: the finding pe_plan_zero_time_profile_hang.bin
+// picks it by that index.
 std::vector<FlagVocabulary> model_flags() {
   return {
       {"--profile",
        {source_path("tests/data/graphs/chain.txt"), source_path("tests/data/graphs/residual.txt"),
         "amb_issue_minimal", "alexnet", "no-such-profile", source_path("tests"),
+        source_path("tests/data/robustness/graphs/zero_time.txt"),
         source_path("tests/data/robustness/graphs/nan_time.txt"),
-        source_path("tests/data/robustness/graphs/some_zero_time.txt"), ""}},
+        source_path("tests/data/robustness/graphs/some_zero_time.txt"),
+        source_path("tests/data/robustness/graphs/denormal_time.txt"), ""}},
       {"--pbs", numbers()},
       {"--mbs", {"1", "3", "64", "0", "-2", "2.5", "1e9", "2147483648", "x"}},
       {"--optimizer-scaling", numbers()},

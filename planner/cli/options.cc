@@ -5,6 +5,7 @@
 #include <map>
 
 #include "pe/error.h"
+#include "pe/units.h"
 
 namespace pe::cli {
 namespace {
@@ -21,6 +22,15 @@ double parse_number(const std::string& flag, const std::string& text, bool posit
       (positive && value == 0))
     throw UsageError(flag + ": expected a " + (positive ? "positive" : "non-negative") +
                      " number, got '" + text + "'");
+  return value;
+}
+
+// A positive number of GB (or GB/s) whose bytes (x 1e9) are still a finite double.
+double parse_gigabytes(const std::string& flag, const std::string& text, const char* unit) {
+  const double value = parse_number(flag, text, true);
+  if (!std::isfinite(value * kGB))
+    throw UsageError(flag + ": expected a number of " + unit + " below 1.7e299, got '" + text +
+                     "' (too large to convert to bytes)");
   return value;
 }
 
@@ -47,10 +57,10 @@ const std::map<std::string, Setter>& value_flags() {
       {"--gbs", [](Options& o, const std::string& v) { o.gbs = v; }},
       {"--devices", [](Options& o, const std::string& v) { o.devices = v; }},
       {"--cluster", [](Options& o, const std::string& v) { o.cluster_file = v; }},
-      {"--intra-bw", [](Options& o, const std::string& v) { o.intra_bw = parse_number("--intra-bw", v, true); }},
-      {"--inter-bw", [](Options& o, const std::string& v) { o.inter_bw = parse_number("--inter-bw", v, true); }},
-      {"--inter-p2p-bw", [](Options& o, const std::string& v) { o.inter_p2p_bw = parse_number("--inter-p2p-bw", v, true); }},
-      {"--memory-gb", [](Options& o, const std::string& v) { o.memory_gb = parse_number("--memory-gb", v, true); }},
+      {"--intra-bw", [](Options& o, const std::string& v) { o.intra_bw = parse_gigabytes("--intra-bw", v, "GB/s"); }},
+      {"--inter-bw", [](Options& o, const std::string& v) { o.inter_bw = parse_gigabytes("--inter-bw", v, "GB/s"); }},
+      {"--inter-p2p-bw", [](Options& o, const std::string& v) { o.inter_p2p_bw = parse_gigabytes("--inter-p2p-bw", v, "GB/s"); }},
+      {"--memory-gb", [](Options& o, const std::string& v) { o.memory_gb = parse_gigabytes("--memory-gb", v, "GB"); }},
       {"--mbs", [](Options& o, const std::string& v) { o.mbs = parse_int("--mbs", v); }},
       {"--optimizer-scaling", [](Options& o, const std::string& v) { o.optimizer_scaling = parse_number("--optimizer-scaling", v, true); }},
       {"--activation-bytes-per-sample", [](Options& o, const std::string& v) { o.activation_bytes_per_sample = parse_number("--activation-bytes-per-sample", v, false); }},

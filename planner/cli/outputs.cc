@@ -61,6 +61,15 @@ Timeline plan_timeline(const Options& o, const Plan& plan, std::ostream& err) {
   return filled.timeline;
 }
 
+// The plan as a PipeEdge schedule; a host count that does not match names --hosts.
+std::string schedule_for_hosts(const Plan& plan, const std::string& hosts) {
+  try {
+    return schedule_yaml(plan, split_hosts(hosts));
+  } catch (const UsageError& e) {
+    throw UsageError(std::string("--hosts: ") + e.what());
+  }
+}
+
 void write_plan_outputs(const Options& o, const PointResult& point, std::ostream& err) {
   const Plan* plan = point.best();
   if (!plan) {
@@ -80,7 +89,7 @@ void write_plan_outputs(const Options& o, const PointResult& point, std::ostream
   }
   if (o.export_sched) {
     if (!o.hosts) throw UsageError("--export-sched needs --hosts with one name per device");
-    write_file_atomically(*o.export_sched, schedule_yaml(*plan, split_hosts(*o.hosts)));
+    write_file_atomically(*o.export_sched, schedule_for_hosts(*plan, *o.hosts));
     err << "pe-plan: PipeEdge partition (-pt): " << partition_string(*plan) << "\n";
   }
 }

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "program.h"
 #include "test_paths.h"
@@ -109,15 +111,38 @@ TEST(SchedPipelineExitCode, SubcommandOfPePlanBehavesTheSame) {
   EXPECT_EQ(via_pe_plan.out, direct.out);
 }
 
-// docs/bad-inputs.md K1: today exit 1 with "cluster: intra-machine bandwidth must be a
-// finite positive number", which names neither the flag nor the value (1e300 GB/s is
-// finite, the bytes/s it becomes are not).
-TEST(PePlanExitCode, DISABLED_FlagValueThatOverflowsBytesIsBadUsage) {
+// docs/bad-inputs.md K1. Was: exit 1 with "cluster: intra-machine bandwidth must be a
+// finite positive number", which named neither the flag nor the value (1e300 GB/s is
+// finite, the bytes/s it becomes are not); fixed: a usage error naming both.
+TEST(PePlanExitCode, FlagValueThatOverflowsBytesIsBadUsage) {
   for (const char* flag : {"--intra-bw", "--inter-bw", "--inter-p2p-bw", "--memory-gb"}) {
     const ProgramResult r = pe_plan({flag, "1e300"});
     EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.err;
     EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("1e300"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("below 1.7e299"), std::string::npos) << r.err;
+    // 1e299 GB is 1e308 bytes, still finite: a plan.
+    const ProgramResult ok =
+        pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", flag, "1e299"});
+    EXPECT_EQ(ok.exit_code, 0) << flag << ": " << ok.err;
+  }
+}
+
+// The plan's device count is known only after planning; a --hosts list of another length
+// is bad usage that names --hosts and counts both in the singular where they are 1.
+TEST(PePlanExitCode, ScheduleExportWithTheWrongHostCountNamesHosts) {
+  const std::string needs = "--hosts: the schedule export needs one host name per device of the "
+                            "plan: got ";
+  const std::vector<std::string> common{"--profile", kChain, "--pbs", "8", "--gbs", "8",
+                                        "--export-sched", "/nonexistent-pe-dir/s.yml"};
+  for (const auto& [devices, hosts, counts] :
+       {std::tuple<const char*, const char*, const char*>{"1", "a,b", "2 names for 1 device\n"},
+        {"8", "a", "1 name for 8 devices\n"}}) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), {"--devices", devices, "--hosts", hosts});
+    const ProgramResult r = pe_plan(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(needs + counts), std::string::npos) << r.err;
   }
 }
 

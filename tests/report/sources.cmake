@@ -1,1 +1,3 @@
-# Test sources of report.
+# Test sources of report: the text, CSV and JSON reporters.
+target_sources(pe_tests PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/report_test.cc)

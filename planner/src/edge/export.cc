@@ -42,8 +42,8 @@ std::string schedule_yaml(const Plan& plan, const std::vector<std::string>& host
   const auto devices = static_cast<std::size_t>(plan.device_count());
   if (hosts.size() != devices)
     throw UsageError("the schedule export needs one host name per device of the plan: got " +
-                     std::to_string(hosts.size()) + " names for " + std::to_string(devices) +
-                     " devices");
+                     std::to_string(hosts.size()) + (hosts.size() == 1 ? " name" : " names") +
+                     " for " + std::to_string(devices) + (devices == 1 ? " device" : " devices"));
   std::vector<HostLayers> lines;
   for (const PlanStage& stage : plan.stages) {
     const std::size_t copies = static_cast<std::size_t>(stage.width) *

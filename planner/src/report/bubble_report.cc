@@ -6,20 +6,20 @@ namespace {
 
 using format::fixed;
 using format::json_number;
-using format::right;
 
 std::string ms(Seconds s) { return fixed(s * 1e3, 3); }
 
 }  // namespace
 
 std::string bubble_text(const BubbleReport& r) {
-  std::string text = "  bubbles (ms of a " + ms(r.makespan) + " ms iteration):\n" +
-                     "    stage     busy     idle  fraction   warm-up  transfer  waiting    drain\n";
+  std::vector<std::vector<std::string>> rows{
+      {"stage", "busy", "idle", "fraction", "warm-up", "transfer", "waiting", "drain"}};
   for (const StageBubbles& s : r.stages)
-    text += right(std::to_string(s.stage), 9) + right(ms(s.busy), 9) + right(ms(s.idle), 9) +
-            right(fixed(s.bubble_fraction, 3), 10) + right(ms(s.warmup), 10) +
-            right(ms(s.wait_transfer), 10) + right(ms(s.wait_stage), 9) +
-            right(ms(s.drain), 9) + "\n";
+    rows.push_back({std::to_string(s.stage), ms(s.busy), ms(s.idle), fixed(s.bubble_fraction, 3),
+                    ms(s.warmup), ms(s.wait_transfer), ms(s.wait_stage), ms(s.drain)});
+  std::string text = "  bubbles (ms of a " + ms(r.makespan) + " ms iteration):\n";
+  for (const std::string& line : format::right_columns(rows, {9, 9, 9, 10, 10, 10, 9, 9}))
+    text += line + "\n";
   return text;
 }
 

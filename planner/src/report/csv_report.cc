@@ -10,8 +10,11 @@ std::string sweep_csv(const std::vector<PointResult>& points) {
       "schedule,stages,iteration_ms,simulated_ms,limiter,peak_memory_gb\n";
   for (const PointResult& p : points) {
     const Baselines& b = p.baselines;
-    text += std::to_string(p.global_batch) + "," + json_number(b.dp) + "," +
-            json_number(b.dp_overlap) + "," + json_number(b.dp_p3) + ",";
+    // Plain data parallelism that does not fit a GPU (Baselines::fits false) has no
+    // speedup: its three fields are left empty.
+    text += std::to_string(p.global_batch) + ",";
+    for (double speedup : {b.dp, b.dp_overlap, b.dp_p3})
+      text += (b.fits ? json_number(speedup) : "") + ",";
     const Plan* plan = p.best();
     if (!plan) {
       text += ",,,,,,,,,,\n";

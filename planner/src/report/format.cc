@@ -1,5 +1,6 @@
 #include "report/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -46,6 +47,26 @@ std::string right(const std::string& text, std::size_t width) {
 
 std::string left(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+std::string counted(long long n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+std::vector<std::string> right_columns(const std::vector<std::vector<std::string>>& rows,
+                                       const std::vector<std::size_t>& min_widths) {
+  std::vector<std::size_t> widths = min_widths;
+  for (const auto& cells : rows)
+    for (std::size_t i = 0; i < cells.size() && i < widths.size(); ++i)
+      widths[i] = std::max(widths[i], cells[i].size() + 1);
+  std::vector<std::string> lines;
+  for (const auto& cells : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < cells.size(); ++i)
+      line += right(cells[i], i < widths.size() ? widths[i] : cells[i].size() + 1);
+    lines.push_back(line);
+  }
+  return lines;
 }
 
 }  // namespace pe::format

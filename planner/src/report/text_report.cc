@@ -8,9 +8,10 @@
 namespace pe {
 namespace {
 
+using format::counted;
 using format::fixed;
 using format::left;
-using format::right;
+using format::right_columns;
 
 std::string ms(Seconds s) { return fixed(s * 1e3, 3) + " ms"; }
 
@@ -29,28 +30,57 @@ std::string device_list(const std::vector<int>& ids) {
 std::string header(const ReportContext& c) {
   std::ostringstream out;
   if (c.model)
-    out << c.model->name << ": " << c.model->size() << " states, profile batch "
-        << c.model->profile_batch_size;
+    out << c.model->name << ": " << counted(static_cast<long long>(c.model->size()), "state")
+        << ", profile batch " << c.model->profile_batch_size;
   if (c.cluster) {
-    out << " | " << c.cluster->device_count() << " GPUs on " << c.cluster->machine_count()
-        << " machine" << (c.cluster->machine_count() == 1 ? "" : "s") << ", "
+    out << " | " << counted(c.cluster->device_count(), "GPU") << " on "
+        << counted(c.cluster->machine_count(), "machine") << ", "
         << fixed(c.cluster->device_memory / kGB, 1) << " GB each";
   }
   return out.str() + "\n";
 }
 
-std::string row(const PointResult& p) {
+// The mark of DP columns whose plain data parallelism does not fit (Baselines::fits).
+constexpr const char* kNoFit = "n/f";
+
+std::vector<std::string> cells(const PointResult& p) {
   const Baselines& b = p.baselines;
-  std::string line = right(std::to_string(p.global_batch), 6) + right(fixed(b.dp, 3), 9) +
-                     right(fixed(b.dp_overlap, 3), 9) + right(fixed(b.dp_p3, 3), 9);
+  std::vector<std::string> row{std::to_string(p.global_batch)};
+  for (double speedup : {b.dp, b.dp_overlap, b.dp_p3})
+    row.push_back(b.fits ? fixed(speedup, 3) : kNoFit);
   const Plan* plan = p.best();
-  if (!plan) return line + "   no plan fits\n";
-  line += right(fixed(plan->speedup, 3), 9) + right(fixed(simulated_speedup(*plan, b), 3), 9);
-  line += right(std::to_string(plan->micro_batches) + "x" +
-                    std::to_string(plan->micro_batch_size), 10) +
-          right(std::to_string(plan->pipeline_replicas), 4) + "  " +
-          left(to_string(plan->schedule), 6) + stages_string(*plan) + "\n";
-  return line;
+  if (!plan) return row;
+  row.push_back(fixed(plan->speedup, 3));
+  row.push_back(fixed(simulated_speedup(*plan, b), 3));
+  row.push_back(std::to_string(plan->micro_batches) + "x" + std::to_string(plan->micro_batch_size));
+  row.push_back(std::to_string(plan->pipeline_replicas));
+  return row;
+}
+
+// What follows a row's right-aligned cells: the schedule and stages, or why none.
+std::string tail(const PointResult& p) {
+  const Plan* plan = p.best();
+  if (!plan) return "   no plan fits";
+  return "  " + left(to_string(plan->schedule), 6) + stages_string(*plan);
+}
+
+std::string rows_text(const std::vector<PointResult>& points) {
+  std::vector<std::vector<std::string>> rows{
+      {"GBS", "DP", "DP+ovl", "DP+P3", "hybrid", "sim", "MxMB", "R"}};
+  for (const PointResult& p : points) rows.push_back(cells(p));
+  const std::vector<std::string> lines = right_columns(rows, {6, 9, 9, 9, 9, 9, 10, 4});
+  std::string text = lines[0] + "  sched stages\n";
+  for (std::size_t i = 0; i < points.size(); ++i) text += lines[i + 1] + tail(points[i]) + "\n";
+  return text;
+}
+
+std::string legend(const std::vector<PointResult>& points) {
+  for (const PointResult& p : points)
+    if (!p.baselines.fits)
+      return std::string(kNoFit) +
+             ": plain data parallelism does not fit: the weights and one sample need more "
+             "than a GPU's memory\n";
+  return "";
 }
 
 }  // namespace
@@ -90,8 +120,7 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
 
 std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context) {
   std::string text = header(context);
-  text += "   GBS       DP   DP+ovl    DP+P3   hybrid      sim     MxMB   R  sched stages\n";
-  for (const PointResult& p : points) text += row(p);
+  text += rows_text(points) + legend(points);
   if (points.empty()) return text;
   const PointResult& last = points.back();
   text += "\n";

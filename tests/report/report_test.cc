@@ -1,0 +1,129 @@
+// The text, CSV and JSON reporters: what they show when plain data parallelism does not
+// fit (docs/bad-inputs.md K6), columns that never run together (K7), singular nouns.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pe/planner.h"
+#include "pe/report.h"
+
+namespace pe {
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The line of `text` that starts (after blanks) with `first`.
+std::string line_starting(const std::string& text, const std::string& first) {
+  for (const std::string& line : lines_of(text))
+    if (line.find(first) != std::string::npos && line.find_first_not_of(' ') == line.find(first))
+      return line;
+  return "";
+}
+
+// Where each whitespace-separated word of `line` ends.
+std::vector<std::size_t> word_ends(const std::string& line) {
+  std::vector<std::size_t> ends;
+  for (std::size_t i = 0; i < line.size(); ++i)
+    if (line[i] != ' ' && (i + 1 == line.size() || line[i + 1] == ' ')) ends.push_back(i + 1);
+  return ends;
+}
+
+// Two layers of 5 GB weights (10 GB with gradients and optimizer state): together they do
+// not fit a 16 GB GPU, one per GPU in a two-stage pipeline does.
+Planner two_stage_only_planner() {
+  const ModelProfile model =
+      make_chain_model("big", 1, {{"a", 1e-3, 2e-3, 1e3, 5e9}, {"b", 1e-3, 2e-3, 1e3, 5e9}});
+  return Planner(model, cluster_from_machine_ends({2}));
+}
+
+TEST(Report, DataParallelThatDoesNotFitIsMarkedInTheTable) {
+  const Planner planner = two_stage_only_planner();
+  const std::vector<PointResult> points{planner.plan(8)};
+  ASSERT_FALSE(points[0].baselines.fits);
+  ASSERT_NE(points[0].best(), nullptr);
+  const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
+  std::istringstream row(line_starting(table, "8 "));
+  std::string gbs, dp, overlap, p3, hybrid;
+  row >> gbs >> dp >> overlap >> p3 >> hybrid;
+  EXPECT_EQ(dp, "n/f") << table;
+  EXPECT_EQ(overlap, "n/f") << table;
+  EXPECT_EQ(p3, "n/f") << table;
+  EXPECT_NE(hybrid, "n/f") << table;
+  EXPECT_NE(table.find("\nn/f: plain data parallelism does not fit"), std::string::npos)
+      << table;
+}
+
+TEST(Report, DataParallelThatFitsHasNoMark) {
+  const Planner planner(make_chain_model("small", 1, {{"a", 1e-3, 2e-3, 1e3, 1e3}}),
+                        cluster_from_machine_ends({2}));
+  const std::string table =
+      sweep_table({planner.plan(8)}, {&planner.model(), &planner.cluster()});
+  EXPECT_EQ(table.find("n/f"), std::string::npos) << table;
+}
+
+TEST(Report, DataParallelThatDoesNotFitHasEmptyCsvFieldsAndFitsFalseInJson) {
+  const Planner planner = two_stage_only_planner();
+  const std::vector<PointResult> points{planner.plan(8)};
+  const std::vector<std::string> csv = lines_of(sweep_csv(points));
+  ASSERT_EQ(csv.size(), 2u);
+  EXPECT_EQ(csv[1].rfind("8,,,,", 0), 0u) << csv[1];
+  EXPECT_NE(csv[1].substr(5, 1), ",") << "the hybrid speedup is there: " << csv[1];
+  const auto fields = [](const std::string& line) {
+    return std::count(line.begin(), line.end(), ',');
+  };
+  EXPECT_EQ(fields(csv[1]), fields(csv[0]));
+  const std::string json = sweep_json(points, {&planner.model(), &planner.cluster()});
+  EXPECT_NE(json.find("\"fits\": false"), std::string::npos) << json;
+}
+
+TEST(Report, SweepTableColumnsNeverRunTogether) {
+  const Planner planner(make_chain_model("m", 1, {{"a", 1e-3, 2e-3, 1e3, 1e3}}),
+                        cluster_from_machine_ends({8}));
+  const int gbs = 1 << 30;
+  const std::vector<PointResult> points{planner.plan(gbs)};
+  ASSERT_NE(points[0].best(), nullptr);
+  const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
+  const std::string header = line_starting(table, "GBS");
+  const std::string row = line_starting(table, std::to_string(gbs));
+  // 8 right-aligned columns, then the schedule and the stages: 10 words on each line, and
+  // the first 8 end where their headers end.
+  ASSERT_EQ(word_ends(header).size(), 10u) << table;
+  ASSERT_EQ(word_ends(row).size(), 10u) << table;
+  for (std::size_t i = 0; i < 8; ++i)
+    EXPECT_EQ(word_ends(row)[i], word_ends(header)[i]) << "column " << i << "\n" << table;
+}
+
+TEST(Report, BubbleTableColumnsNeverRunTogether) {
+  BubbleReport report;
+  report.makespan = 1.8e6;
+  StageBubbles stage;
+  stage.busy = 1.8e6;  // 1800000000.000 ms
+  stage.idle = 3e-6;
+  stage.drain = 123456.789;
+  report.stages.push_back(stage);
+  const std::string text = bubble_text(report);
+  const std::string header = line_starting(text, "stage");
+  const std::string row = line_starting(text, "0 ");
+  ASSERT_EQ(word_ends(header).size(), 8u) << text;
+  ASSERT_EQ(word_ends(row).size(), 8u) << text;
+  EXPECT_EQ(word_ends(row), word_ends(header)) << text;
+}
+
+TEST(Report, OneGpuOneMachineOneStateAreSingular) {
+  const Planner planner(make_chain_model("m", 1, {{"a", 1e-3, 2e-3, 1e3, 1e3}}),
+                        cluster_from_machine_ends({1}));
+  const std::string table =
+      sweep_table({planner.plan(8)}, {&planner.model(), &planner.cluster()});
+  EXPECT_EQ(table.rfind("m: 1 state, profile batch 1 | 1 GPU on 1 machine,", 0), 0u) << table;
+}
+
+}  // namespace
+}  // namespace pe

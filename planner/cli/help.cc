@@ -36,6 +36,10 @@ Search:
                         FIRST then every multiple of STEP up to LAST (default 32:4096:64)
   --schedule S          1f1b, gpipe or best (default best)
   --top K               also list the K best plans of distinct shapes (default 1)
+  --search-effort N     steps of the exact search per batch size (default 1e8, about
+                        1-5 s in the worst cases; 0 = unlimited). When a batch size needs
+                        more, the best plan found is shown, marked '~' (CSV/JSON: exact
+                        false); it is never worse than data parallelism
 Output:
   --format F            table, csv or json (default table)
   --plan-gbs N          the batch size whose plan --trace, --svg, --fill and

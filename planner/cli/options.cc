@@ -41,6 +41,20 @@ int parse_int(const std::string& flag, const std::string& text) {
   return static_cast<int>(value);
 }
 
+// A whole number of search steps, 0 (unlimited) to 10^18.
+std::uint64_t parse_effort(const std::string& text) {
+  const std::string expected = "--search-effort: expected a whole number of steps from 0 "
+                               "(unlimited) to 1e18, got '" + text + "'";
+  double value = 0;
+  try {
+    value = parse_number("--search-effort", text, false);
+  } catch (const UsageError&) {
+    throw UsageError(expected);
+  }
+  if (value != std::floor(value) || value > 1e18) throw UsageError(expected);
+  return static_cast<std::uint64_t>(value);
+}
+
 Format parse_format(const std::string& text) {
   if (text == "table") return Format::Table;
   if (text == "csv") return Format::Csv;
@@ -70,6 +84,7 @@ const std::map<std::string, Setter>& value_flags() {
          o.schedule = v;
        }},
       {"--top", [](Options& o, const std::string& v) { o.top = parse_int("--top", v); }},
+      {"--search-effort", [](Options& o, const std::string& v) { o.search_effort = parse_effort(v); }},
       {"--format", [](Options& o, const std::string& v) { o.format = parse_format(v); }},
       {"--trace", [](Options& o, const std::string& v) { o.trace = v; }},
       {"--svg", [](Options& o, const std::string& v) { o.svg = v; }},

@@ -1,9 +1,12 @@
 // pe-plan's command-line options.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "pe/planner.h"
 
 namespace pe::cli {
 
@@ -22,6 +25,7 @@ struct Options {
   std::optional<double> optimizer_scaling, activation_bytes_per_sample;
   std::string schedule = "best";
   int top = 1;
+  std::uint64_t search_effort = kDefaultSearchEffort;  // 0 = unlimited
   Format format = Format::Table;
   std::optional<std::string> trace, svg, plot, fill, export_sched, hosts;
   std::optional<int> plan_gbs;  // which point --trace/--svg/--export-sched show

@@ -55,6 +55,7 @@ SearchOptions search_options(const Options& o) {
   if (o.schedule == "1f1b") s.schedules = {Schedule::OneFOneB};
   if (o.schedule == "gpipe") s.schedules = {Schedule::GPipe};
   s.top = o.top;
+  s.effort = o.search_effort;
   return s;
 }
 

@@ -127,3 +127,66 @@ TEST(Report, OneGpuOneMachineOneStateAreSingular) {
 
 }  // namespace
 }  // namespace pe
+
+namespace pe {
+namespace {
+
+// Eight layers on 2 x 2 GPUs: a one-step effort stops every exact pass, so only the seeds
+// (one stage, equal-work pipelines) answer; an unlimited effort finishes.
+Planner effort_planner(std::uint64_t effort, int top = 1) {
+  std::vector<Layer> layers;
+  for (int i = 0; i < 8; ++i)
+    layers.push_back({"l" + std::to_string(i), 1e-3 * (i + 1), 2e-3, 1e6, 4e7 * (8 - i)});
+  SearchOptions options;
+  options.effort = effort;
+  options.top = top;
+  return Planner(make_chain_model("eight", 8, layers), cluster_from_machine_ends({2, 4}), {},
+                 options);
+}
+
+TEST(Report, SearchStoppedAtItsEffortIsMarkedEverywhere) {
+  const Planner planner = effort_planner(1);
+  const std::vector<PointResult> points{planner.plan(32)};
+  ASSERT_FALSE(points[0].exact);
+  ASSERT_NE(points[0].best(), nullptr);
+  const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
+  std::istringstream row(line_starting(table, "32 "));
+  std::string gbs, dp, overlap, p3, hybrid;
+  row >> gbs >> dp >> overlap >> p3 >> hybrid;
+  EXPECT_EQ(hybrid.back(), '~') << table;
+  EXPECT_NE(table.find("\n~: the search stopped at its effort limit"), std::string::npos) << table;
+  const std::vector<std::string> csv = lines_of(sweep_csv(points));
+  ASSERT_EQ(csv.size(), 2u);
+  EXPECT_EQ(csv[0].substr(csv[0].rfind(',') + 1), "exact");
+  EXPECT_EQ(csv[1].substr(csv[1].rfind(',') + 1), "false");
+  EXPECT_NE(sweep_json(points, {}).find("\"exact\": false"), std::string::npos);
+}
+
+TEST(Report, FinishedSearchHasNoMark) {
+  const Planner planner = effort_planner(0);
+  const std::vector<PointResult> points{planner.plan(32)};
+  ASSERT_TRUE(points[0].exact);
+  const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
+  EXPECT_EQ(table.find('~'), std::string::npos) << table;
+  EXPECT_EQ(lines_of(sweep_csv(points))[1].substr(lines_of(sweep_csv(points))[1].rfind(',') + 1),
+            "true");
+  // The stopped search's plan is never better than the finished one's.
+  EXPECT_LE(effort_planner(1).plan(32).best()->speedup, points[0].best()->speedup * (1 + 1e-9));
+}
+
+TEST(Report, TopAlternativesFollowTheBestPlan) {
+  const Planner planner = effort_planner(0, 3);
+  const std::vector<PointResult> points{planner.plan(32)};
+  ASSERT_EQ(points[0].plans.size(), 3u);
+  const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
+  const std::size_t next = table.find("Next best plans for GBS 32:");
+  ASSERT_NE(next, std::string::npos) << table;
+  for (int rank : {2, 3}) {
+    const std::string line = line_starting(table.substr(next), std::to_string(rank) + ". speedup ");
+    ASSERT_FALSE(line.empty()) << table;
+    EXPECT_NE(line.find(stages_string(points[0].plans[rank - 1])), std::string::npos) << line;
+  }
+}
+
+}  // namespace
+}  // namespace pe

@@ -7,7 +7,7 @@ std::string sweep_csv(const std::vector<PointResult>& points) {
   using format::json_number;
   std::string text =
       "gbs,dp,dp_overlap,dp_p3,hybrid,simulated,microbatches,micro_batch_size,replicas,"
-      "schedule,stages,iteration_ms,simulated_ms,limiter,peak_memory_gb\n";
+      "schedule,stages,iteration_ms,simulated_ms,limiter,peak_memory_gb,exact\n";
   for (const PointResult& p : points) {
     const Baselines& b = p.baselines;
     // Plain data parallelism that does not fit a GPU (Baselines::fits false) has no
@@ -17,7 +17,7 @@ std::string sweep_csv(const std::vector<PointResult>& points) {
       text += (b.fits ? json_number(speedup) : "") + ",";
     const Plan* plan = p.best();
     if (!plan) {
-      text += ",,,,,,,,,,\n";
+      text += std::string(",,,,,,,,,,,") + (p.exact ? "true" : "false") + "\n";
       continue;
     }
     Bytes peak = 0;
@@ -27,7 +27,7 @@ std::string sweep_csv(const std::vector<PointResult>& points) {
             "," + std::to_string(plan->pipeline_replicas) + "," + to_string(plan->schedule) +
             "," + stages_string(*plan) + "," + json_number(plan->iteration_time * 1e3) + "," +
             json_number(plan->simulated_time * 1e3) + "," + to_string(plan->limiter) + "," +
-            json_number(peak / kGB) + "\n";
+            json_number(peak / kGB) + "," + (p.exact ? "true" : "false") + "\n";
   }
   return text;
 }

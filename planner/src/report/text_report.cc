@@ -42,6 +42,8 @@ std::string header(const ReportContext& c) {
 
 // The mark of DP columns whose plain data parallelism does not fit (Baselines::fits).
 constexpr const char* kNoFit = "n/f";
+// The mark of hybrid speedups whose search stopped at its effort limit (PointResult::exact).
+constexpr const char* kInexact = "~";
 
 std::vector<std::string> cells(const PointResult& p) {
   const Baselines& b = p.baselines;
@@ -50,7 +52,7 @@ std::vector<std::string> cells(const PointResult& p) {
     row.push_back(b.fits ? fixed(speedup, 3) : kNoFit);
   const Plan* plan = p.best();
   if (!plan) return row;
-  row.push_back(fixed(plan->speedup, 3));
+  row.push_back(fixed(plan->speedup, 3) + (p.exact ? "" : kInexact));
   row.push_back(fixed(simulated_speedup(*plan, b), 3));
   row.push_back(std::to_string(plan->micro_batches) + "x" + std::to_string(plan->micro_batch_size));
   row.push_back(std::to_string(plan->pipeline_replicas));
@@ -75,12 +77,36 @@ std::string rows_text(const std::vector<PointResult>& points) {
 }
 
 std::string legend(const std::vector<PointResult>& points) {
-  for (const PointResult& p : points)
-    if (!p.baselines.fits)
-      return std::string(kNoFit) +
-             ": plain data parallelism does not fit: the weights and one sample need more "
-             "than a GPU's memory\n";
-  return "";
+  bool no_fit = false, inexact = false;
+  for (const PointResult& p : points) {
+    no_fit = no_fit || !p.baselines.fits;
+    inexact = inexact || (!p.exact && p.best());
+  }
+  std::string text;
+  if (no_fit)
+    text += std::string(kNoFit) +
+            ": plain data parallelism does not fit: the weights and one sample need more "
+            "than a GPU's memory\n";
+  if (inexact)
+    text += std::string(kInexact) +
+            ": the search stopped at its effort limit (--search-effort); the best plan found, "
+            "not proven optimal\n";
+  return text;
+}
+
+// The --top alternatives of one point, after its best plan.
+std::string alternatives_text(const PointResult& p) {
+  if (p.plans.size() < 2) return "";
+  std::string text = "Next best plans for GBS " + std::to_string(p.global_batch) + ":\n";
+  for (std::size_t i = 1; i < p.plans.size(); ++i) {
+    const Plan& plan = p.plans[i];
+    text += "  " + std::to_string(i + 1) + ". speedup " + fixed(plan.speedup, 3) + " (sim " +
+            fixed(simulated_speedup(plan, p.baselines), 3) + "), " +
+            std::to_string(plan.micro_batches) + "x" + std::to_string(plan.micro_batch_size) +
+            ", R " + std::to_string(plan.pipeline_replicas) + ", " + to_string(plan.schedule) +
+            ", " + stages_string(plan) + "\n";
+  }
+  return text;
 }
 
 }  // namespace
@@ -126,7 +152,7 @@ std::string sweep_table(const std::vector<PointResult>& points, const ReportCont
   text += "\n";
   if (const Plan* plan = last.best(); plan && context.model)
     text += "Best plan for " + plan_text(*plan, *context.model) +
-            bubble_text(bubbles(simulate(plan->shape())));
+            bubble_text(bubbles(simulate(plan->shape()))) + alternatives_text(last);
   else if (!last.no_plan_reason.empty())
     text += "GBS " + std::to_string(last.global_batch) + ": " + last.no_plan_reason + "\n";
   return text;

@@ -62,9 +62,9 @@ std::vector<FlagVocabulary> search_flags() {
                  "8:64:0", "1073741825", "a,b", "8,", ",", ""}},
       {"--schedule", {"1f1b", "gpipe", "best", "2f2b", ""}},
       {"--top", {"1", "3", "0", "-1", "100000"}},
-      {"--search-effort", {"0", "1", "1000", "1e19", "-1"}},
       {"--format", {"table", "csv", "json", "xml"}},
       {"--plan-gbs", {"8", "64", "7", "0"}},
+      {"--search-effort", {"0", "1", "1000", "1e19", "-1"}},
   };
 }
 

@@ -108,8 +108,8 @@ TEST(NeverWorseAtDefaultEffort, HpgoExamplesOnBothClusters) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BundledProfiles, NeverWorse, ::testing::ValuesIn(profile_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           std::string name = param.param;
                            for (char& c : name)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return name;

@@ -73,7 +73,9 @@ struct EdgeStage {
 
 /// Work done by the search (for benchmarks and reports).
 struct EdgeSearchStats {
-  std::size_t candidate_bounds = 0;     ///< Distinct bottleneck values considered.
+  /// Bottleneck values the search chose among (stage computes and one-sided cut times,
+  /// counted with repeats; never listed, only sampled).
+  std::size_t candidate_bounds = 0;
   std::size_t feasibility_checks = 0;   ///< Bounds tested by the binary search.
   std::size_t largest_state_count = 0;  ///< Most host-count vectors in one check.
   std::size_t peak_table_bytes = 0;     ///< Largest reachability table allocated.

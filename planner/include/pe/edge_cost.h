@@ -40,6 +40,15 @@ class EdgeCostModel {
   Bytes layer_weight_bytes(std::size_t layer) const;
   /// Input, queue and output buffers of the stage first..last, in bytes.
   Bytes buffer_bytes(std::size_t first_layer, std::size_t last_layer) const;
+  /// buffer_bytes from the stage's input and output bytes (`first_stage`: it starts at
+  /// layer 1, so it has no receive queue); the one place the formula is written.
+  static Bytes buffer_bytes(bool first_stage, Bytes in, Bytes out, double buffers_in,
+                            double buffers_out) {
+    const Bytes queued_in = first_stage ? 0.0 : in * buffers_in;
+    return queued_in + out * buffers_out + in + out;
+  }
+  /// The settings the costs use.
+  const EdgeSettings& settings() const { return settings_; }
   /// Weights plus buffers of the stage first..last, in bytes: the weights summed left to
   /// right from 0.0, then buffer_bytes added.
   Bytes memory_need(std::size_t first_layer, std::size_t last_layer) const;

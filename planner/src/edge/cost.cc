@@ -30,10 +30,9 @@ Bytes EdgeCostModel::layer_weight_bytes(std::size_t layer) const {
 }
 
 Bytes EdgeCostModel::buffer_bytes(std::size_t first_layer, std::size_t last_layer) const {
-  const Bytes in = input_bytes(first_layer);
-  const Bytes out = output_bytes(last_layer);
-  const Bytes queued_in = first_layer > 1 ? in * static_cast<double>(settings_.buffers_in) : 0.0;
-  return queued_in + out * static_cast<double>(settings_.buffers_out) + in + out;
+  return buffer_bytes(first_layer == 1, input_bytes(first_layer), output_bytes(last_layer),
+                      static_cast<double>(settings_.buffers_in),
+                      static_cast<double>(settings_.buffers_out));
 }
 
 Bytes EdgeCostModel::memory_need(std::size_t first_layer, std::size_t last_layer) const {

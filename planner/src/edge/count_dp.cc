@@ -47,10 +47,6 @@ CountDp::CountDp(const BoundGraph& graph, std::size_t memory_limit)
     strides_.push_back(states_);
     states_ *= radix;
   }
-  const std::size_t positions = graph.layers() + 1;
-  rows_.resize(radices_.size() * positions);
-  for (std::size_t k = 0; k < radices_.size(); ++k)
-    for (std::size_t end = 1; end < positions; ++end) rows_[k * positions + end] = graph.starts(k, end);
 }
 
 void CountDp::fail_limit(double bytes) const {
@@ -85,43 +81,39 @@ bool CountDp::contains(std::size_t code, std::size_t position) const {
   return ((pool_[span.offset + word - span.first_word] >> (position % kWordBits)) & 1U) != 0;
 }
 
-void CountDp::add_predecessors(std::size_t k, const SetSpan& from, Word* into,
+void CountDp::add_predecessors(std::size_t k, const SetSpan& from, std::size_t limit, Word* into,
                                Touched& touched) const {
-  const RowView* rows = rows_.data() + k * (graph_.layers() + 1);
-  const std::size_t base = std::size_t{from.first_word} * kWordBits;
-  for_each_bit(pool_.data() + from.offset, from.count, [&](std::size_t bit) {
-    const RowView& row = rows[base + bit];
-    if (row.count == 0) return;
-    for (std::size_t w = 0; w < row.count; ++w) into[row.first_word + w] |= row.words[w];
-    touched.low = std::min(touched.low, row.first_word);
-    touched.high = std::max(touched.high, row.first_word + row.count);
-  });
+  if (from.count == 0) return;
+  graph_.add_predecessors(k, pool_.data() + from.offset, from.first_word, from.count, limit, into,
+                          touched.low, touched.high);
 }
 
 std::vector<std::size_t> CountDp::furthest_ends(std::size_t k) const {
-  std::vector<std::size_t> furthest(graph_.layers() + 1, 0);
-  for (std::size_t end = 1; end <= graph_.layers(); ++end) {
-    const RowView& row = rows_[k * (graph_.layers() + 1) + end];
-    for_each_bit(row.words, row.count,
-                 [&](std::size_t bit) { furthest[row.first_word * kWordBits + bit] = end; });
-  }
-  for (std::size_t p = 1; p <= graph_.layers(); ++p)
-    furthest[p] = std::max({furthest[p], furthest[p - 1], p});
+  std::vector<std::size_t> furthest(graph_.layers() + 1, graph_.layers());
+  for (std::size_t p = 0; p < graph_.layers(); ++p)
+    furthest[p] = std::max(p > 0 ? furthest[p - 1] : 0, graph_.furthest_end(k, p));
   return furthest;
 }
 
 void CountDp::compute_reach_bounds() {
-  std::vector<std::vector<std::size_t>> furthest;
-  for (std::size_t k = 0; k < radices_.size(); ++k) furthest.push_back(furthest_ends(k));
+  const std::size_t positions = graph_.layers() + 1;
+  std::vector<std::size_t> furthest;  // furthest_ends(k) at [k * positions]
+  for (std::size_t k = 0; k < radices_.size(); ++k) {
+    const std::vector<std::size_t> ends = furthest_ends(k);
+    furthest.insert(furthest.end(), ends.begin(), ends.end());
+  }
   reach_bound_.assign(states_, 0);
   std::vector<std::size_t> digits(radices_.size(), 0);
   for (std::size_t code = 1; code < states_; ++code) {
     for (std::size_t k = 0; k < digits.size() && ++digits[k] == radices_[k]; ++k) digits[k] = 0;
     std::size_t bound = 0;
     for (std::size_t k = 0; k < digits.size(); ++k) {
-      if (digits[k] == 0) continue;
-      const std::size_t before = reach_bound_[code - strides_[k]];
-      bound = std::max({bound, before, furthest[k][before]});
+      // furthest[p] >= p, so this is max(U(S - e_k), E_k(U(S - e_k))) for S[k] > 0.
+      // Branch-free (S[k] = 0 reads U(S) itself, still 0, and is masked off): digits
+      // change too irregularly to predict.
+      const std::size_t used = digits[k] > 0;
+      const std::size_t reach = furthest[k * positions + reach_bound_[code - used * strides_[k]]];
+      bound = std::max(bound, reach & (std::size_t{0} - used));
     }
     reach_bound_[code] = static_cast<std::uint32_t>(bound);
   }
@@ -158,9 +150,11 @@ bool CountDp::run(bool stop_at_first) {
   for (std::size_t code = 1; code < states_; ++code) {
     for (std::size_t k = 0; k < digits.size() && ++digits[k] == radices_[k]; ++k) digits[k] = 0;
     Touched touched{words_, 0};
+    const std::size_t limit = reach_bound_[states_ - 1 - code];
     for (std::size_t k = 0; k < digits.size(); ++k)
-      if (digits[k] > 0) add_predecessors(k, spans_[code - strides_[k]], scratch.data(), touched);
-    store(code, scratch.data(), touched, reach_bound_[states_ - 1 - code]);
+      if (digits[k] > 0)
+        add_predecessors(k, spans_[code - strides_[k]], limit, scratch.data(), touched);
+    store(code, scratch.data(), touched, limit);
     if (contains(code, 0)) {
       found = true;
       if (stop_at_first) return true;

@@ -27,6 +27,9 @@ namespace pe::edge {
 /// vectors far from any schedule cost a few bytes. Cost: product of (capacity + 1) vectors.
 class CountDp {
  public:
+  /// Most layers the sets can address (positions in 16-bit word indices).
+  static constexpr std::size_t kMostLayers = 65535 * kWordBits - 1;
+
   /// Throws SearchLimitError when the per-vector bookkeeping alone would exceed
   /// `memory_limit` bytes; run() throws it when the sets outgrow the limit.
   CountDp(const BoundGraph& graph, std::size_t memory_limit);
@@ -60,7 +63,8 @@ class CountDp {
     std::size_t high = 0;
   };
 
-  void add_predecessors(std::size_t k, const SetSpan& from, Word* into, Touched& touched) const;
+  void add_predecessors(std::size_t k, const SetSpan& from, std::size_t limit, Word* into,
+                        Touched& touched) const;
   std::vector<std::size_t> furthest_ends(std::size_t k) const;
   void compute_reach_bounds();
   void store(std::size_t code, Word* scratch, Touched touched, std::size_t limit_position);
@@ -75,7 +79,6 @@ class CountDp {
   std::vector<SetSpan> spans_;            ///< B(S) by code of S.
   std::vector<Word> pool_;                ///< The words of all stored sets.
   std::vector<std::uint32_t> reach_bound_;  ///< U(S) by code of S.
-  std::vector<RowView> rows_;             ///< graph_.starts(k, end) at [k * (L + 1) + end].
 };
 
 }  // namespace pe::edge

@@ -3,31 +3,40 @@
 #include <string>
 
 #include "bound_graph.h"
+#include "bound_search.h"
 #include "count_dp.h"
 #include "pe/edge.h"
 #include "pe/edge_cost.h"
 #include "pe/error.h"
 #include "pick_schedule.h"
+#include "sampler.h"
 #include "stage_tables.h"
 
 namespace pe {
 namespace {
 
 using edge::BoundGraph;
+using edge::BoundSearch;
 using edge::CountDp;
+using edge::EndsByType;
+using edge::Sampler;
 using edge::StageTables;
+
+/// Candidate values sampled to choose the trial bounds. While the candidates between the
+/// bounds are fewer, the trials are their exact medians (a plain binary search); before
+/// that, the medians of an evenly spaced sample, which halve them about as well.
+constexpr std::size_t kSampleSize = std::size_t{1} << 16;
 
 /// The search state shared by the feasibility checks of one schedule_pipeline call.
 struct Search {
   const EdgeCluster& cluster;
   const EdgeSettings& settings;
-  const EdgeCostModel& cost;
   const StageTables& tables;
   EdgeSearchStats& stats;
 
-  /// Whether some schedule has a bottleneck <= bound.
-  bool feasible(Seconds bound) const {
-    BoundGraph graph(tables, cost, cluster, bound);
+  /// Whether some schedule has a bottleneck <= bound; `ends` are the ends under bound.
+  bool feasible(Seconds bound, const EndsByType& ends) const {
+    BoundGraph graph(tables, cluster, ends, bound);
     CountDp dp(graph, settings.search_memory_limit);
     note(dp);
     return dp.run(true);
@@ -40,34 +49,53 @@ struct Search {
   }
 };
 
-/// Index of the least feasible candidate; candidates.back() must be feasible.
-std::size_t least_feasible(const Search& search, const std::vector<double>& candidates) {
-  std::size_t low = 0;
-  std::size_t high = candidates.size() - 1;
-  while (low < high) {
-    const std::size_t middle = low + (high - low) / 2;
-    if (search.feasible(candidates[middle]))
-      high = middle;
-    else
-      low = middle + 1;
+/// Sampled candidate values to choose trial bounds from: all of those between the bounds
+/// when the sample is complete (then sorted and distinct), else an evenly spaced sample.
+struct Pending {
+  std::vector<double> values;
+  bool complete = true;
+
+  explicit Pending(const Sampler& sampler)
+      : values(sampler.values()), complete(sampler.complete()) {
+    if (!complete) return;
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
   }
-  return low;
-}
+
+  /// The next bound to try, one strictly between `low` and `high`, or false when no
+  /// value is left there. Complete: the median of the distinct values left (log2 of their
+  /// number trials in all, as a binary search); otherwise the median of the sample.
+  bool next_bound(Seconds low, Seconds high, Seconds& bound) {
+    if (complete) {
+      const auto first = std::upper_bound(values.begin(), values.end(), low);
+      const auto last = std::lower_bound(first, values.end(), high);
+      if (first == last) return false;
+      bound = *(first + (last - first) / 2);
+      return true;
+    }
+    std::erase_if(values, [&](double value) { return !(value > low && value < high); });
+    if (values.empty()) return false;
+    const auto middle = values.begin() + static_cast<long>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    bound = *middle;
+    return true;
+  }
+};
 
 /// The first layer that no memory-fitting stage on any host covers (0 when none).
 std::size_t uncovered_layer(const StageTables& tables) {
   const std::size_t layers = tables.layers();
-  std::vector<bool> covered(layers + 1, false);
+  std::vector<std::size_t> covered_to(layers + 1, 0);  // stages from i cover layers i+1..last
   for (std::size_t type = 0; type < tables.type_count(); ++type) {
     if (!tables.used(type)) continue;
     for (std::size_t start = 0; start < layers; ++start)
-      for (std::size_t end = start + 1; end <= tables.reach(type, start); ++end)
-        if (tables.fits(type, start, end))
-          std::fill(covered.begin() + static_cast<long>(start) + 1,
-                    covered.begin() + static_cast<long>(end) + 1, true);
+      covered_to[start] = std::max(covered_to[start], tables.last(type, start));
   }
-  for (std::size_t layer = 1; layer <= layers; ++layer)
-    if (!covered[layer]) return layer;
+  std::size_t reach = 0;  // layers 1..reach are covered so far
+  for (std::size_t layer = 1; layer <= layers; ++layer) {
+    reach = std::max(reach, covered_to[layer - 1]);
+    if (reach < layer) return layer;
+  }
   return 0;
 }
 
@@ -102,17 +130,43 @@ EdgeSchedule schedule_pipeline(const EdgeModel& model, const EdgeCluster& cluste
     result.infeasible_reason = "no hosts of a usable device type";
     return result;
   }
+  if (model.layers() > CountDp::kMostLayers)
+    throw SearchLimitError("the exact search handles at most " +
+                           std::to_string(CountDp::kMostLayers) + " layers");
   const EdgeCostModel cost(model, cluster, settings);
-  const StageTables tables(cost, cluster);
-  const Search search{cluster, settings, cost, tables, result.stats};
-  const std::vector<double>& candidates = tables.candidates();
-  result.stats.candidate_bounds = candidates.size();
-  if (candidates.empty() || !search.feasible(candidates.back())) {
+  Sampler sampler(kSampleSize);
+  const StageTables tables(cost, cluster, sampler);
+  for (double seconds : tables.transfer_candidates()) sampler.add(seconds);
+  result.stats.candidate_bounds = tables.candidate_count();
+  const Search search{cluster, settings, tables, result.stats};
+  if (!tables.has_candidates()) {
     result.infeasible_reason = infeasible_reason(tables, cluster.hosts.size());
     return result;
   }
-  const Seconds bound = candidates[least_feasible(search, candidates)];
-  const BoundGraph graph(tables, cost, cluster, bound);
+  BoundSearch bounds(tables);
+  if (!search.feasible(bounds.high(), bounds.high_ends())) {
+    result.infeasible_reason = infeasible_reason(tables, cluster.hosts.size());
+    return result;
+  }
+  // Trials follow the sample until no sampled value is left between the bounds; then a
+  // new sample of what is left (far fewer values) is taken, until none is left at all.
+  Pending pending(sampler);
+  Seconds trial = 0;
+  while (true) {
+    if (!pending.next_bound(bounds.low(), bounds.high(), trial)) {
+      if (pending.complete) break;
+      Sampler rest(kSampleSize);
+      bounds.sample(rest);
+      pending = Pending(rest);
+      continue;
+    }
+    bounds.try_bound(trial);
+    if (search.feasible(trial, bounds.trial_ends()))
+      bounds.keep_as_high();
+    else
+      bounds.keep_as_low();
+  }
+  const BoundGraph graph(tables, cluster, bounds.high_ends(), bounds.high());
   CountDp dp(graph, settings.search_memory_limit);
   search.note(dp);
   dp.run(false);

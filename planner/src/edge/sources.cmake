@@ -4,6 +4,7 @@ target_sources(pe_planner PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cost.cc
   ${CMAKE_CURRENT_LIST_DIR}/validate.cc
   ${CMAKE_CURRENT_LIST_DIR}/stage_tables.cc
+  ${CMAKE_CURRENT_LIST_DIR}/bound_search.cc
   ${CMAKE_CURRENT_LIST_DIR}/bound_graph.cc
   ${CMAKE_CURRENT_LIST_DIR}/count_dp.cc
   ${CMAKE_CURRENT_LIST_DIR}/pick_schedule.cc

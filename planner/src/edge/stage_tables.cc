@@ -5,88 +5,135 @@
 
 namespace pe::edge {
 
-StageTables::StageTables(const EdgeCostModel& cost, const EdgeCluster& cluster)
+StageTables::StageTables(const EdgeCostModel& cost, const EdgeCluster& cluster, Sampler& sampler)
     : layers_(cost.layers()), used_(cluster.types.size(), false) {
   for (const EdgeHost& host : cluster.hosts) used_[host.type] = true;
   const std::size_t types = cluster.types.size();
-  reach_.assign(types * layers_, 0);
-  fit_offset_.assign(types * layers_, 0);
-  rows_.assign(types * layers_, RowSpan{});
-  row_words_.assign(types, 0);
+  facts_.assign(types * layers_, StartFact{});
+  windows_.resize(types);
+  for (const EdgeDeviceType& type : cluster.types) times_.push_back(&type.layer_seconds);
   for (std::size_t type = 0; type < types; ++type)
-    if (used_[type]) scan_type(cost, cluster, type);
-  add_transfer_candidates(cost, cluster);
-  std::sort(candidates_.begin(), candidates_.end());
-  candidates_.erase(std::unique(candidates_.begin(), candidates_.end()), candidates_.end());
+    if (used_[type]) scan_type(cost, type, sampler);
+  add_transfers(cost, cluster);
 }
 
-void StageTables::append_fit_bit(bool fits) {
-  if (fit_count_ % kWordBits == 0) fit_bits_.push_back(0);
-  if (fits) set_bit(fit_bits_.data(), fit_count_);
-  ++fit_count_;
-}
-
-// Walks every stage (i, j] that might fit `type`, left to right from each start, summing
-// weights and times in the same order as EdgeCostModel, so the values are bit-identical.
-void StageTables::scan_type(const EdgeCostModel& cost, const EdgeCluster& cluster,
-                            std::size_t type) {
+// Walks the stages (i, j] from each start while their weights alone fit, summing weights
+// and times left to right from 0.0 as EdgeCostModel does, so the values are bit-identical.
+// The loop makes no calls, so its two sums stay in registers.
+void StageTables::scan_type(const EdgeCostModel& cost, std::size_t type, Sampler& sampler) {
   const Bytes capacity = cost.capacity_bytes(type);
-  const std::vector<Seconds>& times = cluster.types[type].layer_seconds;
-  std::vector<std::size_t> first_start(layers_ + 1, layers_);
+  const Seconds* times = times_[type]->data();
+  const double buffers_in = static_cast<double>(cost.settings().buffers_in);
+  const double buffers_out = static_cast<double>(cost.settings().buffers_out);
+  std::vector<Bytes> weights(layers_ + 1, 0.0);
+  std::vector<Bytes> outputs(layers_ + 1, 0.0);
+  for (std::size_t layer = 1; layer <= layers_; ++layer) {
+    weights[layer] = cost.layer_weight_bytes(layer);
+    outputs[layer] = cost.output_bytes(layer);
+  }
+  // A stage's buffers grow with the output of its last layer, so the ends with the least
+  // and the most output bound them; the exact buffers are needed only in between.
+  const Bytes least_output = *std::min_element(outputs.begin() + 1, outputs.end());
+  const Bytes most_output = *std::max_element(outputs.begin() + 1, outputs.end());
+  std::vector<std::size_t> fitting(layers_ + 1);  // ends in (full, last] that fit
   for (std::size_t start = 0; start < layers_; ++start) {
-    const std::size_t at = type * layers_ + start;
-    fit_offset_[at] = fit_count_;
-    reach_[at] = start;
-    Bytes weights = 0.0;
+    const Bytes input = cost.input_bytes(start + 1);
+    const auto buffers = [&](Bytes output) {
+      return EdgeCostModel::buffer_bytes(start == 0, input, output, buffers_in, buffers_out);
+    };
+    const Bytes least_buffers = buffers(least_output);
+    const Bytes most_buffers = buffers(most_output);
+    std::size_t full = start;
+    std::size_t last = start;
+    std::size_t finite = start;
+    std::size_t fitting_count = 0;
+    Seconds at_last = 0.0;
+    Seconds at_finite = 0.0;
+    bool run = true;
+    Bytes weight = 0.0;
     Seconds compute = 0.0;
     for (std::size_t end = start + 1; end <= layers_; ++end) {
-      weights += cost.layer_weight_bytes(end);
-      if (!(weights < capacity)) break;
+      weight += weights[end];
+      if (!(weight < capacity)) break;
       compute += times[end - 1];
-      const bool fits = capacity > weights + cost.buffer_bytes(start + 1, end);
-      append_fit_bit(fits);
-      reach_[at] = end;
-      if (!fits) continue;
-      if (std::isfinite(compute)) candidates_.push_back(compute);
-      first_start[end] = std::min(first_start[end], start);
+      const bool finite_compute = std::isfinite(compute);
+      if (finite_compute) {
+        finite = end;
+        at_finite = compute;
+      }
+      const bool fit = capacity > weight + most_buffers ||
+                       (capacity > weight + least_buffers &&
+                        capacity > weight + buffers(outputs[end]));
+      if (!fit) {
+        run = false;
+        continue;
+      }
+      if (finite_compute) {
+        sampler.add(compute);
+        ++candidate_count_;
+      }
+      last = end;
+      at_last = compute;
+      if (run)
+        full = end;
+      else
+        fitting[fitting_count++] = end;
     }
+    StartFact& fact = facts_[type * layers_ + start];
+    fact.full = static_cast<std::uint32_t>(full);
+    fact.last = static_cast<std::uint32_t>(last);
+    fact.finite = static_cast<std::uint32_t>(std::min(finite, last));
+    if (fact.finite > start) {
+      const Seconds largest = last <= finite ? at_last : at_finite;
+      largest_candidate_ = has_candidates_ ? std::max(largest_candidate_, largest) : largest;
+      has_candidates_ = true;
+    }
+    if (last > full) store_window(type, fact, fitting.data(), fitting_count);
   }
-  lay_out_rows(type, first_start);
 }
 
-void StageTables::lay_out_rows(std::size_t type, const std::vector<std::size_t>& first_start) {
-  std::size_t offset = 0;
-  for (std::size_t end = 1; end <= layers_; ++end) {
-    RowSpan& span = rows_[type * layers_ + end - 1];
-    span.offset = offset;
-    if (first_start[end] >= end) continue;
-    span.first_word = first_start[end] / kWordBits;
-    span.words = (end - 1) / kWordBits - span.first_word + 1;
-    offset += span.words;
-  }
-  row_words_[type] = offset;
+void StageTables::store_window(std::size_t type, StartFact& fact, const std::size_t* fitting,
+                               std::size_t count) {
+  std::vector<Word>& words = windows_[type];
+  const std::size_t first_word = (std::size_t{fact.full} + 1) / kWordBits;
+  fact.window_offset = words.size();
+  words.resize(words.size() + fact.last / kWordBits - first_word + 1, 0);
+  for (std::size_t k = 0; k < count; ++k)
+    set_bit(words.data() + fact.window_offset, fitting[k] - first_word * kWordBits);
 }
 
-void StageTables::add_transfer_candidates(const EdgeCostModel& cost, const EdgeCluster& cluster) {
+void StageTables::add_transfers(const EdgeCostModel& cost, const EdgeCluster& cluster) {
+  transfers_.assign(used_.size() * layers_, 0.0);
   for (std::size_t type = 0; type < used_.size(); ++type) {
     if (!used_[type]) continue;
     for (std::size_t cut = 1; cut < layers_; ++cut) {
       const Seconds seconds = cost.transfer(cut, cluster.types[type].bandwidth_mbps);
-      if (std::isfinite(seconds)) candidates_.push_back(seconds);
+      transfers_[type * layers_ + cut] = seconds;
+      if (std::isfinite(seconds)) transfer_candidates_.push_back(seconds);
     }
   }
-}
-
-std::size_t StageTables::reach(std::size_t type, std::size_t start) const {
-  return reach_[type * layers_ + start];
+  std::sort(transfer_candidates_.begin(), transfer_candidates_.end());
+  candidate_count_ += transfer_candidates_.size();
+  if (transfer_candidates_.empty()) return;
+  const Seconds largest = transfer_candidates_.back();
+  largest_candidate_ = has_candidates_ ? std::max(largest_candidate_, largest) : largest;
+  has_candidates_ = true;
 }
 
 bool StageTables::fits(std::size_t type, std::size_t start, std::size_t end) const {
-  return test_bit(fit_bits_.data(), fit_offset_[type * layers_ + start] + end - start - 1);
+  const StartFact& f = fact(type, start);
+  if (end <= f.full) return true;
+  if (end > f.last) return false;
+  const std::size_t first_word = (std::size_t{f.full} + 1) / kWordBits;
+  return test_bit(windows_[type].data() + f.window_offset, end - first_word * kWordBits);
 }
 
-const RowSpan& StageTables::row(std::size_t type, std::size_t end) const {
-  return rows_[type * layers_ + end - 1];
+WindowView StageTables::window(std::size_t type, std::size_t start) const {
+  const StartFact& f = fact(type, start);
+  if (f.last == f.full) return {};
+  const std::size_t first_word = (std::size_t{f.full} + 1) / kWordBits;
+  return WindowView{windows_[type].data() + f.window_offset, first_word,
+                    f.last / kWordBits - first_word + 1};
 }
 
 }  // namespace pe::edge

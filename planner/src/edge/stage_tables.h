@@ -1,61 +1,98 @@
-// Bound-independent facts about every stage: which stages fit each device type's memory,
-// where each bit-set row of the per-bound stage graph lives, and every value the
+// Bound-independent facts about the stages of each device type, kept per start position
+// (O(L) per type, never per stage): how far stages from a start fit in memory, which
+// ends near the memory limit fit, the one-sided cut times, and a sample of the values the
 // bottleneck can take.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "bits.h"
 #include "pe/edge.h"
 #include "pe/edge_cost.h"
+#include "sampler.h"
 
 namespace pe::edge {
 
-/// Where the row of stages ending at one cut position lives: bits for start positions
-/// first_word*64 .. (first_word+words)*64-1, at `offset` in a flat word array.
-struct RowSpan {
-  std::size_t offset = 0;
+/// Fit bits of the ends j in (full, last] of one start, in words aligned to cut positions:
+/// bit b of words[w] stands for end (first_word + w) * 64 + b; bits outside (full, last]
+/// are zero.
+struct WindowView {
+  const Word* words = nullptr;
   std::size_t first_word = 0;
-  std::size_t words = 0;
+  std::size_t count = 0;
 };
 
-/// Memory fits and candidate bottleneck values. Stages are (i, j]: cut positions
-/// 0 <= i < j <= L, layers i+1..j. Only types that have hosts are considered ("used").
+/// Stages are (i, j]: cut positions 0 <= i < j <= L, layers i+1..j. Only types that have
+/// hosts are considered ("used"). For a start i on type u:
+///   full(u, i):   (i, j] fits u's memory for every j in (i, full]      (i <= full)
+///   last(u, i):   the last j whose stage fits (i when none)            (full <= last)
+///   finite(u, i): the last j <= last whose compute on u is finite      (i when none)
+/// Ends in (full, last] fit or not as the buffers of their outputs decide; their fit bits
+/// are kept in a window. Memory weights grow with j, so nothing beyond last fits.
+/// Built by one left-to-right pass per start (O(n L l) additions for stages of at most l
+/// layers, the same sums as EdgeCostModel, so every value is bit-identical).
 class StageTables {
  public:
-  StageTables(const EdgeCostModel& cost, const EdgeCluster& cluster);
+  /// Adds the finite compute time of every stage that fits to `sampler`.
+  StageTables(const EdgeCostModel& cost, const EdgeCluster& cluster, Sampler& sampler);
 
   std::size_t layers() const { return layers_; }
   std::size_t type_count() const { return used_.size(); }
   /// Whether `type` has at least one host.
   bool used(std::size_t type) const { return used_[type]; }
-  /// Last end position j such that (i, j] might fit `type` (i when none does).
-  std::size_t reach(std::size_t type, std::size_t start) const;
-  /// Whether stage (start, end] fits `type`; requires start < end <= reach(type, start).
+  std::size_t full(std::size_t type, std::size_t start) const { return fact(type, start).full; }
+  std::size_t last(std::size_t type, std::size_t start) const { return fact(type, start).last; }
+  std::size_t finite(std::size_t type, std::size_t start) const {
+    return fact(type, start).finite;
+  }
+  /// Whether stage (start, end] fits `type`; requires start < end.
   bool fits(std::size_t type, std::size_t start, std::size_t end) const;
-  /// Layout of the row for stages of `type` ending at `end` (1..L).
-  const RowSpan& row(std::size_t type, std::size_t end) const;
-  /// Words of all rows of `type` together.
-  std::size_t row_words(std::size_t type) const { return row_words_[type]; }
-  /// Sorted distinct finite values the bottleneck can take.
-  const std::vector<double>& candidates() const { return candidates_; }
+  /// The fit bits of the ends in (full, last] of `start` (count 0 when full == last).
+  WindowView window(std::size_t type, std::size_t start) const;
+  /// Per-layer times of `type` (layer k at index k - 1).
+  const std::vector<Seconds>& times(std::size_t type) const { return *times_[type]; }
+  /// Seconds across cut `cut` (1..L-1) at the bandwidth of `type` (one side of the link).
+  Seconds transfer(std::size_t type, std::size_t cut) const {
+    return transfers_[type * layers_ + cut];
+  }
+  /// Sorted finite one-sided cut times of all used types (with repeats).
+  const std::vector<double>& transfer_candidates() const { return transfer_candidates_; }
+  /// Whether some stage compute or cut time is finite.
+  bool has_candidates() const { return has_candidates_; }
+  /// The largest finite stage compute (up to `finite`) or cut time; needs has_candidates().
+  Seconds largest_candidate() const { return largest_candidate_; }
+  /// Number of candidate values: the finite computes of the stages that fit and the
+  /// finite one-sided cut times, counted with repeats.
+  std::size_t candidate_count() const { return candidate_count_; }
 
  private:
-  void scan_type(const EdgeCostModel& cost, const EdgeCluster& cluster, std::size_t type);
-  void lay_out_rows(std::size_t type, const std::vector<std::size_t>& first_start);
-  void append_fit_bit(bool fits);
-  void add_transfer_candidates(const EdgeCostModel& cost, const EdgeCluster& cluster);
+  struct StartFact {
+    std::uint32_t full = 0;
+    std::uint32_t last = 0;
+    std::uint32_t finite = 0;
+    std::size_t window_offset = 0;  ///< Into windows_[type].
+  };
+
+  const StartFact& fact(std::size_t type, std::size_t start) const {
+    return facts_[type * layers_ + start];
+  }
+  void scan_type(const EdgeCostModel& cost, std::size_t type, Sampler& sampler);
+  void store_window(std::size_t type, StartFact& fact, const std::size_t* fitting,
+                    std::size_t count);
+  void add_transfers(const EdgeCostModel& cost, const EdgeCluster& cluster);
 
   std::size_t layers_ = 0;
   std::vector<bool> used_;
-  std::vector<std::size_t> reach_;      ///< [type * L + start]
-  std::vector<std::size_t> fit_offset_; ///< [type * L + start], bit offset into fit_bits_
-  std::vector<Word> fit_bits_;          ///< bit (offset + end - start - 1) set iff it fits
-  std::size_t fit_count_ = 0;           ///< Bits used in fit_bits_
-  std::vector<RowSpan> rows_;           ///< [type * L + end - 1]
-  std::vector<std::size_t> row_words_;  ///< [type]
-  std::vector<double> candidates_;
+  std::vector<const std::vector<Seconds>*> times_;
+  std::vector<StartFact> facts_;             ///< [type * L + start]
+  std::vector<std::vector<Word>> windows_;   ///< Per type, the window words of all starts.
+  std::vector<Seconds> transfers_;           ///< [type * L + cut], cut 1..L-1
+  std::vector<double> transfer_candidates_;
+  bool has_candidates_ = false;
+  Seconds largest_candidate_ = 0;
+  std::size_t candidate_count_ = 0;
 };
 
 }  // namespace pe::edge

@@ -164,7 +164,7 @@ TEST(EdgeSchedule, TooLargeSearchThrowsSearchLimitError) {
 }
 
 TEST(EdgeSchedule, ReadmeSetupMatchesTheIntendedAlgorithmsBottleneck) {
-  // pipeedge.md 7.5, case 02: 4 Minnowboards + 4 RCC-VE-C2000 on ViT-Base, micro-batch 8.
+  // PipeEdge README set-up, case 02: 4 Minnowboards + 4 RCC-VE-C2000 on ViT-Base, micro-batch 8.
   // The original (index bug) plans the RCC hosts as Minnowboards, really 1.726 s; the
   // intended algorithm, re-costed with each host's true type, reaches 1.549 s.
   const std::string data = std::string(PE_TEST_DATA_DIR) + "/pipeedge/";

@@ -1,4 +1,4 @@
-// Heterogeneous inference pipelines (PipeEdge's `sched-pipeline` problem, DESIGN section 5).
+// Heterogeneous inference pipelines (PipeEdge's `sched-pipeline` problem).
 //
 // A model of L layers is cut into stages, each a contiguous range of layers run by one host.
 // Hosts belong to device types; a type fixes a host's per-layer times, memory and NIC speed.
@@ -98,7 +98,7 @@ class SearchLimitError : public std::runtime_error {
   explicit SearchLimitError(const std::string& what) : std::runtime_error(what) {}
 };
 
-/// Finds a schedule with the least bottleneck (DESIGN 5 / pipeedge.md section 6 cost model,
+/// Finds a schedule with the least bottleneck (the cost model of pe/edge_cost.h,
 /// each type using its own data). Exact. Among schedules with the least bottleneck it
 /// returns the one with the fewest stages; among those, stage by stage from the first, the
 /// one whose host comes first in `cluster.hosts`, then the one whose stage ends latest.

@@ -1,4 +1,4 @@
-// The cost model of heterogeneous inference pipelines (DESIGN 5; pipeedge.md section 6).
+// The cost model of heterogeneous inference pipelines (PipeEdge's, per type).
 //
 // For a stage of layers a..b (1-based, inclusive) on device type u, micro-batch B, element
 // size s (4 bytes), buffers Bi (in) and Bo (out):

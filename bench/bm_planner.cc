@@ -51,20 +51,25 @@ BENCHMARK_CAPTURE(BM_Planner_SweepByModel, vgg19, "vgg19")->Unit(benchmark::kMil
 BENCHMARK_CAPTURE(BM_Planner_SweepByModel, resnet50, "resnet50")->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Planner_SweepByModel, resnet101, "resnet101")->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// How time grows with devices: ResNet-50 at GBS 512 on 8, 16, 64 and 256 GPUs in machines
-// of 8 (one point; a sweep multiplies it by the number of points over the threads).
-// Counter exact = 1 when the search finished within the default effort.
-void BM_Planner_PointByDevices(benchmark::State& state) {
-  const int devices = static_cast<int>(state.range(0));
-  const pe::Planner planner = make_planner("resnet50", machines(devices, 8));
+// Plans one batch size per iteration; counter exact = 1 when the search finished within
+// the default effort (SearchOptions::effort).
+void time_point(benchmark::State& state, const pe::Planner& planner, int global_batch) {
   bool exact = true;
   for (auto _ : state) {
-    const pe::PointResult point = planner.plan(512);
+    const pe::PointResult point = planner.plan(global_batch);
     exact = point.exact;
     benchmark::DoNotOptimize(point);
   }
-  state.counters["devices"] = devices;
   state.counters["exact"] = exact;
+}
+
+// How time grows with devices: ResNet-50 at GBS 512 on 8, 16, 64 and 256 GPUs in machines
+// of 8 (one point; a sweep multiplies it by the number of points over the threads).
+void BM_Planner_PointByDevices(benchmark::State& state) {
+  const int devices = static_cast<int>(state.range(0));
+  const pe::Planner planner = make_planner("resnet50", machines(devices, 8));
+  time_point(state, planner, 512);
+  state.counters["devices"] = devices;
 }
 BENCHMARK(BM_Planner_PointByDevices)->Arg(8)->Arg(16)->Arg(64)->Arg(256)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -75,13 +80,7 @@ void BM_Planner_EffortBoundPoint(benchmark::State& state) {
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(state.range(0)));
   const pe::Planner planner = make_planner("nasnetalarge", {8, 16});
-  bool exact = true;
-  for (auto _ : state) {
-    const pe::PointResult point = planner.plan(32);
-    exact = point.exact;
-    benchmark::DoNotOptimize(point);
-  }
-  state.counters["exact"] = exact;
+  time_point(state, planner, 32);
 }
 BENCHMARK(BM_Planner_EffortBoundPoint)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
     ->UseRealTime()->Iterations(1);

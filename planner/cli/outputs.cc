@@ -44,9 +44,11 @@ void write_plot(const std::string& path, const std::vector<PointResult>& points)
                                    {"best hybrid", {}}};
   for (const PointResult& p : points) {
     const double x = p.global_batch;
-    curves[0].points.emplace_back(x, p.baselines.dp);
-    curves[1].points.emplace_back(x, p.baselines.dp_overlap);
-    curves[2].points.emplace_back(x, p.baselines.dp_p3);
+    if (p.baselines.fits) {  // no DP point where data parallelism does not fit a GPU
+      curves[0].points.emplace_back(x, p.baselines.dp);
+      curves[1].points.emplace_back(x, p.baselines.dp_overlap);
+      curves[2].points.emplace_back(x, p.baselines.dp_p3);
+    }
     if (const Plan* plan = p.best()) curves[3].points.emplace_back(x, plan->speedup);
   }
   write_file_atomically(path, sweep_svg(curves, {}));

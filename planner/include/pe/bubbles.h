@@ -12,7 +12,7 @@ namespace pe {
 /// events count as compute. For a timeline from simulate():
 /// busy + warmup + wait_transfer + wait_stage + drain == makespan.
 struct StageBubbles {
-  int stage = 0;
+  int stage = 0;              ///< Stage index, 0-based.
   Seconds busy = 0;            ///< Forward and backward compute.
   Seconds idle = 0;            ///< makespan - busy.
   double bubble_fraction = 0;  ///< idle / makespan; 0 when the makespan is 0.
@@ -30,7 +30,7 @@ struct StageBubbles {
 
 /// Bubbles of every stage of one iteration.
 struct BubbleReport {
-  Seconds makespan = 0;
+  Seconds makespan = 0;              ///< The timeline's makespan (iteration length).
   std::vector<StageBubbles> stages;  ///< One per stage, in stage order.
   double mean_bubble_fraction = 0;   ///< Mean of the stages' bubble fractions.
 };

@@ -20,11 +20,14 @@ struct Network {
 /// consecutive: machine k owns ids [first_device(k), first_device(k) + gpus(k)).
 struct Cluster {
   std::vector<int> machine_gpus;   ///< GPUs of each machine, in id order.
-  Network network;
+  Network network;                 ///< Link bandwidths.
   Bytes device_memory = 16 * kGB;  ///< Memory of each GPU.
 
+  /// Total GPUs over all machines.
   int device_count() const;
+  /// Number of machines.
   int machine_count() const { return static_cast<int>(machine_gpus.size()); }
+  /// Global id of the first GPU of `machine` (0-based, in [0, machine_count())).
   int first_device(int machine) const;
   /// Machine holding a device id; id must be in [0, device_count()).
   int machine_of(int device) const;

@@ -19,7 +19,7 @@ namespace pe {
 /// A model as sched-pipeline sees it: one entry of PipeEdge's `models.yml`.
 /// Invariant (checked by schedule_pipeline): parameters_out has one value per layer.
 struct EdgeModel {
-  std::string name;
+  std::string name;                           ///< Its key in `models.yml`.
   std::vector<double> weights_mib;            ///< `mem_MB`: weight memory per layer, MiB.
   std::uint64_t parameters_in = 0;            ///< Elements per sample entering layer 1.
   std::vector<std::uint64_t> parameters_out;  ///< Elements per sample leaving each layer.
@@ -31,7 +31,7 @@ struct EdgeModel {
 /// A device type with the profile selected for one model, micro-batch size and dtype.
 /// Invariant: layer_seconds has one value per model layer; all numbers finite and >= 0.
 struct EdgeDeviceType {
-  std::string name;
+  std::string name;                    ///< Its key in `device_types.yml`.
   double bandwidth_mbps = 0;           ///< NIC speed in Mbit/s, 1 Mbit = 2^20 bit.
   double memory_mib = 0;               ///< Usable memory in MiB; a stage must need less.
   std::vector<Seconds> layer_seconds;  ///< Time of each layer for one micro-batch.
@@ -39,15 +39,15 @@ struct EdgeDeviceType {
 
 /// One host of `devices.yml`.
 struct EdgeHost {
-  std::string name;
+  std::string name;      ///< Host name, as written in `devices.yml`.
   std::size_t type = 0;  ///< Index into EdgeCluster::types.
 };
 
 /// The usable device types and their hosts. `hosts` keeps `devices.yml` order, which is
 /// also the order in which hosts of one type are handed out.
 struct EdgeCluster {
-  std::vector<EdgeDeviceType> types;
-  std::vector<EdgeHost> hosts;
+  std::vector<EdgeDeviceType> types;  ///< Device types; EdgeHost::type indexes this.
+  std::vector<EdgeHost> hosts;        ///< All hosts, in `devices.yml` order.
 };
 
 /// Run-time settings of a schedule (sched-pipeline's -b, -i, -o; float32 elements).
@@ -87,14 +87,16 @@ struct EdgeSchedule {
   std::vector<EdgeStage> stages;  ///< In pipeline order; layers 1..L covered contiguously.
   Seconds bottleneck = 0;         ///< Max over stage compute and cut transfer times.
   std::string infeasible_reason;  ///< Empty when a schedule exists.
-  EdgeSearchStats stats;
+  EdgeSearchStats stats;          ///< Work done by the search.
 
+  /// True when no schedule fits.
   bool empty() const { return stages.empty(); }
 };
 
 /// The exact search would need more memory than EdgeSettings::search_memory_limit.
 class SearchLimitError : public std::runtime_error {
  public:
+  /// `what` is the message.
   explicit SearchLimitError(const std::string& what) : std::runtime_error(what) {}
 };
 

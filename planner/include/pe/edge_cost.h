@@ -28,6 +28,7 @@ namespace pe {
 /// index EdgeCluster::types. Arguments out of range are a programming error.
 class EdgeCostModel {
  public:
+  /// Copies `model`, `cluster` and `settings`; does not validate them.
   EdgeCostModel(const EdgeModel& model, const EdgeCluster& cluster, const EdgeSettings& settings);
 
   /// Number of layers L.

@@ -13,9 +13,9 @@ namespace pe {
 
 /// One line of a schedule: `host` runs layers first_layer..last_layer (1-based, inclusive).
 struct HostLayers {
-  std::string host;
-  std::size_t first_layer = 1;
-  std::size_t last_layer = 1;
+  std::string host;             ///< Host name.
+  std::size_t first_layer = 1;  ///< First layer, 1-based, inclusive.
+  std::size_t last_layer = 1;   ///< Last layer, 1-based, inclusive.
 };
 
 /// The YAML block list sched-pipeline prints, one `- host: [first, last]` line per entry,

@@ -20,6 +20,7 @@ class InputError : public std::runtime_error {
 /// out of range). The message says what was expected.
 class UsageError : public std::runtime_error {
  public:
+  /// `what` says what was expected.
   explicit UsageError(const std::string& what) : std::runtime_error(what) {}
 };
 

@@ -24,18 +24,18 @@ struct WorkItem {
   std::string name;          ///< Unique, not "forward" or "backward"; the filler events' label.
   Seconds duration = 0;      ///< Length of each piece, or of a stage's pieces together when
                              ///< `split_total` (then each piece is duration / pieces). > 0.
-  bool split_total = false;
+  bool split_total = false;  ///< `duration` is the total per stage, split over the pieces.
   int chunks = 1;            ///< Pieces per stage, 1..1e6; ignored (one per micro-batch) for
                              ///< Forward and Backward.
   std::vector<int> stages;   ///< Stages that run the item; empty means every stage.
-  WorkAfter after = WorkAfter::Nothing;
+  WorkAfter after = WorkAfter::Nothing;  ///< What each piece waits for.
   std::string after_item;    ///< The item waited for when `after` is Item.
   std::string where;         ///< Where it was defined ("work.yml:4"), for error messages.
 };
 
 /// The extra work of one iteration, in priority order (earlier items are placed first).
 struct WorkList {
-  std::vector<WorkItem> items;
+  std::vector<WorkItem> items;  ///< Highest priority first; names unique.
 };
 
 /// Parameters of the greedy placement.
@@ -52,14 +52,15 @@ enum class FillStatus {
   Blocked,     ///< Waits, directly or not, for an item that never fits.
   Unfinished,  ///< Not done within FillOptions::max_iterations.
 };
-std::string to_string(FillStatus status);  ///< "done", "never fits", "blocked", "unfinished".
+/// "done", "never fits", "blocked" or "unfinished".
+std::string to_string(FillStatus status);
 
 /// Outcome for one work item.
 struct ItemFill {
-  std::string name;
-  FillStatus status = FillStatus::Done;
+  std::string name;     ///< The work item's name.
+  FillStatus status = FillStatus::Done;  ///< How far it got.
   int pieces = 0;       ///< Over all its stages.
-  int placed = 0;
+  int placed = 0;       ///< Pieces placed, over all its stages and iterations.
   int iteration = -1;   ///< 0-based iteration in which its last piece ends; -1 unless Done.
   Seconds finish = 0;   ///< End of its last piece, from the start of iteration 0 (if Done).
 };
@@ -67,7 +68,7 @@ struct ItemFill {
 /// Utilization of one stage: (compute + filler) / makespan. Compute is Forward and
 /// Backward time; filler events already in the input timeline only block time.
 struct StageFill {
-  int stage = 0;
+  int stage = 0;                 ///< Stage index, 0-based.
   Seconds compute = 0;           ///< Per iteration.
   Seconds filler_first = 0;      ///< Placed filler in iteration 0.
   Seconds filler_total = 0;      ///< Placed filler over all iterations.
@@ -80,10 +81,10 @@ struct StageFill {
 /// [k * makespan, (k + 1) * makespan).
 struct FilledPiece {
   int item = 0;       ///< Index into WorkList::items.
-  int stage = 0;
+  int stage = 0;      ///< Stage index, 0-based.
   int index = 0;      ///< Piece number on its stage (the micro-batch for Forward/Backward).
-  int iteration = 0;
-  Seconds start = 0;
+  int iteration = 0;  ///< 0-based iteration the piece starts in.
+  Seconds start = 0;         ///< Seconds from the start of iteration 0.
   Seconds end = 0;           ///< start + length.
   Seconds reserved_end = 0;  ///< start + length * (1 + margin); no other work before it.
 };

@@ -29,9 +29,11 @@ struct ModelProfile {
   std::string source;               ///< Where it came from (a path or "code").
   double profile_batch_size = 1;    ///< Batch size the times and activations were taken at.
   std::size_t operator_count = 0;   ///< Operators in the source graph (after clean-up).
-  std::vector<CutState> states;
+  std::vector<CutState> states;     ///< Cut states in execution order, indexed from 0.
 
+  /// Number of states.
   std::size_t size() const { return states.size(); }
+  /// The last state: totals of the whole model. The model must have a state.
   const CutState& whole() const { return states.back(); }
   /// Forward time of the stage holding states first..last (inclusive), at profile batch.
   Seconds forward(std::size_t first, std::size_t last) const;
@@ -45,11 +47,11 @@ struct ModelProfile {
 
 /// One operator of a model defined in code or by an importer, in execution order.
 struct Layer {
-  std::string name;
-  Seconds forward = 0;
-  Seconds backward = 0;
+  std::string name;       ///< Becomes the name of its state.
+  Seconds forward = 0;    ///< Forward time of this layer alone, at the profile batch size.
+  Seconds backward = 0;   ///< Backward time of this layer alone, at the profile batch size.
   Bytes activation = 0;   ///< Output bytes at the profile batch size.
-  Bytes parameters = 0;
+  Bytes parameters = 0;   ///< Parameter (fp32 weight) bytes of this layer.
 };
 
 /// Builds a chain model (each layer feeds the next; one state per layer). Throws

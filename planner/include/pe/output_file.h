@@ -10,6 +10,7 @@ namespace pe {
 /// and the operating system's reason (e.g. "Permission denied").
 class OutputError : public std::runtime_error {
  public:
+  /// `what` names the path and the reason.
   explicit OutputError(const std::string& what) : std::runtime_error(what) {}
 };
 

@@ -17,6 +17,7 @@ enum class Limiter {
   AllReduce,  ///< Exposed gradient all-reduce after the last backward dominates.
   Bubble,     ///< Warm-up and drain (few micro-batches for many stages) dominate.
 };
+/// "compute", "transfer", "allreduce" or "bubble".
 std::string to_string(Limiter limiter);
 
 /// One pipeline stage: a contiguous range of model states on `width` devices per
@@ -26,7 +27,7 @@ struct PlanStage {
   std::size_t first_state = 0;  ///< First state index (inclusive).
   std::size_t last_state = 0;   ///< Last state index (inclusive).
   int width = 1;                ///< Data-parallel devices of this stage in one replica.
-  std::vector<int> devices;
+  std::vector<int> devices;     ///< Global device ids, replica by replica.
   StageTimes times;             ///< Per micro-batch, as used by the cost model.
   Seconds allreduce_total = 0;  ///< Whole gradient all-reduce of the stage (times.allreduce
                                 ///< is the part left after its last backward).
@@ -34,17 +35,18 @@ struct PlanStage {
   bool allreduce_intra_machine = true;  ///< All copies of the stage sit on one machine.
   Bytes weight_memory = 0;      ///< Weights, gradients and optimizer state per device.
   Bytes activation_memory = 0;  ///< Activations kept in flight per device.
+  /// Weight plus activation memory per device, in bytes.
   Bytes peak_memory() const { return weight_memory + activation_memory; }
 };
 
 /// A complete plan for one global batch size.
 struct Plan {
-  int global_batch = 0;
+  int global_batch = 0;       ///< Global batch size: samples per iteration, all replicas.
   int pipeline_replicas = 1;  ///< Copies of the whole pipeline (plain data parallelism).
   int micro_batch_size = 1;   ///< Samples per micro-batch entering one pipeline replica.
   int micro_batches = 1;      ///< Micro-batches per iteration and replica.
-  Schedule schedule = Schedule::OneFOneB;
-  std::vector<PlanStage> stages;
+  Schedule schedule = Schedule::OneFOneB;  ///< How micro-batches flow through the stages.
+  std::vector<PlanStage> stages;           ///< In pipeline order.
 
   Seconds slot = 0;             ///< Steady-state slot: slowest stage or cut.
   Seconds fill_drain = 0;       ///< One micro-batch through every stage and cut, both ways.
@@ -52,9 +54,11 @@ struct Plan {
   Seconds iteration_time = 0;   ///< Analytic estimate: (M-1)*slot + fill_drain + exposed.
   Seconds simulated_time = 0;   ///< Event-driven simulation of the same plan.
   double speedup = 0;           ///< One-device time / iteration_time (the estimate).
-  Limiter limiter = Limiter::Compute;
+  Limiter limiter = Limiter::Compute;  ///< What limits the estimate the most.
 
-  int device_count() const;  ///< Devices the plan uses.
+  /// Devices the plan uses: the stages' widths summed, times pipeline_replicas.
+  int device_count() const;
+  /// The stages' times, micro-batches and schedule, for simulate().
   PipelineShape shape() const;
 };
 

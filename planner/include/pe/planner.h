@@ -37,13 +37,14 @@ struct SearchOptions {
 
 /// Everything known about one global batch size.
 struct PointResult {
-  int global_batch = 0;
+  int global_batch = 0;         ///< The batch size planned; 0 for a point skipped by cancel.
   Baselines baselines;          ///< Plain data parallelism on all devices.
   std::vector<Plan> plans;      ///< Best first; empty when no plan fits.
   std::string no_plan_reason;   ///< Why `plans` is empty ("" otherwise).
   /// True when the search proved `plans` optimal for the cost model; false when it
   /// stopped at SearchOptions::effort (the plans are then the best found).
   bool exact = true;
+  /// The first (best) plan, or nullptr when none fits.
   const Plan* best() const { return plans.empty() ? nullptr : &plans.front(); }
 };
 
@@ -65,8 +66,11 @@ class Planner {
   Planner(ModelProfile model, Cluster cluster, TrainingSettings settings = {},
           SearchOptions options = {});
 
+  /// The model being planned.
   const ModelProfile& model() const { return model_; }
+  /// The cluster being planned on.
   const Cluster& cluster() const { return cluster_; }
+  /// The training settings in use.
   const TrainingSettings& settings() const { return settings_; }
 
   /// Baselines and best plans for one global batch size (UsageError if < 1).

@@ -32,7 +32,7 @@ std::string chrome_trace_json(const Timeline& timeline, const TraceLabels& label
 /// (title band, one block per stage with a 6 px gap, then axis and legend).
 struct SvgOptions {
   int width = 1200;                        ///< Pixels, 300..20000.
-  std::string title = "Pipeline timeline";
+  std::string title = "Pipeline timeline";  ///< Shown centred above the chart.
   std::vector<std::string> stage_names;   ///< Row labels; missing or empty -> "stage N".
   bool link_rows = true;   ///< Sub-rows under each stage: activations, gradients, all-reduce.
   int row_height = 24;     ///< Compute row, pixels (8..200).
@@ -51,17 +51,17 @@ std::string gantt_svg(const Timeline& timeline, const SvgOptions& options);
 
 /// One line of a sweep plot: (global batch size, speedup) points.
 struct SpeedupCurve {
-  std::string name;
-  std::vector<std::pair<double, double>> points;
+  std::string name;                               ///< Legend entry.
+  std::vector<std::pair<double, double>> points;  ///< (x, y) pairs, any order.
 };
 
 /// Layout of a sweep plot.
 struct PlotOptions {
   int width = 800;   ///< Pixels, 300..20000.
   int height = 500;  ///< Pixels, 200..20000.
-  std::string title = "Speedup over one device";
-  std::string x_label = "global batch size";
-  std::string y_label = "speedup";
+  std::string title = "Speedup over one device";  ///< Shown above the plot.
+  std::string x_label = "global batch size";      ///< Label of the x axis.
+  std::string y_label = "speedup";                ///< Label of the y axis.
   bool log_x = false;  ///< Logarithmic x axis (base 2); points with x <= 0 are then left out.
 };
 

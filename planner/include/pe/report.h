@@ -15,8 +15,8 @@ namespace pe {
 
 /// What a sweep report says about its inputs.
 struct ReportContext {
-  const ModelProfile* model = nullptr;
-  const Cluster* cluster = nullptr;
+  const ModelProfile* model = nullptr;  ///< The model planned; null: not described.
+  const Cluster* cluster = nullptr;     ///< The cluster planned on; null: not described.
 };
 
 /// A human-readable table, one row per batch size, then the best plan of the last point

@@ -15,7 +15,8 @@ enum class Schedule {
   GPipe,     ///< All forwards, then all backwards; keeps every micro-batch in flight.
 };
 
-std::string to_string(Schedule schedule);  ///< "1f1b" or "gpipe".
+/// "1f1b" or "gpipe".
+std::string to_string(Schedule schedule);
 
 /// Times of one pipeline stage for one micro-batch, as the slowest replica sees them.
 struct StageTimes {
@@ -30,9 +31,9 @@ struct StageTimes {
 
 /// What the simulator needs to know about a plan.
 struct PipelineShape {
-  std::vector<StageTimes> stages;
-  int micro_batches = 1;
-  Schedule schedule = Schedule::OneFOneB;
+  std::vector<StageTimes> stages;          ///< One per stage, in pipeline order.
+  int micro_batches = 1;                   ///< Micro-batches per iteration (M >= 1).
+  Schedule schedule = Schedule::OneFOneB;  ///< Order of the stages' operations.
 };
 
 /// Micro-batches whose activations stage `stage` (0-based) of `stage_count` keeps at once.

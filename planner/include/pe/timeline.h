@@ -33,13 +33,14 @@ bool uses_compute(EventKind kind);
 /// One interval of work. `stage` is the stage that does it (for sends: the sender).
 /// Times are seconds from the start of the iteration; start <= end.
 struct Event {
-  int stage = 0;
-  EventKind kind = EventKind::Forward;
+  int stage = 0;         ///< Stage index, 0-based.
+  EventKind kind = EventKind::Forward;  ///< What the event does.
   int micro_batch = -1;  ///< -1 for all-reduce and work not tied to one micro-batch.
-  Seconds start = 0;
-  Seconds end = 0;
+  Seconds start = 0;     ///< Seconds from the start of the iteration.
+  Seconds end = 0;       ///< Seconds from the start of the iteration; >= start.
   std::string label;     ///< Filler work name; empty otherwise.
 
+  /// end - start, in seconds.
   Seconds duration() const { return end - start; }
 };
 
@@ -49,8 +50,8 @@ bool event_less(const Event& a, const Event& b);
 /// All events of one training iteration, sorted by event_less, i.e. by
 /// (stage, start, kind, micro_batch).
 struct Timeline {
-  std::vector<Event> events;
-  int stage_count = 0;
+  std::vector<Event> events;  ///< Sorted by event_less.
+  int stage_count = 0;        ///< Number of stages.
   Seconds makespan = 0;  ///< End of the last event (all-reduces included).
 };
 

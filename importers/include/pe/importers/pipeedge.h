@@ -21,16 +21,16 @@ namespace pe {
 
 /// What sched-pipeline plans: the model and the profile key (micro-batch size and dtype).
 struct PipeEdgeQuery {
-  std::string model_name = "google/vit-base-patch16-224";
-  std::uint64_t micro_batch = 8;
-  std::string dtype = "torch.float32";
+  std::string model_name = "google/vit-base-patch16-224";  ///< Key in models.yml.
+  std::uint64_t micro_batch = 8;  ///< Profile `batch_size` to select (samples).
+  std::string dtype = "torch.float32";  ///< Profile `dtype` to select.
 };
 
 /// The three input files.
 struct PipeEdgeFiles {
-  std::string models = "models.yml";
-  std::string device_types = "device_types.yml";
-  std::string devices = "devices.yml";
+  std::string models = "models.yml";              ///< Path of models.yml.
+  std::string device_types = "device_types.yml";  ///< Path of device_types.yml.
+  std::string devices = "devices.yml";            ///< Path of devices.yml.
 };
 
 /// The device types of device_types.yml after profile selection.
@@ -41,9 +41,9 @@ struct PipeEdgeDeviceTypes {
 
 /// Everything schedule_pipeline needs, plus the warnings met while reading it.
 struct PipeEdgeInput {
-  EdgeModel model;
-  EdgeCluster cluster;
-  std::vector<std::string> warnings;
+  EdgeModel model;                    ///< The queried model.
+  EdgeCluster cluster;                ///< Usable device types and their hosts.
+  std::vector<std::string> warnings;  ///< In the order met.
 };
 
 /// Reads model `model_name` from models.yml text (`file` names it in messages). Only that

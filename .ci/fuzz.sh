@@ -6,7 +6,9 @@
 # trips a sanitizer; the failing input is kept under $BUILD/fuzz-artifacts/.
 #
 # Environment (all optional):
-#   PE_FUZZ_BUILD_DIR  build folder (default: build-ci-fuzz in the repository root)
+#   PE_FUZZ_BUILD_DIR  build folder (default: build-ci-fuzz in the repository root); a
+#                      folder already configured with PE_BUILD_FUZZ=ON (such as the one
+#                      .ci/sanitize.sh makes with PE_SANITIZE_FUZZ=ON) is reused as it is
 #   PE_FUZZ_SECONDS    seconds per target (default 20; 8 targets)
 #   PE_FUZZ_TIMEOUT    seconds one input may take (default 10)
 #   PE_FUZZ_TARGETS    space-separated subset of targets to run (default: all)
@@ -24,7 +26,7 @@ targets=${PE_FUZZ_TARGETS:-$all_targets}
 
 echo "== fuzz: configure and build $build"
 # -O1 with line tables: quick to build, fast enough to fuzz, readable reports.
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
+grep -q '^PE_BUILD_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DPE_BUILD_FUZZ=ON -DPE_BUILD_TESTS=OFF -DPE_BUILD_BENCH=OFF -DPE_BUILD_EXAMPLES=OFF \
   -DPE_SANITIZE=address,undefined >/dev/null

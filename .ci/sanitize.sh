@@ -8,6 +8,9 @@
 #   PE_CXX                 compiler (default: clang++, which needs about 40% less CPU time
 #                          than GCC for this build; c++ works too)
 #   PE_JOBS                parallel build and test jobs (default 2)
+#   PE_SANITIZE_FUZZ       ON also builds the libFuzzer targets in the same tree, with the
+#                          libraries coverage-instrumented, so .ci/fuzz.sh can reuse it
+#                          (default OFF; needs clang)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,8 +23,9 @@ echo "== sanitize: configure and build $build"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${PE_CXX:-clang++}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DPE_SANITIZE=address,undefined -DPE_BUILD_TESTS=ON -DPE_BUILD_BENCH=OFF \
-  -DPE_BUILD_EXAMPLES=OFF >/dev/null
+  -DPE_BUILD_EXAMPLES=OFF -DPE_BUILD_FUZZ="${PE_SANITIZE_FUZZ:-OFF}" >/dev/null
 cmake --build "$build" -j "$jobs"
+if [ "${PE_SANITIZE_FUZZ:-OFF}" = ON ]; then cmake --build "$build" -j "$jobs" --target pe_fuzz; fi
 
 # Leak checks stay on; reports go to stderr of the test that triggered them, and any
 # report fails that test (exit code from the sanitizer runtime).

@@ -28,6 +28,7 @@ EdgeSettings settings_of(const SchedPipelineOptions& options) {
   settings.micro_batch = options.batch_size;
   settings.buffers_in = options.buffers_in;
   settings.buffers_out = options.buffers_out;
+  settings.search_memory_limit = static_cast<std::size_t>(options.search_memory_mb) << 20;
   return settings;
 }
 
@@ -38,6 +39,12 @@ int schedule(const SchedPipelineOptions& options, std::ostream& out, std::ostrea
     err << kProgram << ": warning: " << warning << '\n';
   const EdgeSchedule result = schedule_pipeline(input.model, input.cluster, settings_of(options));
   if (result.empty()) err << kProgram << ": no schedule: " << result.infeasible_reason << '\n';
+  if (!result.exact)
+    err << kProgram << ": warning: the exact search needs more than --search-memory-mb="
+        << options.search_memory_mb << " MiB of tables for these device types, so up to "
+        << result.stats.hosts_left_out
+        << " hosts were left out of some checks; the schedule is valid but may not be "
+           "optimal (raise --search-memory-mb for the exact answer)\n";
   out << schedule_yaml(host_layers(result, input.cluster));
   return 0;
 }

@@ -15,7 +15,8 @@ struct OptionSpec {
   bool takes_value;
 };
 
-constexpr std::array<OptionSpec, 9> kOptions = {{{'b', "batch-size", true},
+/// Options without a short form have letter '\0' (and are looked up by name only).
+constexpr std::array<OptionSpec, 10> kOptions = {{{'b', "batch-size", true},
                                                  {'i', "buffers-in", true},
                                                  {'o', "buffers-out", true},
                                                  {'d', "dtype", true},
@@ -23,13 +24,14 @@ constexpr std::array<OptionSpec, 9> kOptions = {{{'b', "batch-size", true},
                                                  {'M', "models-file", true},
                                                  {'T', "dev-types-file", true},
                                                  {'D', "dev-file", true},
-                                                 {'h', "help", false}}};
+                                                 {'h', "help", false},
+                                                 {'\0', "search-memory-mb", true}}};
 
 constexpr std::uint64_t kLargestNumber = 4294967295ULL;
 
 const OptionSpec& by_letter(char letter) {
   for (const OptionSpec& spec : kOptions)
-    if (spec.letter == letter) return spec;
+    if (spec.letter == letter && letter != '\0') return spec;
   throw UsageError(std::string("invalid option -- '") + letter + "'");
 }
 
@@ -48,14 +50,17 @@ const OptionSpec& by_name(const std::string& name) {
 }
 
 std::string label(const OptionSpec& spec) {
+  if (spec.letter == '\0') return std::string("--") + spec.name;
   return std::string("-") + spec.letter + "/--" + spec.name;
 }
 
 std::uint64_t parse_number(const OptionSpec& spec, const std::string& text, std::uint64_t least) {
   const std::string expected = least > 0 ? "a positive integer" : "a non-negative integer";
-  const bool digits = !text.empty() && text.size() <= 10 &&
+  const std::size_t first = std::min(text.find_first_not_of('0'), text.size());
+  const std::string significant = first == text.size() && !text.empty() ? "0" : text.substr(first);
+  const bool digits = !text.empty() && significant.size() <= 10 &&
                       std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const std::uint64_t value = digits ? std::stoull(text) : 0;
+  const std::uint64_t value = digits ? std::stoull(significant) : 0;
   if (!digits || value < least || value > kLargestNumber)
     throw UsageError(label(spec) + ": expected " + expected + " up to " +
                      std::to_string(kLargestNumber) + ", got '" + text + "'");
@@ -72,6 +77,7 @@ void apply(const OptionSpec& spec, const std::string& value, SchedPipelineOption
     case 'M': options.models_file = value; break;
     case 'T': options.dev_types_file = value; break;
     case 'D': options.dev_file = value; break;
+    case '\0': options.search_memory_mb = parse_number(spec, value, 1); break;
     default: options.help = true; break;
   }
 }
@@ -153,7 +159,10 @@ std::string sched_pipeline_usage() {
          "  -M, --models-file=PATH     models YAML file (default=models.yml)\n"
          "  -T, --dev-types-file=PATH  device types YAML file (default=device_types.yml)\n"
          "  -D, --dev-file=PATH        devices YAML file (default=devices.yml)\n"
-         "  -h, --help                 print this message and exit\n";
+         "  -h, --help                 print this message and exit\n"
+         "      --search-memory-mb=N   memory for the exact search's tables in MiB (default=64;\n"
+         "                             pe-plan's addition: beyond it fewer hosts are searched\n"
+         "                             and a warning says the schedule may not be optimal)\n";
 }
 
 }  // namespace pe

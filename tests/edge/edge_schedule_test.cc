@@ -158,9 +158,44 @@ TEST(EdgeSchedule, TooLargeSearchThrowsSearchLimitError) {
   }
   EdgeSettings settings = plain_settings();
   settings.search_memory_limit = 1024;  // 2^12 vectors of 8 bytes do not fit in 1 KiB
+  settings.restrict_on_limit = false;
   EXPECT_THROW(schedule_pipeline(model, cluster, settings), SearchLimitError);
   settings.search_memory_limit = std::size_t{1} << 20;
-  EXPECT_FALSE(schedule_pipeline(model, cluster, settings).empty());
+  const EdgeSchedule exact = schedule_pipeline(model, cluster, settings);
+  EXPECT_FALSE(exact.empty());
+  EXPECT_TRUE(exact.exact);
+  EXPECT_EQ(exact.stats.hosts_left_out, 0U);
+}
+
+TEST(EdgeSchedule, OverTheLimitARestrictedPoolGivesAValidScheduleMarkedInexact) {
+  // 12 one-host types of different speeds: 2^12 count vectors. Within 1 KiB only 2^5 fit
+  // (20 bytes each at most), so the slowest types are left out of the search.
+  const EdgeModel model = uniform_model(12);
+  EdgeCluster cluster;
+  for (std::size_t t = 0; t < 12; ++t) {
+    std::vector<double> times(12, 1.0 + static_cast<double>(t));
+    cluster.types.push_back(make_type("t" + std::to_string(t), 100, 100, times));
+    cluster.hosts.push_back({"h" + std::to_string(t), t});
+  }
+  EdgeSettings settings = plain_settings();
+  const EdgeSchedule exact = schedule_pipeline(model, cluster, settings);
+  settings.search_memory_limit = 1024;
+  const EdgeSchedule restricted = schedule_pipeline(model, cluster, settings);
+  ASSERT_FALSE(restricted.empty());
+  EXPECT_FALSE(restricted.exact);
+  EXPECT_GT(restricted.stats.hosts_left_out, 0U);
+  EXPECT_LE(restricted.stats.peak_table_bytes, settings.search_memory_limit);
+  EXPECT_GE(restricted.bottleneck, exact.bottleneck);
+  // Valid: layers 1..12 covered in order, each host at most once.
+  std::size_t next = 1;
+  std::vector<bool> used(cluster.hosts.size(), false);
+  for (const EdgeStage& stage : restricted.stages) {
+    EXPECT_EQ(stage.first_layer, next);
+    EXPECT_FALSE(used[stage.host]);
+    used[stage.host] = true;
+    next = stage.last_layer + 1;
+  }
+  EXPECT_EQ(next, 13U);
 }
 
 TEST(EdgeSchedule, ReadmeSetupMatchesTheIntendedAlgorithmsBottleneck) {

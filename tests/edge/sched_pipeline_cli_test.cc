@@ -130,12 +130,16 @@ TEST(SchedPipelineOptions, AcceptsTheOriginalSpellings) {
   EXPECT_EQ(defaults.dev_file, "devices.yml");
   EXPECT_EQ(parse_sched_pipeline_options({"-i", "0"}).buffers_in, 0U);
   EXPECT_TRUE(parse_sched_pipeline_options({"-h", "--bogus"}).help);
+  EXPECT_EQ(parse_sched_pipeline_options({"-b", "00000000008"}).batch_size, 8U);
+  EXPECT_EQ(parse_sched_pipeline_options({"-i", "000"}).buffers_in, 0U);
+  EXPECT_EQ(defaults.search_memory_mb, 64U);
+  EXPECT_EQ(parse_sched_pipeline_options({"--search-memory-mb=512"}).search_memory_mb, 512U);
 }
 
 TEST(SchedPipelineOptions, RejectsJunkNumbersAndUnknownOrAmbiguousOptions) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"-b", "8abc"}, {"-b", "-1"}, {"-b", "0"}, {"-b", ""}, {"-b", "+8"},
-           {"-b", "99999999999"}, {"-i", "1.5"}, {"--model=x"}, {"--dev=x"}, {"--nope"},
+           {"-b", "99999999999"}, {"-b", "0000"}, {"--search-memory-mb=0"}, {"-S", "1"}, {"-i", "1.5"}, {"--model=x"}, {"--dev=x"}, {"--nope"},
            {"--help=yes"}, {"-q"}, {"--", "extra"}, {"-M"}}) {
     EXPECT_THROW(parse_sched_pipeline_options(args), UsageError) << args[0];
   }

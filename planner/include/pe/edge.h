@@ -57,8 +57,14 @@ struct EdgeSettings {
   std::uint64_t buffers_out = 2;  ///< Send-queue buffers of every stage.
   double element_bytes = 4;       ///< Bytes per tensor element (float32).
   /// Largest reachability table the exact search may allocate, in bytes. Instances that
-  /// need more (many distinct device types) throw SearchLimitError instead of thrashing.
+  /// need more (many distinct device types) are searched over a restricted host pool
+  /// (see restrict_on_limit) or throw SearchLimitError instead of thrashing.
   std::size_t search_memory_limit = std::size_t{64} << 20;
+  /// When a feasibility check's exact table would pass search_memory_limit: true searches
+  /// with fewer hosts of some device classes (the schedule stays valid, is marked
+  /// EdgeSchedule::exact = false and may be slower than the optimum); false throws
+  /// SearchLimitError.
+  bool restrict_on_limit = true;
 };
 
 /// One stage of a schedule, with the cost-model terms that describe it.
@@ -79,6 +85,8 @@ struct EdgeSearchStats {
   std::size_t feasibility_checks = 0;   ///< Bounds tested by the binary search.
   std::size_t largest_state_count = 0;  ///< Most host-count vectors in one check.
   std::size_t peak_table_bytes = 0;     ///< Largest reachability table allocated.
+  /// Most hosts left out of a check whose exact table would not fit (0: none).
+  std::size_t hosts_left_out = 0;
 };
 
 /// The result of schedule_pipeline. An empty `stages` list is a normal outcome ("nothing
@@ -88,6 +96,9 @@ struct EdgeSchedule {
   Seconds bottleneck = 0;         ///< Max over stage compute and cut transfer times.
   std::string infeasible_reason;  ///< Empty when a schedule exists.
   EdgeSearchStats stats;          ///< Work done by the search.
+  /// False when some check searched a restricted host pool (EdgeSettings::restrict_on_limit):
+  /// the schedule is valid but its bottleneck may not be the least possible.
+  bool exact = true;
 
   /// True when no schedule fits.
   bool empty() const { return stages.empty(); }
@@ -101,12 +112,14 @@ class SearchLimitError : public std::runtime_error {
 };
 
 /// Finds a schedule with the least bottleneck (the cost model of pe/edge_cost.h,
-/// each type using its own data). Exact. Among schedules with the least bottleneck it
+/// each type using its own data). Exact unless the memory limit forces a restricted host
+/// pool (EdgeSchedule::exact). Among schedules with the least bottleneck it
 /// returns the one with the fewest stages; among those, stage by stage from the first, the
 /// one whose host comes first in `cluster.hosts`, then the one whose stage ends latest.
 /// Hosts of one type are used in `cluster.hosts` order.
 /// Throws UsageError when the model and cluster are inconsistent (lengths, negative or
-/// non-finite numbers) and SearchLimitError (see EdgeSettings::search_memory_limit).
+/// non-finite numbers) and SearchLimitError (see EdgeSettings::search_memory_limit; with
+/// restrict_on_limit only when not even a restricted pool fits or yields a schedule).
 EdgeSchedule schedule_pipeline(const EdgeModel& model, const EdgeCluster& cluster,
                                const EdgeSettings& settings);
 

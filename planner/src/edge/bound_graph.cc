@@ -223,6 +223,41 @@ std::size_t BoundGraph::end_count(std::size_t type) const {
   return ends;
 }
 
+// The layers that the longest allowed stages of `type` span, summed over starts.
+std::size_t BoundGraph::reach_sum(std::size_t type) const {
+  const TypeGraph& graph = types_[type];
+  std::size_t sum = 0;
+  for (std::size_t start = 0; start < tables_.layers(); ++start)
+    sum += graph.furthest[start] - start;
+  return sum;
+}
+
+std::size_t BoundGraph::restrict_capacities(std::size_t most_vectors) {
+  const auto vectors = [&] {
+    double product = 1;
+    for (const StageClass& group : classes_) product *= static_cast<double>(group.capacity + 1);
+    return product;
+  };
+  std::vector<std::size_t> reach(classes_.size());
+  for (std::size_t k = 0; k < classes_.size(); ++k) reach[k] = reach_sum(classes_[k].type);
+  std::size_t removed = 0;
+  while (!classes_.empty() && vectors() > static_cast<double>(most_vectors)) {
+    std::size_t pick = 0;
+    for (std::size_t k = 1; k < classes_.size(); ++k) {
+      const std::size_t a = classes_[k].capacity;
+      const std::size_t b = classes_[pick].capacity;
+      if (a > b || (a == b && reach[k] <= reach[pick])) pick = k;
+    }
+    --classes_[pick].capacity;
+    ++removed;
+    if (classes_[pick].capacity == 0) {
+      classes_.erase(classes_.begin() + static_cast<std::ptrdiff_t>(pick));
+      reach.erase(reach.begin() + static_cast<std::ptrdiff_t>(pick));
+    }
+  }
+  return removed;
+}
+
 void BoundGraph::group_classes(const EdgeCluster& cluster) {
   std::vector<std::size_t> class_of(cluster.types.size(), classes_.size());
   for (std::size_t type = 0; type < cluster.types.size(); ++type) {

@@ -39,6 +39,11 @@ class BoundGraph {
 
   std::size_t layers() const { return tables_.layers(); }
   const std::vector<StageClass>& classes() const { return classes_; }
+  /// Lowers class capacities until the product of (capacity + 1) is at most `most_vectors`:
+  /// one host fewer at a time from the class with the most, among those the class whose
+  /// stages reach least far (summed over starts), then the later class. Classes left
+  /// without hosts are dropped. Returns the number of hosts taken out of the search.
+  std::size_t restrict_capacities(std::size_t most_vectors);
   /// Whether stage (start, end] is allowed for class `k`.
   bool allows(std::size_t k, std::size_t start, std::size_t end) const;
   /// The furthest end of an allowed stage of class `k` from `start` (start when none).
@@ -73,6 +78,7 @@ class BoundGraph {
   bool type_allows(std::size_t type, std::size_t start, std::size_t end) const;
   bool same_stages(std::size_t a, std::size_t b) const;
   std::size_t end_count(std::size_t type) const;
+  std::size_t reach_sum(std::size_t type) const;
   void group_classes(const EdgeCluster& cluster);
 
   const StageTables& tables_;

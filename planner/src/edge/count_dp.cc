@@ -57,7 +57,12 @@ void CountDp::fail_limit(double bytes) const {
                          " of tables (limit " + size_text(static_cast<double>(memory_limit_)) +
                          ") for " + std::to_string(radices_.size()) +
                          " distinct device types; give device types with the same profile "
-                         "one name, or raise the limit");
+                         "one name, or raise the limit (sched-pipeline --search-memory-mb)");
+}
+
+std::size_t CountDp::most_vectors_within(std::size_t layers, std::size_t memory_limit) {
+  const std::size_t per_vector = kBytesPerState + word_count(layers + 1) * sizeof(Word);
+  return std::min(memory_limit, kMostPoolBytes) / per_vector;
 }
 
 std::size_t CountDp::table_bytes() const {

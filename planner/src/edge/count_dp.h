@@ -30,6 +30,10 @@ class CountDp {
   /// Most layers the sets can address (positions in 16-bit word indices).
   static constexpr std::size_t kMostLayers = 65535 * kWordBits - 1;
 
+  /// The most count vectors whose tables fit `memory_limit` bytes however full their
+  /// position sets get (so run() cannot pass the limit).
+  static std::size_t most_vectors_within(std::size_t layers, std::size_t memory_limit);
+
   /// Throws SearchLimitError when the per-vector bookkeeping alone would exceed
   /// `memory_limit` bytes; run() throws it when the sets outgrow the limit.
   CountDp(const BoundGraph& graph, std::size_t memory_limit);

@@ -37,9 +37,30 @@ struct Search {
   /// Whether some schedule has a bottleneck <= bound; `ends` are the ends under bound.
   bool feasible(Seconds bound, const EndsByType& ends) const {
     BoundGraph graph(tables, cluster, ends, bound);
+    bool found = false;
+    fill(graph, true, found);
+    return found;
+  }
+
+  /// The table of `graph`, run with `stop_at_first`; `found` says whether it covers all
+  /// layers. When the exact table would pass the memory limit, the graph's capacities are
+  /// first restricted to what fits (if the settings allow).
+  CountDp fill(BoundGraph& graph, bool stop_at_first, bool& found) const {
+    try {
+      CountDp dp(graph, settings.search_memory_limit);
+      found = dp.run(stop_at_first);
+      note(dp);
+      return dp;
+    } catch (const SearchLimitError&) {
+      if (!settings.restrict_on_limit) throw;
+    }
+    const std::size_t left_out = graph.restrict_capacities(
+        CountDp::most_vectors_within(tables.layers(), settings.search_memory_limit));
+    stats.hosts_left_out = std::max(stats.hosts_left_out, left_out);
     CountDp dp(graph, settings.search_memory_limit);
+    found = dp.run(stop_at_first);
     note(dp);
-    return dp.run(true);
+    return dp;
   }
 
   void note(const CountDp& dp) const {
@@ -109,6 +130,13 @@ std::string infeasible_reason(const StageTables& tables, std::size_t hosts) {
          "most one stage, and a cut needs hosts with bw_Mbps > 0";
 }
 
+[[noreturn]] void throw_restricted_infeasible(const EdgeSearchStats& stats) {
+  throw SearchLimitError(
+      "no schedule found with " + std::to_string(stats.hosts_left_out) +
+      " hosts left out of the search, and the exact search over all of them needs more than "
+      "the memory limit; raise it (sched-pipeline --search-memory-mb)");
+}
+
 void check_settings(const EdgeSettings& settings) {
   if (!std::isfinite(settings.element_bytes) || settings.element_bytes < 0)
     throw UsageError("element_bytes must be a finite number >= 0, got " +
@@ -145,6 +173,7 @@ EdgeSchedule schedule_pipeline(const EdgeModel& model, const EdgeCluster& cluste
   }
   BoundSearch bounds(tables);
   if (!search.feasible(bounds.high(), bounds.high_ends())) {
+    if (result.stats.hosts_left_out > 0) throw_restricted_infeasible(result.stats);
     result.infeasible_reason = infeasible_reason(tables, cluster.hosts.size());
     return result;
   }
@@ -166,10 +195,12 @@ EdgeSchedule schedule_pipeline(const EdgeModel& model, const EdgeCluster& cluste
     else
       bounds.keep_as_low();
   }
-  const BoundGraph graph(tables, cluster, bounds.high_ends(), bounds.high());
-  CountDp dp(graph, settings.search_memory_limit);
-  search.note(dp);
-  dp.run(false);
+  BoundGraph graph(tables, cluster, bounds.high_ends(), bounds.high());
+  bool found = false;
+  const CountDp dp = search.fill(graph, false, found);
+  // The full table can outgrow the limit where the check at this bound stopped early.
+  if (!found) throw_restricted_infeasible(result.stats);
+  result.exact = result.stats.hosts_left_out == 0;
   result.stages = edge::pick_schedule(graph, dp);
   cost.describe(result.stages);
   result.bottleneck = cost.bottleneck(result.stages);

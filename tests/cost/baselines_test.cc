@@ -71,5 +71,25 @@ TEST(Baselines, NothingFitsWhenWeightsExceedMemory) {
   EXPECT_FALSE(data_parallel_baselines(m, cluster_from_machine_ends({4}), {}, 8).fits);
 }
 
+TEST(Baselines, MicroStepsKeepTheMicroBatchFloor) {
+  // Room for exactly one sample per device: GBS 16 on 4 devices accumulates 4 steps of 1,
+  // i.e. micro-steps of 4 samples over all devices.
+  ModelProfile m = make_chain_model("m", 1, {{"a", 1, 1, 1e9, 1e9}});
+  Cluster cluster = cluster_from_machine_ends({4});
+  TrainingSettings settings;
+  const Bytes weights = settings.optimizer_scaling * 1e9;
+  cluster.device_memory = weights + 1.5e9;
+  ASSERT_EQ(max_device_batch(m, settings, cluster.device_memory), 1);
+  settings.min_micro_batch = 4;
+  const Baselines at_floor = data_parallel_baselines(m, cluster, settings, 16);
+  EXPECT_TRUE(at_floor.fits);
+  EXPECT_EQ(at_floor.accumulation_steps, 4);
+  settings.min_micro_batch = 5;  // 5 samples over 4 devices: 2 on some device per step
+  EXPECT_FALSE(data_parallel_baselines(m, cluster, settings, 16).fits);
+  // A floor above the batch counts as the batch: GBS 2 needs one sample per device.
+  settings.min_micro_batch = 64;
+  EXPECT_TRUE(data_parallel_baselines(m, cluster, settings, 2).fits);
+}
+
 }  // namespace
 }  // namespace pe

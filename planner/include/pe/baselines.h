@@ -16,7 +16,9 @@ struct Baselines {
   int per_device_batch = 0;         ///< ceil(GBS / N).
   int max_device_batch = 0;         ///< Largest batch a device's memory holds (0: none).
   int accumulation_steps = 1;       ///< Gradient-accumulation micro-steps (1: none).
-  bool fits = false;                ///< The weights and one sample fit a device at all.
+  /// Memory holds the weights and micro-steps of at least ceil(min(floor, GBS) / N) samples
+  /// per device (floor = TrainingSettings::min_micro_batch, as for pipeline micro-batches).
+  bool fits = false;
   double dp = 0;                    ///< No overlap: T / (T_dev + AR).
   double dp_overlap = 0;            ///< All-reduce of each layer overlaps the backward left.
   double dp_p3 = 0;                 ///< Also overlaps the next forward, input layers first.
@@ -33,7 +35,10 @@ int max_device_batch(const ModelProfile& model, const TrainingSettings& settings
 
 /// Computes the three baselines for `global_batch` samples on all devices of `cluster`.
 /// Gradient accumulation splits a device's share into micro-steps of at most
-/// max_device_batch samples; only the last micro-step's backward can hide communication.
+/// max_device_batch samples, as even as possible; only the last micro-step's backward can
+/// hide communication. Like a pipeline micro-batch, a micro-step of all devices together
+/// holds at least min(min_micro_batch, GBS) samples; when memory allows no such split,
+/// `fits` is false.
 Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& cluster,
                                   const TrainingSettings& settings, int global_batch);
 

@@ -108,9 +108,12 @@ Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& clus
   b.single_device_time = cost.whole_model_time(global_batch);
   b.per_device_batch = (global_batch + devices - 1) / devices;
   b.max_device_batch = max_device_batch(model, settings, cluster.device_memory);
-  b.fits = b.max_device_batch >= 1;
-  b.accumulation_steps = b.fits ? (b.per_device_batch + b.max_device_batch - 1) /
-                                      b.max_device_batch : 1;
+  b.accumulation_steps = b.max_device_batch >= 1 ? (b.per_device_batch + b.max_device_batch - 1) /
+                                                       b.max_device_batch : 1;
+  // The smallest micro-step must still hold the floor's share of each device.
+  const int floor = std::min(settings.min_micro_batch, global_batch);
+  b.fits = b.max_device_batch >= 1 &&
+           b.per_device_batch / b.accumulation_steps >= (floor + devices - 1) / devices;
   b.allreduce_time = cost.allreduce(cost.parameters(0, model.size() - 1), devices, intra);
   const Seconds compute = cost.whole_model_time(b.per_device_batch);
   // Micro-steps are as even as possible; the last (smallest) one overlaps communication,

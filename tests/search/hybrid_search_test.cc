@@ -83,6 +83,20 @@ TEST(HybridSearch, ShapesCoverEveryDivisor) {
   for (const PipelineShapeChoice& s : small) EXPECT_EQ(s.micro_batches, 1);
 }
 
+// With one micro-batch GPipe and 1F1B are the same plan; --top must not list it twice.
+TEST(HybridSearch, OneMicroBatchIsSearchedOnceWhenBothSchedulesAre) {
+  const std::vector<PipelineShapeChoice> both =
+      pipeline_shapes(12, 4, 2, {Schedule::OneFOneB, Schedule::GPipe});
+  // 9 shapes under 1F1B; GPipe repeats the 6 with more than one micro-batch.
+  ASSERT_EQ(both.size(), 15u);
+  for (const PipelineShapeChoice& s : both)
+    if (s.schedule == Schedule::GPipe) {
+      EXPECT_GT(s.micro_batches, 1);
+    }
+  // GPipe alone keeps its single-micro-batch shapes.
+  EXPECT_EQ(pipeline_shapes(12, 4, 2, {Schedule::GPipe}).size(), 9u);
+}
+
 // The divisor enumeration gives exactly the shapes of the plain double loop, in its order,
 // and stays cheap for a GBS of 2^30 (docs/bad-inputs.md K5).
 TEST(HybridSearch, ShapesMatchPlainEnumeration) {

@@ -206,13 +206,16 @@ std::vector<int> divisors(int n) {
 std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
                                                  int min_micro_batch,
                                                  const std::vector<Schedule>& schedules) {
+  // With one micro-batch GPipe and 1F1B run the same plan: only 1F1B's is kept then.
+  const bool has_1f1b = std::count(schedules.begin(), schedules.end(), Schedule::OneFOneB) > 0;
   std::vector<PipelineShapeChoice> shapes;
   for (int r : divisors(std::gcd(global_batch, devices))) {
     const int share = global_batch / r;
     const int floor = std::min(min_micro_batch, share);
     for (int b : divisors(share))
       if (b >= floor)
-        for (Schedule s : schedules) shapes.push_back({r, b, share / b, s});
+        for (Schedule s : schedules)
+          if (!(has_1f1b && s == Schedule::GPipe && b == share)) shapes.push_back({r, b, share / b, s});
   }
   return shapes;
 }

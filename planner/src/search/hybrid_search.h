@@ -21,7 +21,8 @@ struct PipelineShapeChoice {
 
 /// Every shape for `global_batch` on `devices` devices: replicas dividing the device count
 /// and the batch, micro-batch sizes dividing a copy's share and at least the floor (or the
-/// whole share when it is below the floor), each schedule. Fixed order.
+/// whole share when it is below the floor), each schedule; GPipe is left out for one
+/// micro-batch when 1F1B is searched (the same plan). Fixed order.
 std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
                                                  int min_micro_batch,
                                                  const std::vector<Schedule>& schedules);

@@ -88,6 +88,10 @@ int plan(const Options& o, std::ostream& out, std::ostream& err) {
   const std::vector<PointResult> points = planner.sweep(batches, progress_bar(batches.size(), err));
   const ReportContext context{&planner.model(), &planner.cluster()};
   out << render(o, points, context);
+  // The table lists why a batch size has no plan; CSV rows cannot, so stderr does.
+  if (o.format == Format::Csv)
+    for (const PointResult& point : points)
+      if (!point.best()) err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason << "\n";
   write_extra_outputs(o, planner, points, err);
   return 0;
 }

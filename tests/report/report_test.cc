@@ -61,6 +61,35 @@ TEST(Report, DataParallelThatDoesNotFitIsMarkedInTheTable) {
       << table;
 }
 
+TEST(Report, EveryBatchSizeWithoutAPlanGetsItsReason) {
+  // 10 GB of weights x 2 (optimizer) never fit 16 GB: no plan at either batch size.
+  const Planner planner(make_chain_model("huge", 1, {{"a", 1e-3, 2e-3, 1e3, 10e9}}),
+                        cluster_from_machine_ends({2}));
+  const std::vector<PointResult> points{planner.plan(8), planner.plan(16)};
+  const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
+  EXPECT_NE(table.find("\nGBS 8: no plan fits: state 0 alone needs"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nGBS 16: no plan fits: state 0 alone needs"), std::string::npos) << table;
+}
+
+TEST(Report, TooHighMicroBatchFloorSaysSoInTheReasonAndTheLegend) {
+  // One sample per device fits; --mbs 4 on 2 devices needs 2 per device in every step.
+  ModelProfile model = make_chain_model("m", 1, {{"a", 1e-3, 2e-3, 1e9, 1e9}});
+  Cluster cluster = cluster_from_machine_ends({2});
+  cluster.device_memory = 2e9 + 1.5e9;
+  TrainingSettings settings;
+  settings.min_micro_batch = 4;
+  const Planner planner(model, cluster, settings);
+  const PointResult point = planner.plan(8);
+  ASSERT_EQ(point.best(), nullptr);
+  EXPECT_TRUE(point.exact);
+  EXPECT_FALSE(point.baselines.fits);
+  EXPECT_NE(point.no_plan_reason.find("at GBS 8 with micro-batches of at least 4 samples (--mbs 4)"),
+            std::string::npos)
+      << point.no_plan_reason;
+  const std::string table = sweep_table({point}, {&planner.model(), &planner.cluster()});
+  EXPECT_NE(table.find("below the micro-batch floor (--mbs)"), std::string::npos) << table;
+}
+
 TEST(Report, DataParallelThatFitsHasNoMark) {
   const Planner planner(make_chain_model("small", 1, {{"a", 1e-3, 2e-3, 1e3, 1e3}}),
                         cluster_from_machine_ends({2}));

@@ -62,7 +62,7 @@ std::vector<std::string> cells(const PointResult& p) {
 // What follows a row's right-aligned cells: the schedule and stages, or why none.
 std::string tail(const PointResult& p) {
   const Plan* plan = p.best();
-  if (!plan) return "   no plan fits";
+  if (!plan) return p.exact ? "   no plan fits" : std::string("   no plan found") + kInexact;
   return "  " + left(to_string(plan->schedule), 6) + stages_string(*plan);
 }
 
@@ -77,16 +77,21 @@ std::string rows_text(const std::vector<PointResult>& points) {
 }
 
 std::string legend(const std::vector<PointResult>& points) {
-  bool no_fit = false, inexact = false;
+  bool no_room = false, floor = false, inexact = false;
   for (const PointResult& p : points) {
-    no_fit = no_fit || !p.baselines.fits;
-    inexact = inexact || (!p.exact && p.best());
+    no_room = no_room || (!p.baselines.fits && p.baselines.max_device_batch < 1);
+    floor = floor || (!p.baselines.fits && p.baselines.max_device_batch >= 1);
+    inexact = inexact || !p.exact;
   }
   std::string text;
-  if (no_fit)
+  if (no_room)
     text += std::string(kNoFit) +
             ": plain data parallelism does not fit: the weights and one sample need more "
             "than a GPU's memory\n";
+  if (floor)
+    text += std::string(kNoFit) +
+            ": plain data parallelism does not fit: its gradient-accumulation steps would "
+            "go below the micro-batch floor (--mbs) on all GPUs together\n";
   if (inexact)
     text += std::string(kInexact) +
             ": the search stopped at its effort limit (--search-effort); the best plan found, "
@@ -153,8 +158,9 @@ std::string sweep_table(const std::vector<PointResult>& points, const ReportCont
   if (const Plan* plan = last.best(); plan && context.model)
     text += "Best plan for " + plan_text(*plan, *context.model) +
             bubble_text(bubbles(simulate(plan->shape()))) + alternatives_text(last);
-  else if (!last.no_plan_reason.empty())
-    text += "GBS " + std::to_string(last.global_batch) + ": " + last.no_plan_reason + "\n";
+  for (const PointResult& point : points)
+    if (!point.best() && !point.no_plan_reason.empty())
+      text += "GBS " + std::to_string(point.global_batch) + ": " + point.no_plan_reason + "\n";
   return text;
 }
 

@@ -2,7 +2,9 @@
 
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <mutex>
 #include <sstream>
 
@@ -22,8 +24,10 @@ std::string gigabytes(Bytes bytes) {
 }
 
 // Why no plan fits: the smallest possible per-device footprint is one state on its own
-// stage with one sample in flight.
-std::string no_plan_reason(const CostModel& cost) {
+// stage with one sample in flight; otherwise the batch and the micro-batch floor, or the
+// search effort when the search stopped before it could prove that nothing fits.
+std::string no_plan_reason(const CostModel& cost, int global_batch, bool exact,
+                           std::uint64_t effort) {
   Bytes worst = 0;
   std::size_t at = 0;
   for (std::size_t i = 0; i < cost.states(); ++i) {
@@ -35,8 +39,15 @@ std::string no_plan_reason(const CostModel& cost) {
     return "no plan fits: state " + std::to_string(at) + " alone needs " + gigabytes(worst) +
            " (weights x optimizer scaling + one sample of activations) but a device has " +
            gigabytes(memory);
-  return "no plan fits in " + gigabytes(memory) +
-         " per device with this batch size and micro-batch floor";
+  if (!exact)
+    return "no plan found within the search effort (" + std::to_string(effort) +
+           " steps), so none is proven to fit or not; --search-effort 0 searches to the end";
+  const int floor = std::min(cost.settings().min_micro_batch, global_batch);
+  std::string reason = "no plan fits in " + gigabytes(memory) + " per device at GBS " +
+                       std::to_string(global_batch) + " with micro-batches of at least " +
+                       std::to_string(floor) + " samples";
+  if (floor > 1) reason += " (--mbs " + std::to_string(cost.settings().min_micro_batch) + ")";
+  return reason;
 }
 
 void check_settings(const TrainingSettings& s) {
@@ -76,7 +87,8 @@ PointResult Planner::plan(int global_batch) const {
   result.plans = std::move(found.plans);
   result.exact = found.exact;
   for (Plan& plan : result.plans) plan.simulated_time = simulate(plan.shape()).makespan;
-  if (result.plans.empty()) result.no_plan_reason = no_plan_reason(cost);
+  if (result.plans.empty())
+    result.no_plan_reason = no_plan_reason(cost, global_batch, found.exact, options_.effort);
   return result;
 }
 

@@ -68,6 +68,7 @@ void run_schedule(benchmark::State& state, const pe::EdgeModel& model,
   state.counters["states"] = static_cast<double>(result.stats.largest_state_count);
   state.counters["table_MiB"] = static_cast<double>(result.stats.peak_table_bytes) / (1 << 20);
   state.counters["candidates"] = static_cast<double>(result.stats.candidate_bounds);
+  state.counters["hosts_left_out"] = static_cast<double>(result.stats.hosts_left_out);
 }
 
 // 48 layers on 16 hosts, each its own device type (PipeEdge: 203 s, 1.4 GB).
@@ -76,6 +77,14 @@ void BM_EdgeSchedule_Layers48Types16(benchmark::State& state) {
   run_schedule(state, model, edge_cluster(16, 1, 48, {384, 512, 768, 1024}));
 }
 BENCHMARK(BM_EdgeSchedule_Layers48Types16)->Unit(benchmark::kMillisecond);
+
+// 48 layers on 32 hosts, 16 device types of 2 hosts each: the exact tables would need 3^16
+// count vectors, more than the default 64 MiB, so the search runs on a restricted pool.
+void BM_EdgeSchedule_Layers48Types16Hosts32(benchmark::State& state) {
+  const pe::EdgeModel model = vit_like(48, 1.0);
+  run_schedule(state, model, edge_cluster(16, 2, 48, {384, 512, 768, 1024}));
+}
+BENCHMARK(BM_EdgeSchedule_Layers48Types16Hosts32)->Unit(benchmark::kMillisecond);
 
 // 96 layers on 32 hosts of 4 types (PipeEdge: 8.5 s, 114 MB).
 void BM_EdgeSchedule_Layers96Hosts32Types4(benchmark::State& state) {

@@ -140,7 +140,10 @@ void plan_and_check(const ModelProfile& model, const Cluster& cluster, int globa
 
 void schedule_and_check(const EdgeModel& model, const EdgeCluster& cluster) {
   try {
-    check_schedule(schedule_pipeline(model, cluster, EdgeSettings{}), model, cluster);
+    // A small table limit keeps every input fast and also exercises the restricted pool.
+    EdgeSettings settings;
+    settings.search_memory_limit = std::size_t{1} << 20;
+    check_schedule(schedule_pipeline(model, cluster, settings), model, cluster);
   } catch (const UsageError&) {
   } catch (const SearchLimitError&) {
   }

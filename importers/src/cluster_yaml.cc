@@ -11,6 +11,8 @@ using namespace yaml_input;
 
 // The most GPUs a cluster file may describe in all (as for --devices).
 constexpr long long kMaxGpus = 1000000;
+// The most machines in one group, and GPUs per machine.
+constexpr long long kMaxPerGroup = 100000;
 
 void read_machines(const YAML::Node& list, const std::string& file, Cluster& cluster) {
   if (!list.IsSequence() || list.size() == 0)
@@ -20,11 +22,10 @@ void read_machines(const YAML::Node& list, const std::string& file, Cluster& clu
     if (!group.IsMap()) throw InputError(where(file, group, "machines"), "expected a map");
     only_keys(group, {"count", "gpus", "type"}, file, "a machine group");
     long long count_of = 1;
-    if (YAML::Node c = child(group, "count", file, false)) count_of = count(c, file, "count");
-    long long gpus = count(child(group, "gpus", file, true), file, "gpus");
-    if (count_of < 1 || count_of > 100000 || gpus < 1 || gpus > 100000)
-      throw InputError(where(file, group, "machines"),
-                       "count and gpus must be between 1 and 100000");
+    if (YAML::Node c = child(group, "count", file, false))
+      count_of = count_in(c, file, "count", 1, kMaxPerGroup, "machines");
+    const long long gpus =
+        count_in(child(group, "gpus", file, true), file, "gpus", 1, kMaxPerGroup, "GPUs");
     total += count_of * gpus;
     if (total > kMaxGpus)
       throw InputError(where(file, group, "machines"),
@@ -46,12 +47,22 @@ double positive_gigabytes(const YAML::Node& node, const std::string& file,
   return bytes;
 }
 
+// A bandwidth in GB/s as bytes/s, at least one byte per second: a transfer then takes
+// at most as many seconds as it has bytes (a subnormal bandwidth would make times inf).
+double bandwidth(const YAML::Node& node, const std::string& file, const std::string& key) {
+  const double bytes = positive_gigabytes(node, file, key);
+  if (bytes < 1)
+    throw InputError(where(file, node, key), "expected at least 1e-9 GB/s (one byte per "
+                                             "second), got '" + node.Scalar() + "'");
+  return bytes;
+}
+
 void read_bandwidth(const YAML::Node& map, const std::string& file, Network& network) {
   if (!map.IsMap()) throw InputError(where(file, map, "bandwidth_GBps"), "expected a map");
   only_keys(map, {"intra", "inter_allreduce", "inter_p2p"}, file, "bandwidth_GBps");
   auto read = [&](const char* key, BytesPerSecond& into) {
     if (YAML::Node v = child(map, key, file, false))
-      into = positive_gigabytes(v, file, std::string("bandwidth_GBps.") + key);
+      into = bandwidth(v, file, std::string("bandwidth_GBps.") + key);
   };
   read("intra", network.intra);
   read("inter_allreduce", network.inter_allreduce);

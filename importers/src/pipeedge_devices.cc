@@ -34,8 +34,10 @@ std::vector<std::string> read_hosts(const YAML::Node& list, const std::string& f
   std::vector<std::string> hosts;
   for (std::size_t k = 0; k < list.size(); ++k) {
     const std::string path = type + "[" + std::to_string(k) + "]";
+    if (list[k].IsNull())
+      throw InputError(where(file, list[k], path), "empty host name, expected a name after '-'");
     const std::string name = yaml_input::text(list[k], file, path);
-    if (name.empty()) throw InputError(where(file, list[k], path), "expected a host name, got ''");
+    if (name.empty()) throw InputError(where(file, list[k], path), "empty host name, got ''");
     const long line = list[k].Mark().is_null() ? 0 : list[k].Mark().line + 1;
     const auto [at, fresh] = seen.emplace(name, line);
     if (!fresh)

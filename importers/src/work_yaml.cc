@@ -61,14 +61,10 @@ void read_after(const YAML::Node& node, const std::string& file, WorkItem& item)
 void read_chunks(const YAML::Node& map, const std::string& file, WorkItem& item) {
   const YAML::Node node = child(map, "chunks", file, false);
   if (!node) return;
-  const long long chunks = count(node, file, "chunks");
   if (per_micro_batch(item.after))
     throw InputError(where(file, node, "chunks"),
                      "after: forward/backward makes one piece per micro-batch; remove chunks");
-  if (chunks < 1 || chunks > kMaxChunks)
-    throw InputError(where(file, node, "chunks"),
-                     "expected 1..1000000 pieces, got '" + node.Scalar() + "'");
-  item.chunks = static_cast<int>(chunks);
+  item.chunks = static_cast<int>(count_in(node, file, "chunks", 1, kMaxChunks, "pieces"));
 }
 
 WorkItem read_item(const YAML::Node& map, const std::string& file) {

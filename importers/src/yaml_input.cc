@@ -4,32 +4,33 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
+#include <vector>
 #include <system_error>
 
 namespace pe::yaml_input {
 
-YAML::Node parse(const std::string& text, const std::string& file) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(location(file, e.mark.is_null() ? 0 : e.mark.line + 1),
-                     "YAML syntax error: " + e.msg);
-  }
-}
-
-std::string read_text(const std::string& path) {
+std::string read_text(const std::string& path, std::size_t max_bytes) {
+  if (path.empty()) throw InputError("", "empty file name, expected the path of a file");
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
     throw InputError(path, "is a directory, expected a YAML file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes)
+      throw InputError(path, "more than " + std::to_string(max_bytes >> 20) +
+                                 " MiB, expected an input file of at most that size");
+  }
+  if (in.bad()) throw InputError(path, "cannot read file");
+  return text;
 }
 
 YAML::Node load(const std::string& path) { return parse(read_text(path), path); }
@@ -53,23 +54,34 @@ std::string text(const YAML::Node& node, const std::string& file, const std::str
   return node.Scalar();
 }
 
-double number(const YAML::Node& node, const std::string& file, const std::string& key) {
-  const std::string seen = text(node, file, key);
+// Text read as a double: the whole text, no nan or inf. Values below the smallest
+// subnormal read as 0; values too large for a double are rejected.
+bool read_finite(const std::string& seen, double& value) {
   std::string lowered = seen;
   std::transform(lowered.begin(), lowered.end(), lowered.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (seen.empty() || std::isspace(static_cast<unsigned char>(seen[0])) ||
+      lowered.find("nan") != std::string::npos || lowered.find("inf") != std::string::npos)
+    return false;
+  char* end = nullptr;
+  value = std::strtod(seen.c_str(), &end);
+  return end == seen.c_str() + seen.size() && std::isfinite(value);
+}
+
+double number(const YAML::Node& node, const std::string& file, const std::string& key) {
+  const std::string seen = text(node, file, key);
   double value = 0;
-  std::size_t used = 0;
-  try {
-    value = std::stod(seen, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != seen.size() || lowered.find("nan") != std::string::npos ||
-      lowered.find("inf") != std::string::npos || !std::isfinite(value))
+  if (!read_finite(seen, value))
     throw InputError(where(file, node, key),
                      "expected a finite number, got '" + seen + "'");
   return value;
+}
+
+// A note for a text with a non-zero digit before its exponent whose double is 0, else "".
+std::string underflow_note(const std::string& seen) {
+  const std::string mantissa = seen.substr(0, seen.find_first_of("eE"));
+  if (mantissa.find_first_of("123456789") == std::string::npos) return "";
+  return " (below the smallest double, 4.9e-324, it reads as 0)";
 }
 
 double non_negative(const YAML::Node& node, const std::string& file, const std::string& key,
@@ -78,7 +90,8 @@ double non_negative(const YAML::Node& node, const std::string& file, const std::
   if (value < 0 || (strictly_positive && value == 0))
     throw InputError(where(file, node, key),
                      std::string("expected a ") + (strictly_positive ? "positive" : "non-negative") +
-                         " number, got '" + node.Scalar() + "'");
+                         " number, got '" + node.Scalar() + "'" +
+                         (value == 0 && strictly_positive ? underflow_note(node.Scalar()) : ""));
   return value;
 }
 
@@ -97,6 +110,21 @@ long long count(const YAML::Node& node, const std::string& file, const std::stri
                      "expected a non-negative integer up to " +
                          std::to_string(std::numeric_limits<long long>::max()) + ", got '" +
                          seen + "'");
+  return value;
+}
+
+long long count_in(const YAML::Node& node, const std::string& file, const std::string& key,
+                   long long low, long long high, const std::string& what) {
+  const std::string seen = text(node, file, key);
+  long long value = 0;
+  const bool digits = !seen.empty() && std::all_of(seen.begin(), seen.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  const auto [end, error] = std::from_chars(seen.data(), seen.data() + seen.size(), value);
+  if (!digits || error != std::errc() || value < low || value > high)
+    throw InputError(where(file, node, key), "expected " + std::to_string(low) + ".." +
+                                                 std::to_string(high) + " " + what + ", got '" +
+                                                 seen + "'");
   return value;
 }
 

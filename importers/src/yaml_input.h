@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,12 +11,19 @@
 
 namespace pe::yaml_input {
 
-/// Parses `text`; a syntax error becomes an InputError at its line.
+/// Parses the first document of `text`; a syntax error becomes an InputError at its line,
+/// a key repeated in one map an InputError at the repeat ("duplicate key 'K' (first at
+/// line N)"). Empty nodes (`- ` or `key:` with nothing after) are marked at their own line.
 YAML::Node parse(const std::string& text, const std::string& file);
 /// Reads and parses a file; an unreadable file becomes an InputError.
 YAML::Node load(const std::string& path);
-/// Reads a whole file into a string (InputError if it cannot be opened).
-std::string read_text(const std::string& path);
+/// The most bytes an input file may hold (256 MiB): larger inputs, and endless ones such
+/// as /dev/zero, are refused rather than read.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
+
+/// Reads a whole file into a string. InputError for an empty path, a directory, a file that
+/// cannot be opened or read, or one longer than `max_bytes`.
+std::string read_text(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 
 /// "file:line: key" for a node (line is 1-based; omitted when unknown).
 std::string where(const std::string& file, const YAML::Node& node, const std::string& key);
@@ -30,6 +38,10 @@ double non_negative(const YAML::Node& node, const std::string& file, const std::
                     bool strictly_positive = false);
 /// A non-negative integer that fits in `long long` (no fraction, no sign, no junk).
 long long count(const YAML::Node& node, const std::string& file, const std::string& key);
+/// A whole number in [low, high]; anything else (a sign, a fraction, an overflow) throws
+/// "expected LOW..HIGH WHAT, got 'TEXT'".
+long long count_in(const YAML::Node& node, const std::string& file, const std::string& key,
+                   long long low, long long high, const std::string& what);
 /// A scalar string.
 std::string text(const YAML::Node& node, const std::string& file, const std::string& key);
 /// Throws on keys of `map` that are not in `known`.

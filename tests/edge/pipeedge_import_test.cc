@@ -205,6 +205,30 @@ TEST(PipeEdgeDevices, BadDevicesNameFileLineAndKey) {
   check("A: [a]\nA: [b]\n", {"devices.yml:2", "duplicate key 'A'"});
 }
 
+TEST(PipeEdgeImport, EmptyHostItemIsReportedAtItsOwnLine) {
+  const PipeEdgeDeviceTypes types;
+  std::vector<std::string> warnings;
+  const auto check = [&](const std::string& text, const std::vector<std::string>& parts) {
+    expect_input_error([&] { parse_pipeedge_devices(text, "devices.yml", types, warnings); },
+                       parts);
+  };
+  check("A:\n  - h0\n  -\n", {"devices.yml:3: A[1]: empty host name"});
+  check("A:\n  - \n  - h1\n", {"devices.yml:2: A[0]: empty host name"});
+  check("A:\n  - h0\n  - # none\n\n  - h2\n", {"devices.yml:3: A[1]: empty host name"});
+  check("A:\n  - ~\n", {"devices.yml:2: A[0]: empty host name"});
+  check("A: [h0, '']\n", {"devices.yml:1: A[1]: empty host name"});
+}
+
+TEST(PipeEdgeImport, EmptyPathSaysSo) {
+  for (int empty = 0; empty < 3; ++empty) {
+    PipeEdgeFiles files{kExample + "models.yml", kExample + "device_types.yml",
+                        kExample + "devices.yml"};
+    (empty == 0 ? files.models : empty == 1 ? files.device_types : files.devices).clear();
+    expect_input_error([&] { load_pipeedge_input(files, PipeEdgeQuery{}); },
+                       {"is empty, expected a file name"});
+  }
+}
+
 TEST(PipeEdgeInput, TheExampleWarnsAboutTheUndefinedRccType) {
   const PipeEdgeInput input = load_pipeedge_input(
       {kExample + "models.yml", kExample + "device_types.yml", kExample + "devices.yml"},

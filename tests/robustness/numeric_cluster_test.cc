@@ -70,10 +70,10 @@ TEST(NumericCluster, YamlGigabytesThatOverflowBytesNameTheKey) {
       {"c.yml:3: bandwidth_GBps.intra", "'1e300'"});
 }
 
-TEST(NumericCluster, YamlIntegersBeyondLongLongNameTheLimit) {
+TEST(NumericCluster, YamlIntegersBeyondLongLongNameTheRealRange) {
   expect_error_naming<InputError>(
       [] { parse_cluster_yaml("machines: [{gpus: 18446744073709551616}]\n", "c.yml"); },
-      {"c.yml:1: gpus", "up to 9223372036854775807", "'18446744073709551616'"});
+      {"c.yml:1: gpus", "expected 1..100000 GPUs", "'18446744073709551616'"});
 }
 
 TEST(NumericCluster, YamlNanAndInfinityAreRejectedInEverySpelling) {

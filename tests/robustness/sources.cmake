@@ -6,4 +6,5 @@ target_sources(pe_tests PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/numeric_batch_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/numeric_edge_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/importer_robustness_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/yaml_input_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/fuzz_regression_test.cc)

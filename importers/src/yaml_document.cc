@@ -1,0 +1,180 @@
+// yaml_input::parse: a first pass over the parser's events rejects duplicate mapping keys
+// (yaml-cpp keeps both and lookups return the first) and finds empty nodes, whose marks
+// yaml-cpp puts at the next token (often the next line); an empty node written after an
+// indicator (`-`, `:`, `?`) gets an explicit `~` there, so its mark names its own line.
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "yaml_input.h"
+
+namespace pe::yaml_input {
+namespace {
+
+constexpr std::size_t kNone = std::string::npos;
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/// Where a comment starts in one line (its length when there is none). Quotes are
+/// followed roughly: a '#' inside "..." or '...' does not start a comment.
+std::size_t comment_start(std::string_view line) {
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+      return i;
+    }
+  }
+  return line.size();
+}
+
+/// The index just past the last character before `pos` that is neither blank nor part of
+/// a comment; kNone when there is none.
+std::size_t content_end_before(const std::string& text, std::size_t pos) {
+  std::size_t end = std::min(pos, text.size());
+  while (end > 0) {
+    const std::size_t newline = text.rfind('\n', end - 1);
+    const std::size_t start = newline == kNone ? 0 : newline + 1;
+    std::string_view line(text.data() + start, end - start);
+    line = line.substr(0, comment_start(line));
+    const std::size_t last = line.find_last_not_of(" \t\r");
+    if (last != std::string_view::npos) return start + last + 1;
+    if (newline == kNone) return kNone;
+    end = newline;
+  }
+  return kNone;
+}
+
+/// True when `text` at `pos` spells a null (`~`, `null`, `Null`, `NULL`) itself.
+bool spelled_null(const std::string& text, std::size_t pos) {
+  for (const std::string_view word : {"~", "null", "Null", "NULL"})
+    if (std::string_view(text).substr(pos, word.size()) == word) return true;
+  return false;
+}
+
+/// Where to write `~` for an empty node marked at `pos`: just after the indicator that
+/// introduces it, when that is a block `-`, `?` or a `:`; else kNone.
+std::size_t null_insertion_point(const std::string& text, std::size_t pos) {
+  if (pos < text.size() && spelled_null(text, pos)) return kNone;
+  const std::size_t end = content_end_before(text, pos);
+  if (end == kNone) return kNone;
+  const char indicator = text[end - 1];
+  const bool alone = end == 1 || is_blank(text[end - 2]);
+  const bool followed = end == text.size() || is_blank(text[end]);
+  if (!followed) return kNone;
+  if (indicator == ':' || ((indicator == '-' || indicator == '?') && alone)) return end;
+  return kNone;
+}
+
+/// Collects the facts of the first pass: duplicate keys throw, empty nodes are noted.
+class FirstPass : public YAML::EventHandler {
+ public:
+  FirstPass(const std::string& text, const std::string& file) : text_(text), file_(file) {}
+
+  /// Indexes of `text` where a `~` makes an empty node explicit, in increasing order.
+  const std::set<std::size_t>& insertions() const { return insertions_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    node(mark, nullptr);
+    if (anchor != YAML::NullAnchor) return;
+    const std::size_t at = null_insertion_point(text_, static_cast<std::size_t>(mark.pos));
+    if (at != kNone) insertions_.insert(at);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, nullptr); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string& value) override {
+    node(mark, &value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(mark, nullptr);
+    frames_.push_back(Frame{false, 0, {}});
+  }
+  void OnSequenceEnd() override { frames_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(mark, nullptr);
+    frames_.push_back(Frame{true, 0, {}});
+  }
+  void OnMapEnd() override { frames_.pop_back(); }
+
+ private:
+  struct Frame {
+    bool is_map;
+    std::size_t nodes;                   ///< Nodes seen so far (keys and values alternate).
+    std::map<std::string, long> keys;    ///< Scalar keys and their 1-based lines.
+  };
+
+  /// Counts a node in its parent; a scalar key seen before in the same map throws.
+  void node(const YAML::Mark& mark, const std::string* scalar) {
+    if (frames_.empty() || !frames_.back().is_map) return;
+    Frame& map = frames_.back();
+    if (map.nodes++ % 2 != 0 || scalar == nullptr) return;
+    const long line = mark.is_null() ? 0 : mark.line + 1;
+    const auto [first, fresh] = map.keys.emplace(*scalar, line);
+    if (!fresh)
+      throw InputError(location(file_, line), "duplicate key '" + *scalar + "' (first at line " +
+                                                  std::to_string(first->second) + ")");
+  }
+
+  const std::string& text_;
+  const std::string& file_;
+  std::vector<Frame> frames_;
+  std::set<std::size_t> insertions_;
+};
+
+InputError syntax_error(const YAML::Exception& e, const std::string& file) {
+  return InputError(location(file, e.mark.is_null() ? 0 : e.mark.line + 1),
+                    "YAML syntax error: " + e.msg);
+}
+
+/// `text` with " ~" written at each of `points`.
+std::string with_nulls(const std::string& text, const std::set<std::size_t>& points) {
+  std::string out;
+  out.reserve(text.size() + 2 * points.size());
+  std::size_t from = 0;
+  for (const std::size_t at : points) {
+    out.append(text, from, at - from);
+    out += " ~";
+    from = at;
+  }
+  out.append(text, from, kNone);
+  return out;
+}
+
+}  // namespace
+
+YAML::Node parse(const std::string& text, const std::string& file) {
+  std::istringstream stream(text);
+  FirstPass pass(text, file);
+  try {
+    YAML::Parser parser(stream);
+    parser.HandleNextDocument(pass);
+  } catch (const YAML::Exception& e) {
+    throw syntax_error(e, file);
+  }
+  if (!pass.insertions().empty()) {
+    try {
+      return YAML::Load(with_nulls(text, pass.insertions()));
+    } catch (const YAML::Exception&) {
+      // The explicit nulls only move marks; fall back to the text as written.
+    }
+  }
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw syntax_error(e, file);
+  }
+}
+
+}  // namespace pe::yaml_input

@@ -1,0 +1,139 @@
+// The shared YAML input helpers as every importer meets them: repeated keys, subnormal and
+// underflowing numbers, integer ranges, empty nodes' lines, empty paths and endless files.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "pe/error.h"
+#include "pe/importers/cluster_yaml.h"
+#include "pe/importers/pipeedge.h"
+#include "pe/importers/work_yaml.h"
+#include "pe/units.h"
+#include "robustness_checks.h"
+
+namespace pe {
+namespace {
+
+using robustness::expect_error_naming;
+
+const std::string kMachines = "machines:\n  - count: 2\n    gpus: 2\n";
+
+TEST(YamlDuplicateKeys, ClusterFileRejectsARepeatedKey) {
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml(kMachines + "memory_GB: 16\nmemory_GB: 1\n", "c.yml"); },
+      {"c.yml:5: duplicate key 'memory_GB' (first at line 4)"});
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml("machines: [{gpus: 2, gpus: 4}]\n", "c.yml"); },
+      {"c.yml:1: duplicate key 'gpus' (first at line 1)"});
+}
+
+TEST(YamlDuplicateKeys, WorkFileRejectsARepeatedKey) {
+  expect_error_naming<InputError>(
+      [] {
+        parse_work_yaml("items:\n  - name: a\n    total_ms: 3\nitems: []\n", "w.yml");
+      },
+      {"w.yml:4: duplicate key 'items' (first at line 1)"});
+  expect_error_naming<InputError>(
+      [] {
+        parse_work_yaml("items:\n  - name: a\n    duration_ms: 2\n    duration_ms: 5\n", "w.yml");
+      },
+      {"w.yml:4: duplicate key 'duration_ms' (first at line 3)"});
+}
+
+TEST(YamlDuplicateKeys, QuotingDoesNotMakeAKeyNew) {
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml(kMachines + "memory_GB: 16\n\"memory_GB\": 1\n", "c.yml"); },
+      {"c.yml:5: duplicate key 'memory_GB' (first at line 4)"});
+}
+
+TEST(YamlDuplicateKeys, PipeEdgeFilesRejectARepeatedKeyAtAnyDepth) {
+  std::vector<std::string> warnings;
+  expect_error_naming<InputError>(
+      [&] {
+        parse_pipeedge_model("m:\n  layers: 1\n  mem_MB: [1]\n  mem_MB: [2]\n", "models.yml",
+                             "m", warnings);
+      },
+      {"models.yml:4: duplicate key 'mem_MB' (first at line 3)"});
+  expect_error_naming<InputError>(
+      [&] {
+        parse_pipeedge_model("other:\n  a: 1\n  a: 2\nm: {}\n", "models.yml", "m", warnings);
+      },
+      {"models.yml:3: duplicate key 'a' (first at line 2)"});
+}
+
+TEST(YamlDuplicateKeys, TheSameKeyInTwoMapsIsFine) {
+  const Cluster cluster = parse_cluster_yaml(
+      "machines:\n  - {count: 1, gpus: 2}\n  - {count: 1, gpus: 4}\n", "c.yml");
+  EXPECT_EQ(cluster.machine_gpus, (std::vector<int>{2, 4}));
+}
+
+TEST(YamlSubnormals, AreFiniteNumbers) {
+  const Cluster cluster = parse_cluster_yaml(kMachines + "memory_GB: 1e-320\n", "c.yml");
+  EXPECT_GT(cluster.device_memory, 0);
+  const WorkList work = parse_work_yaml(
+      "items:\n  - name: a\n    after: forward\n    duration_ms: 1e-310\n", "w.yml");
+  ASSERT_EQ(work.items.size(), 1U);
+  EXPECT_GT(work.items[0].duration, 0);
+  std::vector<std::string> warnings;
+  const EdgeModel model = parse_pipeedge_model(
+      "m:\n  layers: 1\n  mem_MB: [1e-320]\n  parameters_in: 1\n  parameters_out: [1]\n",
+      "models.yml", "m", warnings);
+  EXPECT_GT(model.weights_mib.at(0), 0);
+}
+
+TEST(YamlSubnormals, ClusterBandwidthNamesItsLeastValue) {
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml(kMachines + "bandwidth_GBps:\n  intra: 1e-320\n", "c.yml"); },
+      {"c.yml:5: bandwidth_GBps.intra: expected at least 1e-9 GB/s (one byte per second), "
+       "got '1e-320'"});
+  const Cluster slow = parse_cluster_yaml(kMachines + "bandwidth_GBps:\n  intra: 1e-9\n", "c");
+  EXPECT_DOUBLE_EQ(slow.network.intra, 1.0);
+}
+
+TEST(YamlSubnormals, AValueThatUnderflowsToZeroSaysSo) {
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml(kMachines + "memory_GB: 1e-400\n", "c.yml"); },
+      {"c.yml:4: memory_GB: expected a positive number, got '1e-400'", "reads as 0"});
+}
+
+TEST(WorkYamlRanges, HugeChunksNameTheRealRange) {
+  for (const std::string chunks : {"99999999999999999999", "9223372036854775808", "0", "-3"})
+    expect_error_naming<InputError>(
+        [&] {
+          parse_work_yaml("items:\n  - name: a\n    total_ms: 3\n    chunks: " + chunks + "\n",
+                          "w.yml");
+        },
+        {"w.yml:4: chunks: expected 1..1000000 pieces, got '" + chunks + "'"});
+}
+
+TEST(ClusterYamlRanges, MachineCountsNameTheRealRange) {
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml("machines: [{count: 0, gpus: 2}]\n", "c.yml"); },
+      {"c.yml:1: count: expected 1..100000 machines, got '0'"});
+}
+
+TEST(YamlNullMarks, EmptyNodesAreReportedAtTheirOwnLine) {
+  expect_error_naming<InputError>(
+      [] { parse_work_yaml("items:\n  - name:\n    total_ms: 3\n", "w.yml"); },
+      {"w.yml:2"});
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml("machines:\n  - gpus: 2\n  -   # nothing here\n\n", "c.yml"); },
+      {"c.yml:3"});
+}
+
+TEST(InputFileSize, EndlessInputIsRefused) {
+  expect_error_naming<InputError>([] { load_work_yaml("/dev/zero"); },
+                                  {"/dev/zero: more than 256 MiB"});
+}
+
+TEST(InputFilePath, AnEmptyPathSaysSo) {
+  expect_error_naming<InputError>([] { load_cluster_yaml(""); }, {"empty file name"});
+  expect_error_naming<InputError>([] { load_work_yaml(""); }, {"empty file name"});
+  expect_error_naming<InputError>(
+      [] { load_pipeedge_input({"", "t.yml", "d.yml"}, PipeEdgeQuery{}); },
+      {"the path of the models file is empty"});
+}
+
+}  // namespace
+}  // namespace pe

@@ -1,8 +1,11 @@
 #include "options.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "pe/error.h"
 #include "pe/units.h"
@@ -10,16 +13,17 @@
 namespace pe::cli {
 namespace {
 
+// A whole text read as a finite double (subnormals included; nan and inf are not).
+bool read_finite(const std::string& text, double& value) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  char* end = nullptr;
+  value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(value);
+}
+
 double parse_number(const std::string& flag, const std::string& text, bool positive) {
-  std::size_t used = 0;
   double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(value) || value < 0 ||
-      (positive && value == 0))
+  if (!read_finite(text, value) || value < 0 || (positive && value == 0))
     throw UsageError(flag + ": expected a " + (positive ? "positive" : "non-negative") +
                      " number, got '" + text + "'");
   return value;
@@ -31,6 +35,15 @@ double parse_gigabytes(const std::string& flag, const std::string& text, const c
   if (!std::isfinite(value * kGB))
     throw UsageError(flag + ": expected a number of " + unit + " below 1.7e299, got '" + text +
                      "' (too large to convert to bytes)");
+  return value;
+}
+
+// A bandwidth in GB/s of at least one byte per second (a subnormal one makes times inf).
+double parse_bandwidth(const std::string& flag, const std::string& text) {
+  const double value = parse_gigabytes(flag, text, "GB/s");
+  if (value * kGB < 1)
+    throw UsageError(flag + ": expected at least 1e-9 GB/s (one byte per second), got '" +
+                     text + "'");
   return value;
 }
 
@@ -64,16 +77,27 @@ Format parse_format(const std::string& text) {
 
 using Setter = std::function<void(Options&, const std::string&)>;
 
+// The value of a flag that names a file; an empty one is bad usage.
+std::string path_value(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": expected a file path, got ''");
+  return text;
+}
+
+// A setter for an optional file-path flag.
+Setter path_flag(const std::string& flag, std::optional<std::string> Options::*member) {
+  return [flag, member](Options& o, const std::string& v) { o.*member = path_value(flag, v); };
+}
+
 const std::map<std::string, Setter>& value_flags() {
   static const std::map<std::string, Setter> flags{
-      {"--profile", [](Options& o, const std::string& v) { o.profile = v; }},
+      {"--profile", [](Options& o, const std::string& v) { o.profile = path_value("--profile", v); }},
       {"--pbs", [](Options& o, const std::string& v) { o.pbs = parse_number("--pbs", v, true); }},
       {"--gbs", [](Options& o, const std::string& v) { o.gbs = v; }},
       {"--devices", [](Options& o, const std::string& v) { o.devices = v; }},
-      {"--cluster", [](Options& o, const std::string& v) { o.cluster_file = v; }},
-      {"--intra-bw", [](Options& o, const std::string& v) { o.intra_bw = parse_gigabytes("--intra-bw", v, "GB/s"); }},
-      {"--inter-bw", [](Options& o, const std::string& v) { o.inter_bw = parse_gigabytes("--inter-bw", v, "GB/s"); }},
-      {"--inter-p2p-bw", [](Options& o, const std::string& v) { o.inter_p2p_bw = parse_gigabytes("--inter-p2p-bw", v, "GB/s"); }},
+      {"--cluster", path_flag("--cluster", &Options::cluster_file)},
+      {"--intra-bw", [](Options& o, const std::string& v) { o.intra_bw = parse_bandwidth("--intra-bw", v); }},
+      {"--inter-bw", [](Options& o, const std::string& v) { o.inter_bw = parse_bandwidth("--inter-bw", v); }},
+      {"--inter-p2p-bw", [](Options& o, const std::string& v) { o.inter_p2p_bw = parse_bandwidth("--inter-p2p-bw", v); }},
       {"--memory-gb", [](Options& o, const std::string& v) { o.memory_gb = parse_gigabytes("--memory-gb", v, "GB"); }},
       {"--mbs", [](Options& o, const std::string& v) { o.mbs = parse_int("--mbs", v); }},
       {"--optimizer-scaling", [](Options& o, const std::string& v) { o.optimizer_scaling = parse_number("--optimizer-scaling", v, true); }},
@@ -86,11 +110,11 @@ const std::map<std::string, Setter>& value_flags() {
       {"--top", [](Options& o, const std::string& v) { o.top = parse_int("--top", v); }},
       {"--search-effort", [](Options& o, const std::string& v) { o.search_effort = parse_effort(v); }},
       {"--format", [](Options& o, const std::string& v) { o.format = parse_format(v); }},
-      {"--trace", [](Options& o, const std::string& v) { o.trace = v; }},
-      {"--svg", [](Options& o, const std::string& v) { o.svg = v; }},
-      {"--plot", [](Options& o, const std::string& v) { o.plot = v; }},
-      {"--fill", [](Options& o, const std::string& v) { o.fill = v; }},
-      {"--export-sched", [](Options& o, const std::string& v) { o.export_sched = v; }},
+      {"--trace", path_flag("--trace", &Options::trace)},
+      {"--svg", path_flag("--svg", &Options::svg)},
+      {"--plot", path_flag("--plot", &Options::plot)},
+      {"--fill", path_flag("--fill", &Options::fill)},
+      {"--export-sched", path_flag("--export-sched", &Options::export_sched)},
       {"--hosts", [](Options& o, const std::string& v) { o.hosts = v; }},
       {"--plan-gbs", [](Options& o, const std::string& v) { o.plan_gbs = parse_int("--plan-gbs", v); }},
   };

@@ -57,6 +57,26 @@ TEST(PePlanExitCode, BadInputExitsOneNamingFileLineAndKey) {
       << r.err;
 }
 
+TEST(PePlanExitCode, EmptyPathFlagsAreBadUsage) {
+  for (const char* flag : {"--profile", "--cluster", "--fill", "--trace", "--svg", "--plot",
+                           "--export-sched"}) {
+    const ProgramResult r = pe_plan({flag, ""});
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find(std::string(flag) + ": expected a file path, got ''"), std::string::npos)
+        << r.err;
+  }
+}
+
+TEST(SchedPipelineExitCode, EmptyOrEndlessInputFilesAreNamed) {
+  const ProgramResult empty = sched_pipeline({"-M", ""});
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_NE(empty.err.find("the path of the models file is empty"), std::string::npos)
+      << empty.err;
+  const ProgramResult endless = sched_pipeline({"-M", "/dev/zero"});
+  EXPECT_EQ(endless.exit_code, 1);
+  EXPECT_NE(endless.err.find("/dev/zero: more than 256 MiB"), std::string::npos) << endless.err;
+}
+
 TEST(PePlanExitCode, NoPlanFitsExitsZeroAndSaysWhy) {
   const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "16",
                                    "--memory-gb", "1e-9"});

@@ -73,5 +73,57 @@ TEST(SchedExport, NamesThatResolveToOtherTypesAreQuoted) {
   EXPECT_EQ(yaml_scalar("say \"hi\"\n"), "\"say \\\"hi\\\"\\n\"");
 }
 
+// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or stray bytes).
+bool valid_utf8(const std::string& text) {
+  for (std::size_t at = 0; at < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[at]);
+    const std::size_t length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3
+                             : lead >= 0xC2 ? 2 : 0;
+    if (length == 0 || lead > 0xF4 || at + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(text[at + k]) & 0xC0) != 0x80) return false;
+    const auto second = static_cast<unsigned char>(length > 1 ? text[at + 1] : 0);
+    if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) ||
+        (lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second >= 0x90))
+      return false;
+    at += length;
+  }
+  return true;
+}
+
+std::string read_back(const std::string& name) {
+  const std::string yaml = schedule_yaml(std::vector<HostLayers>{{name, 1, 2}});
+  return (*YAML::Load(yaml)[0].begin()).first.Scalar();
+}
+
+TEST(SchedExport, LineBreaksAndInvisibleCharactersAreEscaped) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a\xe2\x80\xa8" "b", "\"a\\Lb\""},   {"a\xe2\x80\xa9" "b", "\"a\\Pb\""},
+      {"a\xc2\x85" "b", "\"a\\x85b\""},     {"a\xc2\xa0" "b", "\"a\\xa0b\""},
+      {"a\xc2\x9f" "b", "\"a\\x9fb\""},     {"a\xef\xbb\xbf" "b", "\"a\\ufeffb\""},
+      {"a\xef\xbf\xbe" "b", "\"a\\ufffeb\""}, {"h\xc3\xa9" "llo", "\"h\xc3\xa9llo\""},
+      {"\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""}};
+  for (const auto& [name, written] : cases) {
+    EXPECT_EQ(yaml_scalar(name), written);
+    EXPECT_EQ(read_back(name), name) << yaml_scalar(name);
+  }
+}
+
+TEST(SchedExport, InvalidUtf8BytesAreWrittenAsEscapesSoTheOutputIsValid) {
+  // yaml-cpp reads the escapes \N and \_ as the single bytes 0x85 and 0xA0, so host names
+  // read from devices.yml may hold them; they are written as U+0085 and U+00A0.
+  EXPECT_EQ(YAML::Load("\"a\\_b\"").Scalar(), "a\xa0" "b");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a\xa0" "b", "\"a\\xa0b\""},      {"a\x85" "b", "\"a\\x85b\""},
+      {"\xff\xfe", "\"\\xff\\xfe\""},    {"\xc0\xaf", "\"\\xc0\\xaf\""},
+      {"\xed\xa0\x80", "\"\\xed\\xa0\\x80\""}, {"\xe2\x80", "\"\\xe2\\x80\""}};
+  for (const auto& [name, written] : cases) {
+    const std::string yaml = schedule_yaml(std::vector<HostLayers>{{name, 1, 2}});
+    EXPECT_EQ(yaml_scalar(name), written);
+    EXPECT_TRUE(valid_utf8(yaml)) << yaml;
+    EXPECT_TRUE(valid_utf8(read_back(name))) << yaml;
+  }
+}
+
 }  // namespace
 }  // namespace pe

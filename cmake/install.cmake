@@ -5,7 +5,8 @@
 #   PREFIX/lib/libpe_*.a             the two libraries (static unless BUILD_SHARED_LIBS)
 #   PREFIX/bin/pe-plan, sched-pipeline
 #   PREFIX/share/pe/profiles/        the bundled profiles and their catalogue
-#   PREFIX/lib/cmake/pe/             peConfig.cmake, peConfigVersion.cmake, peTargets*.cmake
+#   PREFIX/lib/cmake/pe/             peConfig.cmake, peConfigVersion.cmake, peTargets*.cmake,
+#                                    pe_profiles_directory.cc.in (see peConfig.cmake.in)
 # so that a project can `find_package(pe CONFIG REQUIRED)` and link `pe::planner` and
 # `pe::importers`. The command-line front ends (pe_plan_cli, pe_sched_pipeline_cli) and
 # pe_warnings are build-time only and are not exported.
@@ -46,4 +47,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/peConfigVersion.cma
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/peConfig.cmake
               ${PROJECT_BINARY_DIR}/cmake/peConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/pe_profiles_directory.cc.in
         DESTINATION ${PE_INSTALL_CMAKEDIR})

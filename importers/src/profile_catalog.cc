@@ -77,6 +77,13 @@ std::string installed_beside_program() {
   return fs::is_directory(dir, error) ? dir.string() : "";
 }
 
+// The directory given to set_installed_profiles_directory() (a function-local static, so
+// that it can be set from another file's static initializer).
+std::string& registered_directory() {
+  static std::string directory;
+  return directory;
+}
+
 std::string catalog_file() { return (fs::path(profiles_directory()) / "catalog.yml").string(); }
 
 bool is_file(const std::string& path) {
@@ -127,11 +134,18 @@ std::string known_names(const std::vector<ProfileEntry>& entries) {
 
 }  // namespace
 
+void set_installed_profiles_directory(const std::string& directory) {
+  registered_directory() = directory;
+}
+
 std::string profiles_directory() {
   const char* from_environment = std::getenv("PE_PROFILES_DIR");
   if (from_environment != nullptr && *from_environment != '\0') return from_environment;
   if (std::string installed = installed_beside_program(); !installed.empty()) return installed;
   std::error_code error;
+  if (const std::string& registered = registered_directory();
+      !registered.empty() && fs::is_directory(registered, error))
+    return registered;
   if (fs::is_directory(PE_SOURCE_PROFILES_DIR, error)) return PE_SOURCE_PROFILES_DIR;
   return PE_INSTALL_PROFILES_DIR;
 }

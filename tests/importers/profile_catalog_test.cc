@@ -255,6 +255,28 @@ TEST(ProfileCatalog, MissingFileIsAnInputError) {
   fs::remove_all(dir);
 }
 
+// The lookup a program built against the installed package makes: with $PE_PROFILES_DIR
+// unset, a registered directory that exists comes before the source tree; one that does
+// not exist is passed over.
+TEST(ProfileCatalog, RegisteredInstalledDirectoryComesBeforeTheSourceTree) {
+  const fs::path dir = scratch_dir("registered");
+  write_file(dir / "tiny.txt", kTinyGraph);
+  write_file(dir / "catalog.yml",
+             "profiles:\n  - name: vgg19\n    path: tiny.txt\n    profile_batch_size: 4\n"
+             "    min_micro_batch: 1\n    optimizer_scaling: 2\n");
+  std::string previous;
+  if (const char* old = std::getenv("PE_PROFILES_DIR")) previous = old;
+  unsetenv("PE_PROFILES_DIR");
+  set_installed_profiles_directory(dir.string());
+  EXPECT_EQ(profiles_directory(), dir.string());
+  EXPECT_EQ(find_profile("vgg19").path, (dir / "tiny.txt").string());
+  set_installed_profiles_directory((dir / "missing").string());
+  EXPECT_NE(profiles_directory(), (dir / "missing").string());
+  set_installed_profiles_directory("");
+  if (!previous.empty()) setenv("PE_PROFILES_DIR", previous.c_str(), 1);
+  fs::remove_all(dir);
+}
+
 TEST(ProfileCatalog, EnvironmentOverridesProfilesDirectory) {
   const fs::path dir = scratch_dir("env");
   write_file(dir / "tiny.txt", kTinyGraph);

@@ -22,11 +22,22 @@ struct ProfileEntry {
   std::string notes;                ///< Free text: where defaults come from, caveats.
 };
 
-/// Directory of bundled profiles: $PE_PROFILES_DIR if set and non-empty, else
-/// share/pe/profiles beside the running program's bin/ folder (an installed tree, even
-/// when moved), else the source tree's profiles/ if it exists, else the configured
-/// install location. The directory is not checked further.
+/// Directory of bundled profiles, the first of:
+///  1. $PE_PROFILES_DIR, if set and non-empty;
+///  2. share/pe/profiles beside the running program's bin/ folder, if it exists (an
+///     installed pe-plan or sched-pipeline, even when the installation was moved);
+///  3. the directory given to set_installed_profiles_directory(), if it exists (a program
+///     built against the installed package: find_package(pe) registers its pe_PROFILES_DIR);
+///  4. the source tree's profiles/, if it exists (programs of the pe build itself);
+///  5. share/pe/profiles under the install prefix the library was configured with.
+/// The directory is not checked further.
 std::string profiles_directory();
+
+/// Registers the installed profiles (step 3 of profiles_directory()). Programs linking the
+/// installed pe::importers call it before main through a source file that the package
+/// configuration adds to them; an empty directory clears it. Call it before planning
+/// starts, not while other threads look profiles up.
+void set_installed_profiles_directory(const std::string& directory);
 
 /// Reads profiles_directory()/catalog.yml, in file order. Throws InputError (file, line,
 /// key) when it is missing or malformed: unknown keys, duplicate names, a non-positive

@@ -1,9 +1,11 @@
 #include "pe/output_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -112,6 +114,73 @@ TEST(OutputFile, DirectoryPathFailsAndLeavesNoTemporary) {
   EXPECT_TRUE(fs::is_directory(dir.path() / "target" / "inside"));
   expect_failure((dir.path() / "target/").string(), "not a file name");
   EXPECT_THROW(write_file_atomically("", "x"), OutputError);
+}
+
+TEST(OutputFile, SymlinkStaysALinkAndItsTargetIsReplaced) {
+  ScratchDir dir("symlink");
+  fs::create_directory(dir.path() / "real");
+  const fs::path real = dir.path() / "real" / "chart.svg", link = dir.path() / "link.svg";
+  write_file_atomically(real.string(), "old");
+  fs::permissions(real, fs::perms::owner_read | fs::perms::owner_write);
+  fs::create_symlink(fs::path("real") / "chart.svg", link);  // relative, as `ln -s` makes
+  write_file_atomically(link.string(), "new");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(fs::read_symlink(link), fs::path("real") / "chart.svg");
+  EXPECT_EQ(read(real), "new");
+  EXPECT_EQ(fs::status(real).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(dir.entries(), 2u);                       // no temporary beside the link
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path() / "real"), {}), 1);
+}
+
+TEST(OutputFile, DanglingSymlinkCreatesItsTarget) {
+  ScratchDir dir("dangling");
+  fs::create_symlink("made.json", dir.path() / "link.json");
+  write_file_atomically((dir.path() / "link.json").string(), "{}");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir.path() / "link.json")));
+  EXPECT_EQ(read(dir.path() / "made.json"), "{}");
+}
+
+TEST(OutputFile, SymlinkLoopFailsNamingThePath) {
+  ScratchDir dir("loop");
+  fs::create_symlink("b.svg", dir.path() / "a.svg");
+  fs::create_symlink("a.svg", dir.path() / "b.svg");
+  expect_failure((dir.path() / "a.svg").string(), "symbolic link");
+  EXPECT_EQ(dir.entries(), 2u);
+}
+
+TEST(OutputFile, SymlinkToADirectoryFails) {
+  ScratchDir dir("linkdir");
+  fs::create_directory(dir.path() / "target");
+  fs::create_directory(dir.path() / "target" / "inside");
+  fs::create_directory_symlink("target", dir.path() / "link");
+  expect_failure((dir.path() / "link").string(), "replacing the file");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir.path() / "link")));
+  EXPECT_TRUE(fs::is_directory(dir.path() / "target" / "inside"));
+}
+
+// A FIFO is written into, not replaced: the reader on the other end gets the content.
+TEST(OutputFile, FifoIsWrittenInPlace) {
+  ScratchDir dir("fifo");
+  const fs::path fifo = dir.path() / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer never waits
+  ASSERT_GE(reader, 0);
+  write_file_atomically(fifo.string(), "through the pipe");
+  char buffer[64] = {};
+  const ssize_t got = ::read(reader, buffer, sizeof buffer);
+  ::close(reader);
+  EXPECT_EQ(std::string(buffer, static_cast<std::size_t>(std::max<ssize_t>(got, 0))),
+            "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+// Writing to /dev/null (even as root) leaves it the character device it was.
+TEST(OutputFile, DevNullStaysADevice) {
+  if (!fs::is_character_file("/dev/null")) GTEST_SKIP() << "/dev/null is not a device here";
+  write_file_atomically("/dev/null", "discarded");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
 }
 
 }  // namespace

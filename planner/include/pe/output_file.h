@@ -16,9 +16,13 @@ class OutputError : public std::runtime_error {
 
 /// Writes `content` to `path` atomically: into a new temporary file in the same
 /// directory, flushed to disk, then renamed over `path`. An existing regular file at
-/// `path` keeps its permission bits; a new file gets 0666 minus the umask. On any failure
-/// (missing or unwritable directory, `path` is a directory, disk full) throws OutputError
-/// and removes the temporary file, leaving `path` as it was.
+/// `path` keeps its permission bits; a new file gets 0666 minus the umask. A symbolic link
+/// is followed: the file it names is replaced the same way, in that file's directory, and
+/// the link stays a link. An existing character or block device, FIFO or socket is written
+/// in place, as a shell redirection would (`/dev/null` stays a device). On any failure
+/// (missing or unwritable directory, `path` is a directory, disk full, a device that
+/// refuses the write) throws OutputError naming `path`; a temporary file is removed,
+/// leaving a replaced file as it was.
 void write_file_atomically(const std::string& path, const std::string& content);
 
 }  // namespace pe

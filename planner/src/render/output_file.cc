@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <filesystem>
 #include <system_error>
 
 namespace pe {
@@ -67,19 +68,62 @@ Failure fill_temporary(int fd, const std::string& path, const std::string& conte
   return {};
 }
 
+// Replaces the regular file (or nothing) at `target` by a new file; errors name `shown`.
+void replace_atomically(const std::string& target, const std::string& shown,
+                        const std::string& content) {
+  std::string temporary;
+  const int fd = create_temporary(target, temporary);
+  Failure failure = fill_temporary(fd, target, content);
+  if (::close(fd) != 0 && failure.error == 0) failure = {errno, "closing"};
+  if (failure.error == 0 && ::rename(temporary.c_str(), target.c_str()) != 0)
+    failure = {errno, "replacing the file"};
+  if (failure.error == 0) return;
+  ::unlink(temporary.c_str());
+  fail(shown, failure.doing, failure.error);
+}
+
+// Writes into an existing device, FIFO or socket in place, as a shell redirection would.
+void write_in_place(const std::string& path, const std::string& content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) fail(path, "opening", errno);
+  Failure failure;
+  if (int error = write_all(fd, content)) failure = {error, "writing"};
+  if (::close(fd) != 0 && failure.error == 0) failure = {errno, "closing"};
+  if (failure.error != 0) fail(path, failure.doing, failure.error);
+}
+
+// The file a chain of symbolic links starting at `path` ends in, which need not exist.
+std::string link_target(const std::string& path) {
+  constexpr int kMaxLinks = 40;  // as Linux follows before ELOOP
+  namespace fs = std::filesystem;
+  fs::path at = path;
+  for (int hops = 0; hops < kMaxLinks; ++hops) {
+    std::error_code error;
+    if (!fs::is_symlink(fs::symlink_status(at, error))) return at.string();
+    const fs::path next = fs::read_symlink(at, error);
+    if (error) fail(path, "reading the symbolic link", error.value());
+    at = next.is_absolute() ? next : at.parent_path() / next;
+  }
+  fail(path, "resolving the symbolic link", ELOOP);
+}
+
+bool is_special(const struct stat& info) {
+  return S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) || S_ISFIFO(info.st_mode) ||
+         S_ISSOCK(info.st_mode);
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   if (path.empty() || path.back() == '/') fail(path, "not a file name", EISDIR);
-  std::string temporary;
-  const int fd = create_temporary(path, temporary);
-  Failure failure = fill_temporary(fd, path, content);
-  if (::close(fd) != 0 && failure.error == 0) failure = {errno, "closing"};
-  if (failure.error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0)
-    failure = {errno, "replacing the file"};
-  if (failure.error == 0) return;
-  ::unlink(temporary.c_str());
-  fail(path, failure.doing, failure.error);
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0) return replace_atomically(path, path, content);
+  const bool link = S_ISLNK(info.st_mode);
+  // The kernel follows links (also /proc's, as /dev/stdout is) to see what they name.
+  if (link && ::stat(path.c_str(), &info) != 0) info.st_mode = 0;
+  if (is_special(info)) return write_in_place(path, content);
+  // Replace the file a link names, in its own directory, and leave the link alone.
+  replace_atomically(link ? link_target(path) : path, path, content);
 }
 
 }  // namespace pe

@@ -3,15 +3,20 @@
 #include "pe/fill.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <tuple>
+#include <utility>
 
 #include "event_index.h"
+#include "fill_queue.h"
 #include "fill_work.h"
 
 namespace pe {
 namespace {
 
 using fill_detail::Piece;
+using fill_detail::PieceQueue;
 
 struct Gap {
   Seconds start = 0;
@@ -56,9 +61,10 @@ class Filler {
  private:
   Seconds need(const Piece& p) const { return p.length * (1 + options_.margin); }
   void exclude_unfittable();
-  int earliest_stage() const;
+  std::vector<PieceQueue> make_queues() const;
+  bool walking(int stage) const;
   void step(int stage);
-  int pick(int stage, Seconds from, Seconds until, Seconds& start) const;
+  int pick(int stage, Seconds from, Seconds until, Seconds& start);
   void place(int stage, int queue_position, Seconds start);
   std::vector<ItemFill> item_report() const;
   std::vector<StageFill> stage_report(int iterations) const;
@@ -69,9 +75,9 @@ class Filler {
   FillOptions options_;
   std::vector<Piece> pieces_;
   std::vector<std::vector<Gap>> gaps_;
-  std::vector<std::vector<int>> queue_;  // Pending pieces of each stage, in priority order.
   std::vector<Cursor> cursor_;
   std::vector<FillStatus> status_;       // NeverFits / Blocked decided up front.
+  std::vector<PieceQueue> queue_;        // Pending pieces of each stage.
   std::vector<int> left_;                // Unplaced pieces per item.
   std::vector<Seconds> finish_;          // Latest end of each item's placed pieces.
   std::vector<FilledPiece> placed_;
@@ -80,14 +86,12 @@ class Filler {
 Filler::Filler(const Timeline& timeline, const WorkList& work, const FillOptions& options,
                std::vector<Piece> pieces)
     : timeline_(timeline), work_(work), options_(options), pieces_(std::move(pieces)),
-      gaps_(stage_gaps(timeline)), queue_(gaps_.size()), cursor_(gaps_.size()),
+      gaps_(stage_gaps(timeline)), cursor_(gaps_.size()),
       status_(work.items.size(), FillStatus::Done), left_(work.items.size(), 0),
       finish_(work.items.size(), 0) {
   for (const Piece& p : pieces_) ++left_[p.item];
   exclude_unfittable();
-  for (std::size_t i = 0; i < pieces_.size(); ++i)
-    if (status_[pieces_[i].item] == FillStatus::Done)
-      queue_[pieces_[i].stage].push_back(static_cast<int>(i));
+  queue_ = make_queues();
   for (std::size_t s = 0; s < gaps_.size(); ++s)
     if (!gaps_[s].empty()) cursor_[s].time = gaps_[s].front().start;
 }
@@ -105,18 +109,35 @@ void Filler::exclude_unfittable() {
       if (status_[at] == FillStatus::NeverFits) status_[i] = FillStatus::Blocked;
 }
 
-void Filler::run() {
-  for (int stage = earliest_stage(); stage >= 0; stage = earliest_stage()) step(stage);
+// Each stage's pieces that can still be placed, in work-list order.
+std::vector<PieceQueue> Filler::make_queues() const {
+  std::vector<std::vector<int>> ids(gaps_.size());
+  for (std::size_t i = 0; i < pieces_.size(); ++i)
+    if (status_[pieces_[i].item] == FillStatus::Done)
+      ids[pieces_[i].stage].push_back(static_cast<int>(i));
+  std::vector<PieceQueue> queues;
+  for (std::vector<int>& stage_ids : ids) queues.emplace_back(std::move(stage_ids), pieces_);
+  return queues;
 }
 
-// The stage with pending work whose cursor is earliest (ties: lowest stage); -1 if none.
-int Filler::earliest_stage() const {
-  int best = -1;
-  for (int s = 0; s < static_cast<int>(queue_.size()); ++s) {
-    if (queue_[s].empty() || cursor_[s].iteration >= options_.max_iterations) continue;
-    if (best < 0 || cursor_[s].time < cursor_[best].time) best = s;
+// Whether the stage still takes part in the walk: it has pending work and iterations left.
+bool Filler::walking(int stage) const {
+  return !queue_[stage].empty() && cursor_[stage].iteration < options_.max_iterations;
+}
+
+// Repeatedly steps the walking stage whose cursor is earliest (ties: lowest stage). Only
+// the stepped stage changes, so each walking stage is in the heap exactly once.
+void Filler::run() {
+  using Entry = std::pair<Seconds, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> earliest;
+  for (int s = 0; s < static_cast<int>(queue_.size()); ++s)
+    if (walking(s)) earliest.emplace(cursor_[s].time, s);
+  while (!earliest.empty()) {
+    const int stage = earliest.top().second;
+    earliest.pop();
+    step(stage);
+    if (walking(stage)) earliest.emplace(cursor_[stage].time, stage);
   }
-  return best;
 }
 
 // Places one piece in the stage's current gap, or moves on to its next gap.
@@ -138,28 +159,28 @@ void Filler::step(int stage) {
 }
 
 // First pending piece of the stage that is ready and fits in [from, until); its position
-// in the queue (start set), or -1.
-int Filler::pick(int stage, Seconds from, Seconds until, Seconds& start) const {
-  const std::vector<int>& queue = queue_[stage];
-  for (std::size_t k = 0; k < queue.size(); ++k) {
-    const Piece& p = pieces_[queue[k]];
+// in the queue (start set), or -1. A piece that does not fit rules out the rest of its run.
+int Filler::pick(int stage, Seconds from, Seconds until, Seconds& start) {
+  PieceQueue& queue = queue_[stage];
+  for (int k = queue.first(); k != queue.end(); k = queue.after_run(k)) {
+    const Piece& p = pieces_[queue.piece(k)];
     if (p.after_item >= 0 && left_[p.after_item] > 0) continue;
     const Seconds ready = p.after_item >= 0 ? std::max(p.ready, finish_[p.after_item]) : p.ready;
     start = std::max(from, ready);
-    if (start + need(p) <= until) return static_cast<int>(k);
+    if (start + need(p) <= until) return k;
   }
   return -1;
 }
 
 void Filler::place(int stage, int queue_position, Seconds start) {
-  const Piece& p = pieces_[queue_[stage][queue_position]];
+  const Piece& p = pieces_[queue_[stage].piece(queue_position)];
   Cursor& c = cursor_[stage];
   placed_.push_back({p.item, stage, p.index, c.iteration, start, start + p.length,
                      start + need(p)});
   c.time = start + need(p);
   --left_[p.item];
   finish_[p.item] = std::max(finish_[p.item], start + p.length);
-  queue_[stage].erase(queue_[stage].begin() + queue_position);
+  queue_[stage].remove(queue_position);
 }
 
 std::vector<ItemFill> Filler::item_report() const {

@@ -5,4 +5,5 @@ target_sources(pe_planner PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/simulate.cc
   ${CMAKE_CURRENT_LIST_DIR}/bubbles.cc
   ${CMAKE_CURRENT_LIST_DIR}/fill_work.cc
+  ${CMAKE_CURRENT_LIST_DIR}/fill_queue.cc
   ${CMAKE_CURRENT_LIST_DIR}/fill.cc)

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 #include <tuple>
 
 #include "pe/render.h"
@@ -77,6 +79,55 @@ TEST(ChromeTrace, NamesProcessesThreadsAndEvents) {
   EXPECT_EQ(names["grad 2"], 2);
   EXPECT_EQ(names["all-reduce"], 3);
   EXPECT_EQ(names["inverse \"A\"\n"], 1);  // escaped and read back intact
+}
+
+// Plans with times that are not whole nanoseconds, as real profiles give.
+std::vector<Timeline> awkward_timelines() {
+  std::mt19937 random(20240611);
+  std::uniform_real_distribution<double> time(1e-4, 3e-2);
+  std::vector<Timeline> out;
+  for (int plan = 0; plan < 6; ++plan) {
+    PipelineShape shape;
+    shape.micro_batches = 2 + plan;
+    shape.schedule = plan % 2 == 0 ? Schedule::OneFOneB : Schedule::GPipe;
+    for (int s = 0; s < 2 + plan % 3; ++s)
+      shape.stages.push_back({time(random), time(random), time(random) / 4, time(random)});
+    out.push_back(simulate(shape));
+  }
+  return out;
+}
+
+// Whole nanoseconds of a trace time in microseconds with three decimals.
+long long nanoseconds(const Json& value) { return std::llround(value.number * 1000); }
+
+// Start and end (ns) of each complete event, by (pid, tid), in trace order.
+std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> spans_by_thread(
+    const Json& trace) {
+  std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> spans;
+  for (const Json* e : complete_events(trace)) {
+    const long long start = nanoseconds(e->at("ts"));
+    spans[{static_cast<int>(e->at("pid").number), static_cast<int>(e->at("tid").number)}]
+        .emplace_back(start, start + nanoseconds(e->at("dur")));
+  }
+  return spans;
+}
+
+// The simulator's events on one resource touch but never overlap; rounding start and
+// duration separately used to make neighbours overlap by a nanosecond.
+TEST(ChromeTrace, EventsOnAThreadNeverOverlapAfterRounding) {
+  int touching = 0;
+  for (const Timeline& t : awkward_timelines()) {
+    const Json trace = parse_json(chrome_trace_json(t, {"plan", {}}));
+    for (auto& [thread, spans] : spans_by_thread(trace)) {
+      std::sort(spans.begin(), spans.end());
+      for (std::size_t k = 1; k < spans.size(); ++k) {
+        EXPECT_LE(spans[k - 1].second, spans[k].first)
+            << "pid " << thread.first << " tid " << thread.second << " event " << k;
+        touching += spans[k - 1].second == spans[k].first;
+      }
+    }
+  }
+  EXPECT_GT(touching, 10);  // back-to-back events are there to be checked
 }
 
 TEST(ChromeTrace, EmptyTimelineIsValidJson) {

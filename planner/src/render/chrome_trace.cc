@@ -1,6 +1,7 @@
 // Chrome trace-event JSON of a timeline.
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "pe/render.h"
 #include "svg.h"
@@ -80,7 +81,28 @@ void add_metadata(const Timeline& timeline, const TraceLabels& labels, JsonList&
   }
 }
 
-// Appends one complete ("X") event; written piece by piece, as traces can be large.
+// `t` in whole nanoseconds; non-finite values give 0, huge ones are clamped.
+long long nanoseconds(Seconds t) {
+  const double ns = t * 1e9;
+  if (!std::isfinite(ns)) return 0;
+  return std::llround(std::clamp(ns, -1e18, 1e18));
+}
+
+// Appends `ns` as microseconds with three decimals ("-1.250" for -1250).
+void append_microseconds(std::string& out, long long ns) {
+  if (ns < 0) out += '-';
+  const long long magnitude = ns < 0 ? -ns : ns;
+  render::append_int(out, magnitude / 1000);
+  const auto fraction = static_cast<int>(magnitude % 1000);
+  out += '.';
+  out += static_cast<char>('0' + fraction / 100);
+  out += static_cast<char>('0' + fraction / 10 % 10);
+  out += static_cast<char>('0' + fraction % 10);
+}
+
+// Appends one complete ("X") event; written piece by piece, as traces can be large. Start
+// and end are rounded to the nanosecond and the duration is their difference, so events
+// that touch in the timeline still touch, and never overlap, in the trace.
 void append_event(const Event& e, std::string& out) {
   const bool filler = e.kind == EventKind::Filler;
   out += filler ? "{\"name\":" : "{\"name\":\"";
@@ -91,10 +113,11 @@ void append_event(const Event& e, std::string& out) {
   render::append_int(out, e.stage);
   out += ",\"tid\":";
   render::append_int(out, thread_of(e.kind));
+  const long long start = nanoseconds(e.start);
   out += ",\"ts\":";
-  render::append_fixed(out, e.start * 1e6, 3);
+  append_microseconds(out, start);
   out += ",\"dur\":";
-  render::append_fixed(out, e.duration() * 1e6, 3);
+  append_microseconds(out, nanoseconds(e.end) - start);
   out += ",\"args\":{\"micro_batch\":";
   render::append_int(out, e.micro_batch);
   out += "}}";

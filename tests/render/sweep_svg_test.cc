@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
+#include <set>
 
 #include "pe/error.h"
 #include "pe/render.h"
@@ -46,6 +48,47 @@ TEST(SweepSvg, LogAxisTicksArePowersOfTwo) {
   ASSERT_EQ(xml.error, "");
   for (const char* tick : {"32", "64", "128", "256"}) EXPECT_TRUE(has_text(xml, tick)) << tick;
   EXPECT_EQ(xml.element_counts.at("circle"), 9 + 3);
+}
+
+// Every match of the pattern's first group in `svg`.
+std::vector<std::string> captures(const std::string& svg, const std::string& pattern) {
+  std::vector<std::string> out;
+  const std::regex re(pattern);
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator();
+       ++it)
+    out.push_back((*it)[1].str());
+  return out;
+}
+
+// One batch size: the markers sit strictly inside the plot area (not on the y axis) and
+// the x ticks are distinct whole numbers around it, for a linear and a log axis.
+void expect_single_batch_size_inside(bool log_x) {
+  PlotOptions options;
+  options.log_x = log_x;
+  const std::string svg = sweep_svg({{"hybrid", {{512, 10.8}}}, {"DP", {{512, 4.7}}}}, options);
+  ASSERT_EQ(check_xml(svg).error, "");
+  const auto cx = captures(svg, "<circle cx=\"([^\"]+)\"");
+  const auto cy = captures(svg, "<circle cx=\"[^\"]+\" cy=\"([^\"]+)\"");
+  ASSERT_EQ(cx.size(), 2u + 2u);  // two markers and two legend entries
+  for (std::size_t k = 0; k < cx.size(); ++k) {
+    EXPECT_GT(std::stod(cx[k]), 64 + 1) << cx[k];
+    EXPECT_LT(std::stod(cx[k]), options.width - 20 - 1) << cx[k];
+    EXPECT_GT(std::stod(cy[k]), 44 + 1) << cy[k];
+    EXPECT_LT(std::stod(cy[k]), options.height - 56 - 1) << cy[k];
+  }
+  const auto x_ticks = captures(svg, "font-size=\"10\" text-anchor=\"middle\">([^<]*)</text>");
+  EXPECT_GE(x_ticks.size(), 3u);
+  EXPECT_EQ(std::set<std::string>(x_ticks.begin(), x_ticks.end()).size(), x_ticks.size());
+  for (const std::string& tick : x_ticks) EXPECT_EQ(tick.find('.'), std::string::npos) << tick;
+  EXPECT_LT(std::stod(x_ticks.front()), 512);
+  EXPECT_GT(std::stod(x_ticks.back()), 512);
+  const auto y_ticks = captures(svg, "font-size=\"10\" text-anchor=\"end\">([^<]*)</text>");
+  EXPECT_EQ(std::set<std::string>(y_ticks.begin(), y_ticks.end()).size(), y_ticks.size());
+}
+
+TEST(SweepSvg, OneBatchSizeIsInsideThePlot) {
+  expect_single_batch_size_inside(false);
+  expect_single_batch_size_inside(true);
 }
 
 TEST(SweepSvg, NoDataStillDrawsAxes) {

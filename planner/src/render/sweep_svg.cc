@@ -59,6 +59,12 @@ Axis x_axis(const std::vector<std::vector<std::pair<double, double>>>& data,
     }
   Axis axis{0, 1, kLeft, options.width - kRight, options.log_x};
   if (low > high) return axis;
+  if (high - low <= 1e-9 * std::max(1.0, std::fabs(high))) {
+    // One x value: widen the range around it so the points sit inside the plot.
+    const double pad = options.log_x ? 1 : std::fabs(high) > 0 ? std::fabs(high) / 2 : 1;
+    low -= pad;
+    high += pad;
+  }
   if (options.log_x) {
     axis.low = std::floor(low);
     axis.high = std::max(std::ceil(high), axis.low + 1);

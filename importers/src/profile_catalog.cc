@@ -91,6 +91,18 @@ bool is_file(const std::string& path) {
   return fs::is_regular_file(path, error);
 }
 
+// Anything a path can be read from: regular files, but also devices and pipes (`<(...)`).
+bool exists_and_not_directory(const std::string& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  return !error && fs::exists(status) && !fs::is_directory(status);
+}
+
+bool is_directory(const std::string& path) {
+  std::error_code error;
+  return fs::is_directory(path, error);
+}
+
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code error;
   return fs::equivalent(a, b, error);
@@ -165,7 +177,10 @@ ProfileEntry find_profile(const std::string& name_or_path) {
                                        catalog_file() + " but its file is missing");
     return entry;
   }
-  if (is_file(name_or_path)) return entry_for_path(name_or_path, catalog);
+  if (exists_and_not_directory(name_or_path)) return entry_for_path(name_or_path, catalog);
+  if (is_directory(name_or_path))
+    throw InputError(name_or_path, "is a directory, expected a graph file (e.g. " +
+                                       (fs::path(name_or_path) / "graph.txt").string() + ")");
   const std::string known =
       have_catalog ? known_names(catalog) : "(no catalogue at " + catalog_file() + ")";
   throw InputError(name_or_path, "no such file and no bundled profile of that name, "

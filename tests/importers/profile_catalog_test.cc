@@ -255,6 +255,33 @@ TEST(ProfileCatalog, MissingFileIsAnInputError) {
   fs::remove_all(dir);
 }
 
+TEST(ProfileCatalog, DirectoryIsAnInputErrorSayingSo) {
+  const fs::path dir = scratch_dir("a-directory");
+  try {
+    find_profile(dir.string());
+    ADD_FAILURE() << "accepted a directory";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("is a directory"), std::string::npos) << message;
+    EXPECT_EQ(message.find("no such file"), std::string::npos) << message;
+  }
+  fs::remove_all(dir);
+}
+
+// A readable path that is not a regular file (a device, a pipe) is taken as the graph, so
+// the importer reports what it finds in it: /dev/null is an empty file, not a missing one.
+TEST(ProfileCatalog, DeviceIsReadAsGivenAndEmptyIsTheImportersError) {
+  const ProfileEntry entry = find_profile("/dev/null");
+  EXPECT_EQ(entry.path, "/dev/null");
+  try {
+    import_pipedream_graph(entry.path, 1);
+    ADD_FAILURE() << "imported an empty file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/null"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("no such file"), std::string::npos) << e.what();
+  }
+}
+
 // The lookup a program built against the installed package makes: with $PE_PROFILES_DIR
 // unset, a registered directory that exists comes before the source tree; one that does
 // not exist is passed over.

@@ -48,7 +48,8 @@ std::vector<ProfileEntry> bundled_profiles();
 /// entry. For a path not in the catalogue the batch size is taken from a DAPPLE-style file
 /// name (`...-pbs-N...`) when present, otherwise 0 (unknown: the caller must ask the user
 /// for --pbs); min_micro_batch 1, optimizer_scaling 2, activation derived. Throws
-/// InputError for an unknown name (listing the known names) or a missing file.
+/// InputError for an unknown name (listing the known names), a missing file or a directory.
+/// Paths that are not regular files but can be read (devices, pipes) are taken as given.
 ProfileEntry find_profile(const std::string& name_or_path);
 
 }  // namespace pe

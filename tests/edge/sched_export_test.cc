@@ -39,6 +39,19 @@ TEST(SchedExport, PlanStatesBecomeOneBasedLayersAndReplicasGetOneLineEach) {
   EXPECT_EQ(partition_string(Plan{}), "");
 }
 
+TEST(SchedExport, EachDeviceNeedsItsOwnNonEmptyHostName) {
+  Plan plan;
+  plan.stages = {stage(0, 23, 1), stage(24, 47, 2)};
+  try {
+    schedule_yaml(plan, {"a", "b", "a"});
+    ADD_FAILURE() << "accepted a host named twice";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("'a' is named twice"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(schedule_yaml(plan, {"a", "", "c"}), UsageError);
+  EXPECT_NO_THROW(schedule_yaml(plan, {"a", "A", "c"}));  // names are case-sensitive
+}
+
 TEST(SchedExport, RejectsMalformedPlans) {
   Plan plan;
   plan.stages = {stage(0, 3, 0)};

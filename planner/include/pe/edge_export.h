@@ -31,7 +31,7 @@ std::vector<HostLayers> host_layers(const EdgeSchedule& schedule, const EdgeClus
 /// and so on. Plan state i is PipeEdge layer i + 1, so a stage of states f..l becomes
 /// `[f + 1, l + 1]`. A replicated stage appears once per device, in device order, each line
 /// with the stage's whole layer range. Throws UsageError when hosts.size() differs from
-/// plan.device_count().
+/// plan.device_count(), or a host name is empty or given twice.
 std::string schedule_yaml(const Plan& plan, const std::vector<std::string>& hosts);
 
 /// PipeEdge's runtime partition string (`-pt`): comma-separated 1-based inclusive

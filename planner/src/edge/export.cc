@@ -1,3 +1,4 @@
+#include <set>
 #include <string>
 
 #include "pe/edge_export.h"
@@ -35,6 +36,19 @@ void check_widths(const Plan& plan) {
                        std::to_string(stage.width) + "; expected a non-empty range and width >= 1");
 }
 
+// One device per host: PipeEdge runs one stage per host, so a name given twice (or an empty
+// one) would be a schedule the runtime cannot follow.
+void check_host_names(const std::vector<std::string>& hosts) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (hosts[i].empty())
+      throw UsageError("host name " + std::to_string(i + 1) + " is empty; expected a name per device");
+    if (!seen.insert(hosts[i]).second)
+      throw UsageError("host '" + hosts[i] + "' is named twice (again as name " +
+                       std::to_string(i + 1) + "); each device needs its own host");
+  }
+}
+
 }  // namespace
 
 std::string schedule_yaml(const Plan& plan, const std::vector<std::string>& hosts) {
@@ -44,6 +58,7 @@ std::string schedule_yaml(const Plan& plan, const std::vector<std::string>& host
     throw UsageError("the schedule export needs one host name per device of the plan: got " +
                      std::to_string(hosts.size()) + (hosts.size() == 1 ? " name" : " names") +
                      " for " + std::to_string(devices) + (devices == 1 ? " device" : " devices"));
+  check_host_names(hosts);
   std::vector<HostLayers> lines;
   for (const PlanStage& stage : plan.stages) {
     const std::size_t copies = static_cast<std::size_t>(stage.width) *

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "options.h"
@@ -81,9 +82,22 @@ std::string render(const Options& o, const std::vector<PointResult>& points,
   return sweep_table(points, context);
 }
 
+// --plan-gbs picks the plan of the per-plan outputs: without one it would do nothing, and a
+// batch size outside --gbs has no plan; both are usage errors found before the sweep runs.
+void check_plan_gbs(const Options& o, const std::vector<int>& batches) {
+  if (!o.plan_gbs) return;
+  if (!(o.trace || o.svg || o.fill || o.export_sched))
+    throw UsageError("--plan-gbs only chooses the plan for --trace, --svg, --fill or --export-sched; "
+                     "give one of them");
+  if (std::find(batches.begin(), batches.end(), *o.plan_gbs) == batches.end())
+    throw UsageError("--plan-gbs " + std::to_string(*o.plan_gbs) + " is not one of --gbs '" +
+                     o.gbs + "'");
+}
+
 int plan(const Options& o, std::ostream& out, std::ostream& err) {
-  Inputs in = load_model(o);
   const std::vector<int> batches = parse_batch_sizes(o.gbs);
+  check_plan_gbs(o, batches);
+  Inputs in = load_model(o);
   const Planner planner(in.model, make_cluster(o), in.settings, search_options(o));
   const std::vector<PointResult> points = planner.sweep(batches, progress_bar(batches.size(), err));
   const ReportContext context{&planner.model(), &planner.cluster()};

@@ -166,6 +166,35 @@ TEST(PePlanExitCode, ScheduleExportWithTheWrongHostCountNamesHosts) {
   }
 }
 
+TEST(PePlanExitCode, ScheduleExportWithAHostNamedTwiceIsBadUsage) {
+  const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--devices",
+                                   "2", "--export-sched", "/nonexistent-pe-dir/s.yml", "--hosts",
+                                   "a,a"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--hosts: host 'a' is named twice"), std::string::npos) << r.err;
+}
+
+// --plan-gbs outside --gbs, or with nothing for it to choose, is refused before planning.
+TEST(PePlanExitCode, PlanGbsMustBeASweptBatchSizeAndHaveAnOutput) {
+  const ProgramResult outside = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16",
+                                         "--plan-gbs", "32", "--svg", "/nonexistent-pe-dir/p.svg"});
+  EXPECT_EQ(outside.exit_code, 2) << outside.err;
+  EXPECT_TRUE(outside.out.empty()) << outside.out;
+  EXPECT_NE(outside.err.find("--plan-gbs 32 is not one of --gbs '8,16'"), std::string::npos)
+      << outside.err;
+  const ProgramResult alone =
+      pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16", "--plan-gbs", "8"});
+  EXPECT_EQ(alone.exit_code, 2) << alone.err;
+  EXPECT_NE(alone.err.find("--plan-gbs only chooses the plan"), std::string::npos) << alone.err;
+}
+
+// A directory given as --profile is named as one, not as a missing file.
+TEST(PePlanExitCode, ProfileThatIsADirectorySaysSo) {
+  const ProgramResult r = pe_plan({"--profile", kData});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("is a directory, expected a graph file"), std::string::npos) << r.err;
+}
+
 // Was docs/bad-inputs.md K2: planning ResNet-50 on 10^6 GPUs ran for hours. The search's
 // effort limit (--search-effort) now bounds every batch size; the answer is a plan.
 TEST(PePlanExitCode, MillionGpuClusterAnswers) {

@@ -15,13 +15,13 @@ Model:
   --profile NAME|PATH   bundled profile name (see profiles/README.md) or a PipeDream/HPGO
                         graph.txt file (default resnet50)
   --pbs N               batch size the profile was taken at (default: from the catalogue or
-                        a '-pbs-N' file name; required for other files)
+                        a '-pbs-N' file name; required for other files); 0.001 to 2^30
   --mbs N               smallest micro-batch size (default: catalogue, else 1)
   --optimizer-scaling X weight memory multiplier for weights+gradients+optimizer state
-                        (default: catalogue; 2 for SGD-momentum, 3 for Adam-like)
+                        (default: catalogue; 2 for SGD-momentum, 3 for Adam-like); 1 to 1e6
   --activation-bytes-per-sample B
                         activation memory one sample needs for the whole model
-                        (default: catalogue, else the profile's total)
+                        (default: catalogue, else the profile's total); 0 to 1e18
 Cluster:
   --devices ENDS        cumulative GPU ids where machines end: 8,16 = 2 machines x 8 GPUs,
                         1,2,...,16 = 16 single-GPU machines (default 8,16)

@@ -8,6 +8,8 @@
 #include <optional>
 
 #include "pe/error.h"
+#include "pe/model.h"
+#include "pe/settings.h"
 #include "pe/units.h"
 
 namespace pe::cli {
@@ -26,6 +28,15 @@ double parse_number(const std::string& flag, const std::string& text, bool posit
   if (!read_finite(text, value) || value < 0 || (positive && value == 0))
     throw UsageError(flag + ": expected a " + (positive ? "positive" : "non-negative") +
                      " number, got '" + text + "'");
+  return value;
+}
+
+// A number from `low` to `high`, both given as text for the message.
+double parse_in_range(const std::string& flag, const std::string& text, double low,
+                      double high, const std::string& range) {
+  double value = 0;
+  if (!read_finite(text, value) || value < low || value > high)
+    throw UsageError(flag + ": expected a number from " + range + ", got '" + text + "'");
   return value;
 }
 
@@ -91,7 +102,7 @@ Setter path_flag(const std::string& flag, std::optional<std::string> Options::*m
 const std::map<std::string, Setter>& value_flags() {
   static const std::map<std::string, Setter> flags{
       {"--profile", [](Options& o, const std::string& v) { o.profile = path_value("--profile", v); }},
-      {"--pbs", [](Options& o, const std::string& v) { o.pbs = parse_number("--pbs", v, true); }},
+      {"--pbs", [](Options& o, const std::string& v) { o.pbs = parse_in_range("--pbs", v, kMinProfileBatch, kMaxProfileBatch, "0.001 to 2^30"); }},
       {"--gbs", [](Options& o, const std::string& v) { o.gbs = v; }},
       {"--devices", [](Options& o, const std::string& v) { o.devices = v; }},
       {"--cluster", path_flag("--cluster", &Options::cluster_file)},
@@ -100,8 +111,8 @@ const std::map<std::string, Setter>& value_flags() {
       {"--inter-p2p-bw", [](Options& o, const std::string& v) { o.inter_p2p_bw = parse_bandwidth("--inter-p2p-bw", v); }},
       {"--memory-gb", [](Options& o, const std::string& v) { o.memory_gb = parse_gigabytes("--memory-gb", v, "GB"); }},
       {"--mbs", [](Options& o, const std::string& v) { o.mbs = parse_int("--mbs", v); }},
-      {"--optimizer-scaling", [](Options& o, const std::string& v) { o.optimizer_scaling = parse_number("--optimizer-scaling", v, true); }},
-      {"--activation-bytes-per-sample", [](Options& o, const std::string& v) { o.activation_bytes_per_sample = parse_number("--activation-bytes-per-sample", v, false); }},
+      {"--optimizer-scaling", [](Options& o, const std::string& v) { o.optimizer_scaling = parse_in_range("--optimizer-scaling", v, 1, kMaxOptimizerScaling, "1 to 1e6"); }},
+      {"--activation-bytes-per-sample", [](Options& o, const std::string& v) { o.activation_bytes_per_sample = parse_in_range("--activation-bytes-per-sample", v, 0, kMaxModelBytes, "0 to 1e18"); }},
       {"--schedule", [](Options& o, const std::string& v) {
          if (v != "1f1b" && v != "gpipe" && v != "best")
            throw UsageError("--schedule: expected 1f1b, gpipe or best, got '" + v + "'");

@@ -57,9 +57,60 @@ TEST(NumericModel, CumulativeOverflowIsNamedAsAnOverflow) {
 }
 
 TEST(NumericModel, BadProfileBatchSizeIsAnInputError) {
-  for (double pbs : {0.0, -1.0, kNaN, kInf})
+  for (double pbs : {0.0, -1.0, kNaN, kInf, 1e-300, 5e-4, 2e9})
     expect_error_naming<InputError>([&] { make_chain_model("m", pbs, chain_of(2)); },
-                                    {"profile batch size"});
+                                    {"profile batch size", "from 0.001 to 2^30"});
+  EXPECT_NO_THROW(make_chain_model("m", kMinProfileBatch, chain_of(2)));
+  EXPECT_NO_THROW(make_chain_model("m", kMaxProfileBatch, chain_of(2)));
+}
+
+// Finite values too large for the plan's arithmetic (times x batch scaling, bytes x
+// optimizer scaling) are named at the state that passes the limit; the limits themselves
+// are accepted and planned.
+TEST(NumericModel, ValuesPastTheModelLimitsAreInputErrors) {
+  std::vector<Layer> layers = chain_of(3);
+  layers[1].forward = 0.6e9;
+  layers[2].backward = 0.6e9;
+  expect_error_naming<InputError>([&] { make_chain_model("m", 8, layers); },
+                                  {"state 2 (layer2)", "forward + backward time", "1e9 s"});
+  for (double Layer::*field : {&Layer::activation, &Layer::parameters}) {
+    layers = chain_of(3);
+    layers[0].*field = 1e300;
+    expect_error_naming<InputError>([&] { make_chain_model("m", 8, layers); },
+                                    {"state 0 (layer0)", "bytes, expected at most 1e18"});
+  }
+  layers = chain_of(2);
+  layers[0] = {"big0", kMaxModelSeconds / 2, 0, 1e6, 1e6};
+  layers[1] = {"big1", 0, kMaxModelSeconds / 2, 1e6, 1e6};
+  layers[0].parameters = kMaxModelBytes / 2;
+  layers[1].activation = kMaxModelBytes / 2;
+  Cluster cluster = cluster_from_machine_ends({2});
+  TrainingSettings settings;
+  settings.optimizer_scaling = kMaxOptimizerScaling;
+  settings.activation_bytes_per_sample = kMaxModelBytes;
+  const Planner planner(make_chain_model("m", 8, layers), cluster, settings);
+  const PointResult point = planner.plan(1 << 30);  // nothing fits, but every number is finite
+  EXPECT_FALSE(point.best());
+  EXPECT_TRUE(std::isfinite(point.baselines.dp));
+  EXPECT_NE(point.no_plan_reason.find("no plan fits"), std::string::npos) << point.no_plan_reason;
+}
+
+TEST(NumericModel, TrainingSettingsPastTheirLimitsAreUsageErrors) {
+  const Cluster cluster = cluster_from_machine_ends({2});
+  for (double scaling : {0.5, 1e7, kNaN, kInf}) {
+    TrainingSettings settings;
+    settings.optimizer_scaling = scaling;
+    expect_error_naming<UsageError>(
+        [&] { Planner(make_chain_model("m", 8, chain_of(2)), cluster, settings); },
+        {"--optimizer-scaling", "from 1 to 1e6"});
+  }
+  for (double bytes : {-1.0, 1e19, kNaN}) {
+    TrainingSettings settings;
+    settings.activation_bytes_per_sample = bytes;
+    expect_error_naming<UsageError>(
+        [&] { Planner(make_chain_model("m", 8, chain_of(2)), cluster, settings); },
+        {"--activation-bytes-per-sample", "from 0 to 1e18"});
+  }
 }
 
 TEST(NumericModel, NoLayersIsAnInputError) {

@@ -59,9 +59,19 @@ struct Layer {
 ModelProfile make_chain_model(std::string name, double profile_batch_size,
                               const std::vector<Layer>& layers);
 
+/// Largest total forward + backward time of a model at its profile batch (about 32 years):
+/// larger finite values are data errors that would overflow the plan's arithmetic.
+inline constexpr Seconds kMaxModelSeconds = 1e9;
+/// Largest cumulative activation or parameter bytes, and bytes crossing a cut (1 EB).
+inline constexpr Bytes kMaxModelBytes = 1e18;
+/// Range of a profile batch size (the samples per profiled mini-batch).
+inline constexpr double kMinProfileBatch = 1e-3;
+inline constexpr double kMaxProfileBatch = 1073741824;  // 2^30, the largest batch size
+
 /// Checks the invariants of a ModelProfile (finite, non-negative, non-decreasing
-/// cumulative values, at least one state, positive batch size). Throws InputError naming
-/// `where` and the first offending state.
+/// cumulative values, at least one state, a profile batch size from kMinProfileBatch to
+/// kMaxProfileBatch) and the size limits above. Throws InputError naming `where` and the
+/// first offending state.
 void validate(const ModelProfile& model, const std::string& where);
 
 }  // namespace pe

@@ -60,6 +60,22 @@ void check_state(const ModelProfile& model, std::size_t i, const std::string& wh
   }
 }
 
+// Throws when state i brings the model past kMaxModelSeconds or kMaxModelBytes.
+void check_limits(const ModelProfile& model, std::size_t i, const std::string& where) {
+  const CutState& s = model.states[i];
+  const std::string at = "state " + std::to_string(i) + " (" + s.name + "): ";
+  if (s.forward + s.backward > kMaxModelSeconds)
+    throw InputError(where, at + "forward + backward time reaches " +
+                                describe(s.forward + s.backward) + " s at the profile batch, "
+                                "expected at most 1e9 s (about 32 years) for the whole model");
+  for (const Field& field : kFields)
+    if (field.member != &CutState::forward && field.member != &CutState::backward &&
+        s.*field.member > kMaxModelBytes)
+      throw InputError(where, at + (field.cumulative ? "cumulative " : "") + field.name + " is " +
+                                  describe(s.*field.member) +
+                                  " bytes, expected at most 1e18 (an exabyte)");
+}
+
 }  // namespace
 
 Seconds ModelProfile::forward(std::size_t first, std::size_t last) const {
@@ -98,11 +114,13 @@ ModelProfile make_chain_model(std::string name, double profile_batch_size,
 }
 
 void validate(const ModelProfile& model, const std::string& where) {
-  if (bad(model.profile_batch_size) || model.profile_batch_size == 0)
-    throw InputError(where, "profile batch size must be a positive number, got " +
-                                describe(model.profile_batch_size));
+  const double pbs = model.profile_batch_size;
+  if (bad(pbs) || pbs < kMinProfileBatch || pbs > kMaxProfileBatch)
+    throw InputError(where, "profile batch size must be a number from 0.001 to 2^30, got " +
+                                describe(pbs));
   if (model.states.empty()) throw InputError(where, "the model has no layers");
   for (std::size_t i = 0; i < model.states.size(); ++i) check_state(model, i, where);
+  for (std::size_t i = 0; i < model.states.size(); ++i) check_limits(model, i, where);
 }
 
 }  // namespace pe

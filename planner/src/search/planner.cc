@@ -52,11 +52,11 @@ std::string no_plan_reason(const CostModel& cost, int global_batch, bool exact,
 
 void check_settings(const TrainingSettings& s) {
   if (s.min_micro_batch < 1) throw UsageError("--mbs must be at least 1");
-  if (!(s.optimizer_scaling >= 1) || !std::isfinite(s.optimizer_scaling))
-    throw UsageError("--optimizer-scaling must be a finite number >= 1");
+  if (!(s.optimizer_scaling >= 1 && s.optimizer_scaling <= kMaxOptimizerScaling))
+    throw UsageError("--optimizer-scaling must be a number from 1 to 1e6");
   if (s.activation_bytes_per_sample &&
-      (!(*s.activation_bytes_per_sample >= 0) || !std::isfinite(*s.activation_bytes_per_sample)))
-    throw UsageError("--activation-bytes-per-sample must be a finite number >= 0");
+      !(*s.activation_bytes_per_sample >= 0 && *s.activation_bytes_per_sample <= kMaxModelBytes))
+    throw UsageError("--activation-bytes-per-sample must be a number from 0 to 1e18");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "pipedream_graph_dag.h"
 
+#include <boost/range/iterator_range.hpp>
 #include <map>
 #include <string_view>
 
@@ -64,6 +65,34 @@ std::vector<bool> kept_nodes(const GraphText& text, const std::vector<ResolvedEd
   return kept;
 }
 
+// Throws unless every operator is linked to the first one by edges (in either direction):
+// a part that is not would run without inputs from, or outputs to, the rest, and the cut
+// costs between them would be silently free. Usually a missing edge line.
+void check_connected(const OperatorGraph& result, const std::string& file) {
+  const Digraph& g = result.graph;
+  std::vector<bool> reached(boost::num_vertices(g));
+  std::vector<std::size_t> todo{0};
+  reached[0] = true;
+  auto visit = [&](std::size_t v) {
+    if (!reached[v]) reached[v] = true, todo.push_back(v);
+  };
+  while (!todo.empty()) {
+    const std::size_t v = todo.back();
+    todo.pop_back();
+    for (const auto e : boost::make_iterator_range(boost::out_edges(v, g))) visit(boost::target(e, g));
+    for (const auto e : boost::make_iterator_range(boost::in_edges(v, g))) visit(boost::source(e, g));
+  }
+  for (std::size_t v = 0; v < reached.size(); ++v)
+    if (!reached[v]) {
+      const NodeLine& node = result.operators[v];
+      const NodeLine& first = result.operators[0];
+      throw InputError(location(file, node.line),
+                       "node '" + node.id + "' is not connected to node '" + first.id +
+                           "' (line " + std::to_string(first.line) +
+                           ") by any edge, expected one connected graph (an edge line missing?)");
+    }
+}
+
 }  // namespace
 
 OperatorGraph build_operator_graph(const GraphText& text, const std::string& file) {
@@ -85,6 +114,7 @@ OperatorGraph build_operator_graph(const GraphText& text, const std::string& fil
   for (const ResolvedEdge& e : edges)
     if (kept[e.source] && kept[e.target])
       boost::add_edge(vertex[e.source], vertex[e.target], EdgeInfo{e.line}, result.graph);
+  check_connected(result, file);
   return result;
 }
 

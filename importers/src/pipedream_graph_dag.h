@@ -32,8 +32,9 @@ struct OperatorGraph {
 /// Resolves edge ids and removes model inputs (sources whose description starts with
 /// `Input`) and tracing artefacts (sinks whose description starts with `__getitem__`)
 /// with their edges. Throws InputError for a file without node lines, a duplicate node id
-/// (at its second line), an edge naming an undefined node (at the edge's line), or a
-/// graph with no operators left.
+/// (at its second line), an edge naming an undefined node (at the edge's line), a
+/// graph with no operators left, or operators not all connected by edges (at the line of
+/// the first operator, in file order, that the first one does not reach).
 OperatorGraph build_operator_graph(const GraphText& text, const std::string& file);
 
 /// A topological order of all operators: Kahn's algorithm that takes, among the ready

@@ -139,14 +139,37 @@ TEST(PipedreamGraph, ListActivationsAreSummed) {
 }
 
 TEST(PipedreamGraph, MultiSourceMultiSinkGraph) {
-  // Two independent chains a->b and c->d: every operator is a state, each chain's output
-  // stops crossing once its consumer is placed.
-  const ModelProfile m = parse_pipedream_graph(
-      node("a") + node("b") + node("c") + node("d") + edge("a", "b") + edge("c", "d"),
-      "g.txt", 1);
+  // Sources a and c, sinks b and d (a->b, c->d, a->d): every operator is a state, each
+  // output stops crossing once its consumers are placed.
+  const ModelProfile m = parse_pipedream_graph(node("a") + node("b") + node("c") + node("d") +
+                                                   edge("a", "b") + edge("c", "d") +
+                                                   edge("a", "d"),
+                                               "g.txt", 1);
   EXPECT_EQ(m.size(), 4u);
   EXPECT_EQ(crossings(m).back(), 0);
   EXPECT_EQ(m.whole().parameters, 16);
+}
+
+// Parts that no edge joins would cost nothing to cut between: a missing edge line is an
+// error at the first node (in file order) that the first node does not reach.
+TEST(PipedreamGraph, DisconnectedPartsAreAnErrorAtTheFirstUnreachedNode) {
+  for (const std::string& text :
+       {node("a") + node("b") + node("c") + node("d") + edge("a", "b") + edge("c", "d"),
+        node("a") + node("b") + node("c") + edge("a", "b") + edge("d", "b") + node("d")}) {
+    try {
+      parse_pipedream_graph(text, "g.txt", 1);
+      ADD_FAILURE() << "accepted a disconnected graph:\n" << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("g.txt:3: node 'c' is not connected to node 'a'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // Removing an Input source that feeds two parts leaves them apart: also an error.
+  EXPECT_THROW(parse_pipedream_graph("i -- Input0 -- " + kMetadata + "\n" + node("a") + node("b") +
+                                         edge("i", "a") + edge("i", "b"),
+                                     "g.txt", 1),
+               InputError);
 }
 
 TEST(PipedreamGraph, MetadataKeysMayComeInAnyOrder) {

@@ -36,7 +36,8 @@ namespace pe {
 /// the profile was taken at; it is recorded in the result, values are not rescaled.
 /// The model's name is the file's folder for `.../NAME/graph.txt`, else the file's stem.
 /// Throws InputError (naming file:line, the value seen and what was expected) for an
-/// unreadable file, malformed lines, unknown nodes, a cycle or a graph with no operators.
+/// unreadable file, malformed lines, unknown nodes, a cycle, a graph with no operators, or
+/// operators that edges do not connect into one graph (after the clean-up above).
 ModelProfile import_pipedream_graph(const std::string& path, double profile_batch_size);
 
 /// Same from text; `file_label` names the input in errors and gives the model's name.

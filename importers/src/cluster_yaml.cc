@@ -21,6 +21,7 @@ void read_machines(const YAML::Node& list, const std::string& file, Cluster& clu
   for (const YAML::Node& group : list) {
     if (!group.IsMap()) throw InputError(where(file, group, "machines"), "expected a map");
     only_keys(group, {"count", "gpus", "type"}, file, "a machine group");
+    if (YAML::Node type = child(group, "type", file, false)) text(type, file, "type");
     long long count_of = 1;
     if (YAML::Node c = child(group, "count", file, false))
       count_of = count_in(c, file, "count", 1, kMaxPerGroup, "machines");
@@ -39,18 +40,18 @@ void read_machines(const YAML::Node& list, const std::string& file, Cluster& clu
 
 // A positive number of GB (or GB/s) in bytes; throws when the bytes overflow a double.
 double positive_gigabytes(const YAML::Node& node, const std::string& file,
-                          const std::string& key) {
+                          const std::string& key, const std::string& unit = "GB") {
   const double bytes = non_negative(node, file, key, true) * kGB;
   if (!std::isfinite(bytes))
-    throw InputError(where(file, node, key), "expected a number of GB below 1.7e299, got '" +
-                                                 node.Scalar() + "'");
+    throw InputError(where(file, node, key), "expected a number of " + unit +
+                                                 " below 1.7e299, got '" + node.Scalar() + "'");
   return bytes;
 }
 
 // A bandwidth in GB/s as bytes/s, at least one byte per second: a transfer then takes
 // at most as many seconds as it has bytes (a subnormal bandwidth would make times inf).
 double bandwidth(const YAML::Node& node, const std::string& file, const std::string& key) {
-  const double bytes = positive_gigabytes(node, file, key);
+  const double bytes = positive_gigabytes(node, file, key, "GB/s");
   if (bytes < 1)
     throw InputError(where(file, node, key), "expected at least 1e-9 GB/s (one byte per "
                                              "second), got '" + node.Scalar() + "'");

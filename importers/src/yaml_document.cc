@@ -133,6 +133,25 @@ class FirstPass : public YAML::EventHandler {
   std::set<std::size_t> insertions_;
 };
 
+// Notes where a document starts and ignores the rest: used to find a second document.
+class DocumentStart : public YAML::EventHandler {
+ public:
+  long line = 0;  ///< 1-based line of the document's first mark.
+
+  void OnDocumentStart(const YAML::Mark& mark) override { line = mark.line + 1; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 InputError syntax_error(const YAML::Exception& e, const std::string& file) {
   return InputError(location(file, e.mark.is_null() ? 0 : e.mark.line + 1),
                     "YAML syntax error: " + e.msg);
@@ -160,6 +179,10 @@ YAML::Node parse(const std::string& text, const std::string& file) {
   try {
     YAML::Parser parser(stream);
     parser.HandleNextDocument(pass);
+    // A reader of the first document alone would drop the rest without a word.
+    if (DocumentStart second; parser.HandleNextDocument(second))
+      throw InputError(location(file, second.line),
+                       "a second YAML document starts here, expected one document");
   } catch (const YAML::Exception& e) {
     throw syntax_error(e, file);
   }

@@ -15,9 +15,11 @@
 namespace pe::cli {
 namespace {
 
-// A whole text read as a finite double (subnormals included; nan and inf are not).
+// A whole decimal text read as a finite double (subnormals included; nan, inf and
+// hexadecimal, which strtod would take, are not).
 bool read_finite(const std::string& text, double& value) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  if (text.find_first_of("xX") != std::string::npos) return false;
   char* end = nullptr;
   value = std::strtod(text.c_str(), &end);
   return end == text.c_str() + text.size() && std::isfinite(value);

@@ -68,6 +68,26 @@ TEST(YamlDuplicateKeys, TheSameKeyInTwoMapsIsFine) {
   EXPECT_EQ(cluster.machine_gpus, (std::vector<int>{2, 4}));
 }
 
+// A reader of the first document alone would drop the rest without a word; one document
+// with explicit start and end markers is fine.
+TEST(YamlDocuments, ASecondDocumentIsAnErrorAtItsStart) {
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml(kMachines + "---\n" + kMachines, "c.yml"); },
+      {"c.yml:4: a second YAML document starts here, expected one document"});
+  std::vector<std::string> warnings;
+  expect_error_naming<InputError>(
+      [&] { parse_pipeedge_model("m: {}\n---\nm: {}\n", "models.yml", "m", warnings); },
+      {"models.yml:2: a second YAML document"});
+  EXPECT_EQ(parse_cluster_yaml("---\n" + kMachines + "...\n", "c.yml").device_count(), 4);
+}
+
+TEST(YamlDocuments, MachineTypeIsText) {
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml("machines:\n  - gpus: 2\n    type: [a, b]\n", "c.yml"); },
+      {"c.yml:3: type: expected a scalar value"});
+  EXPECT_EQ(parse_cluster_yaml("machines:\n  - gpus: 2\n    type: V100\n", "c.yml").device_count(), 2);
+}
+
 TEST(YamlSubnormals, AreFiniteNumbers) {
   const Cluster cluster = parse_cluster_yaml(kMachines + "memory_GB: 1e-320\n", "c.yml");
   EXPECT_GT(cluster.device_memory, 0);

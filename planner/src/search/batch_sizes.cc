@@ -37,7 +37,9 @@ std::vector<int> parse_range(const std::vector<std::string>& parts, const std::s
   const int first = parse_positive(parts[0], text), last = parse_positive(parts[1], text),
             step = parse_positive(parts[2], text);
   if (last < first) throw UsageError("--gbs: range '" + text + "' ends before it starts");
-  if ((last - first) / step > 100000) throw UsageError("--gbs: range '" + text + "' is too long");
+  if ((last - first) / step > 100000)
+    throw UsageError("--gbs: range '" + text + "' is too long, expected at most 100001 batch "
+                     "sizes ((LAST - FIRST) / STEP <= 100000)");
   std::vector<int> sizes{first};
   for (long v = (first / step + 1) * static_cast<long>(step); v <= last; v += step)
     sizes.push_back(static_cast<int>(v));

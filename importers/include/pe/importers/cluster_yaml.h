@@ -3,7 +3,7 @@
 //   machines:                 # a list of machine groups, in device-id order
 //     - count: 2              # machines in this group (default 1)
 //       gpus: 8               # GPUs per machine (required)
-//       type: V100            # free text, shown in reports (optional)
+//       type: V100            # free text for the reader, not used (optional)
 //   bandwidth_GBps:           # optional; GB = 1e9 bytes
 //     intra: 25               # between GPUs of one machine
 //     inter_allreduce: 3      # all-reduce across machines
@@ -19,7 +19,8 @@ namespace pe {
 
 /// Reads a cluster file. Missing optional keys keep HPGO's V100 defaults. Throws
 /// InputError naming the file, line and key for unknown keys, wrong types, non-positive
-/// or non-finite numbers, and files that cannot be read or parsed.
+/// or non-finite numbers, a `type` that is not text, a second YAML document, and files that
+/// cannot be read or parsed.
 Cluster load_cluster_yaml(const std::string& path);
 
 /// Same, from text; `file_label` names the input in error messages.

@@ -22,6 +22,7 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr std::size_t kWave = 8;  // shapes searched together with one shared bound
 constexpr double kTie = 1e-9;     // plans within this relative margin count as ties
+constexpr int kRounds = 3;        // searches of a shape that runs out of effort, at most
 
 struct Best {
   std::vector<Plan> plans;
@@ -245,24 +246,33 @@ SearchResult search_plans(const CostModel& cost, int global_batch,
   Best best{{}, std::max(1, options.top)};
   for (const PipelineShapeChoice& shape : shapes) seed(cost, global_batch, shape, best);
   // The effort is shared in shape order: each wave's shapes get equal parts of what is
-  // left, and what a cheap shape leaves unused passes on to later waves. That depends on
-  // the steps each shape took, not on timing, so the result is the same on any thread count.
+  // left, and what a cheap shape leaves unused passes on to later waves. Shapes that ran
+  // out are searched again from the start with what the others left (and the tighter
+  // bound), up to kRounds times. All of it depends on the steps each shape took, not on
+  // timing, so the result is the same on any thread count.
   std::uint64_t left = options.effort ? options.effort : std::numeric_limits<std::uint64_t>::max();
-  bool exact = true;
-  for (std::size_t start = 0; start < shapes.size(); start += kWave) {
-    const std::size_t end = std::min(shapes.size(), start + kWave);
-    const std::uint64_t share = left / (shapes.size() - start);
-    const Seconds bound = best.bound();
-    std::vector<ShapeResult> found(end - start);
-    tbb::parallel_for(start, end, [&](std::size_t i) {
-      found[i - start] = search_shape(cost, global_batch, shapes[i], bound, share);
-    });
-    for (const ShapeResult& shape : found) {
-      exact = exact && shape.complete;
-      left -= shape.steps;
-      for (const Plan& plan : shape.plans) best.offer(plan);
+  std::vector<std::size_t> todo(shapes.size());
+  std::iota(todo.begin(), todo.end(), std::size_t{0});
+  for (int round = 0; round < kRounds && !todo.empty() && left > 0; ++round) {
+    std::vector<std::size_t> stopped;
+    for (std::size_t start = 0; start < todo.size(); start += kWave) {
+      const std::size_t end = std::min(todo.size(), start + kWave);
+      const std::uint64_t share = left / (todo.size() - start);
+      const Seconds bound = best.bound();
+      std::vector<ShapeResult> found(end - start);
+      tbb::parallel_for(start, end, [&](std::size_t i) {
+        found[i - start] = search_shape(cost, global_batch, shapes[todo[i]], bound, share);
+      });
+      for (std::size_t i = start; i < end; ++i) {
+        const ShapeResult& shape = found[i - start];
+        if (!shape.complete) stopped.push_back(todo[i]);
+        left -= shape.steps;
+        for (const Plan& plan : shape.plans) best.offer(plan);
+      }
     }
+    todo = std::move(stopped);
   }
+  const bool exact = todo.empty();
   return {std::move(best.plans), exact};
 }
 

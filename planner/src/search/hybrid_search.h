@@ -38,8 +38,10 @@ struct SearchResult {
 };
 
 /// The `top` best plans of distinct shapes (best first), exact for the cost model of
-/// evaluate.h unless some shape's search used up options.effort (then the best plans
-/// found, which are never worse than the seeds: one-stage and equal-work pipelines).
+/// evaluate.h unless some shape's search used up options.effort (shared by the shapes in
+/// order; a shape that runs out is searched again with what the others left, up to three
+/// rounds; then the best plans found, which are never worse than the seeds: one-stage and
+/// equal-work pipelines).
 /// Deterministic for any thread count.
 SearchResult search_plans(const CostModel& cost, int global_batch,
                           const SearchOptions& options);

@@ -43,6 +43,22 @@ TEST(NumericCluster, ZeroInfiniteOrNanBandwidthAndMemoryAreInputErrors) {
     }
 }
 
+// A bandwidth below one byte per second (a subnormal one included) would make transfer
+// times infinite; a cluster built in code gets the same limit as the flags and YAML.
+TEST(NumericCluster, BandwidthBelowOneBytePerSecondIsAnInputError) {
+  for (double bandwidth : {1e-320, 1e-9, 0.5}) {
+    Cluster cluster = cluster_from_machine_ends({2, 4});
+    cluster.network.inter_p2p = bandwidth;
+    expect_error_naming<InputError>([&] { const Planner planner(small_model(), cluster); },
+                                    {"point-to-point bandwidth", "at least 1 byte/s"});
+  }
+  Cluster slow = cluster_from_machine_ends({2, 4});
+  slow.network.inter_p2p = slow.network.inter_allreduce = slow.network.intra = 1;
+  const PointResult point = Planner(small_model(), slow).plan(8);
+  ASSERT_TRUE(point.best());
+  EXPECT_TRUE(std::isfinite(point.best()->iteration_time));
+}
+
 TEST(NumericCluster, MoreThanAMillionGpusIsAnInputErrorNotAnOverflow) {
   Cluster cluster;
   cluster.machine_gpus.assign(3, std::numeric_limits<int>::max());  // sum overflows an int

@@ -43,8 +43,8 @@ Cluster cluster_from_machine_ends(const std::vector<int>& ends);
 /// Parses "8,16" into machine ends (UsageError on anything else).
 std::vector<int> parse_machine_ends(const std::string& text);
 
-/// Checks a cluster: at least one machine, positive GPU counts, finite positive bandwidths
-/// and memory. Throws InputError naming `where`.
+/// Checks a cluster: at least one machine, positive GPU counts, finite bandwidths of at
+/// least 1 byte/s, finite positive memory. Throws InputError naming `where`.
 void validate(const Cluster& cluster, const std::string& where);
 
 }  // namespace pe

@@ -87,9 +87,17 @@ void validate(const Cluster& cluster, const std::string& where) {
     if (!std::isfinite(value) || value <= 0)
       throw InputError(where, key + " must be a finite positive number");
   };
-  positive(cluster.network.intra, "intra-machine bandwidth");
-  positive(cluster.network.inter_allreduce, "inter-machine all-reduce bandwidth");
-  positive(cluster.network.inter_p2p, "inter-machine point-to-point bandwidth");
+  // At least one byte per second: a transfer then takes at most as many seconds as it has
+  // bytes, where a subnormal bandwidth would make its time infinite.
+  auto bandwidth = [&](double value, const std::string& key) {
+    positive(value, key);
+    if (value < 1)
+      throw InputError(where, key + " must be at least 1 byte/s (1e-9 GB/s), got " +
+                                  std::to_string(value) + " bytes/s");
+  };
+  bandwidth(cluster.network.intra, "intra-machine bandwidth");
+  bandwidth(cluster.network.inter_allreduce, "inter-machine all-reduce bandwidth");
+  bandwidth(cluster.network.inter_p2p, "inter-machine point-to-point bandwidth");
   positive(cluster.device_memory, "device memory");
 }
 

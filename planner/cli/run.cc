@@ -106,6 +106,7 @@ int plan(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.format == Format::Csv)
     for (const PointResult& point : points)
       if (!point.best()) err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason << "\n";
+  out << std::flush;  // before any output file that is this same stream (/dev/stdout)
   write_extra_outputs(o, planner, points, err);
   return 0;
 }

@@ -183,5 +183,35 @@ TEST(OutputFile, DevNullStaysADevice) {
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
 }
 
+// `--svg /dev/stdout > out.txt`: the file behind an open descriptor is written through the
+// descriptor at its offset (after what is already there), not replaced by a new file.
+TEST(OutputFile, OpenDescriptorIsWrittenThroughAtItsOffset) {
+  ScratchDir dir("descriptor");
+  const fs::path file = dir.path() / "out.txt";
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "table\n", 6), 6);
+  struct stat before {};
+  ASSERT_EQ(::stat(file.c_str(), &before), 0);
+  for (const std::string& name : {"/dev/fd/" + std::to_string(fd),
+                                  "/proc/self/fd/" + std::to_string(fd)}) {
+    if (!fs::exists(name)) continue;  // no /dev/fd or /proc here
+    write_file_atomically(name, "chart\n");
+  }
+  ASSERT_EQ(::write(fd, "end\n", 4), 4);
+  ::close(fd);
+  struct stat after {};
+  ASSERT_EQ(::stat(file.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);  // the same file, not a replacement
+  const std::string text = read(file);
+  EXPECT_TRUE(text == "table\nchart\nchart\nend\n" || text == "table\nchart\nend\n") << text;
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+// A descriptor number that is not open is just a path that cannot be written.
+TEST(OutputFile, ClosedDescriptorPathFails) {
+  EXPECT_THROW(write_file_atomically("/dev/fd/999999", "x"), OutputError);
+}
+
 }  // namespace
 }  // namespace pe

@@ -19,7 +19,9 @@ class OutputError : public std::runtime_error {
 /// `path` keeps its permission bits; a new file gets 0666 minus the umask. A symbolic link
 /// is followed: the file it names is replaced the same way, in that file's directory, and
 /// the link stays a link. An existing character or block device, FIFO or socket is written
-/// in place, as a shell redirection would (`/dev/null` stays a device). On any failure
+/// in place, as a shell redirection would (`/dev/null` stays a device). `/dev/stdout`,
+/// `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` of an open descriptor are written
+/// through that descriptor, at its offset, whatever file it is open on. On any failure
 /// (missing or unwritable directory, `path` is a directory, disk full, a device that
 /// refuses the write) throws OutputError naming `path`; a temporary file is removed,
 /// leaving a replaced file as it was.

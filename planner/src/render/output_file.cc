@@ -107,6 +107,23 @@ std::string link_target(const std::string& path) {
   fail(path, "resolving the symbolic link", ELOOP);
 }
 
+// The descriptor a path names directly (/dev/stdout, /dev/stderr, /dev/fd/N,
+// /proc/self/fd/N), when it is open in this process; -1 otherwise.
+int open_descriptor(const std::string& path) {
+  int fd = -1;
+  if (path == "/dev/stdout") fd = 1;
+  else if (path == "/dev/stderr") fd = 2;
+  for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.rfind(prefix, 0) != 0) continue;
+    const std::string digits = path.substr(prefix.size());
+    if (digits.empty() || digits.size() > 6 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      return -1;
+    fd = std::stoi(digits);
+  }
+  return fd >= 0 && ::fcntl(fd, F_GETFD) != -1 ? fd : -1;
+}
+
 bool is_special(const struct stat& info) {
   return S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) || S_ISFIFO(info.st_mode) ||
          S_ISSOCK(info.st_mode);
@@ -116,6 +133,12 @@ bool is_special(const struct stat& info) {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   if (path.empty() || path.back() == '/') fail(path, "not a file name", EISDIR);
+  // An open descriptor is written through, at its own offset, as `>&N` would: replacing
+  // the file behind `> out.txt` would leave the descriptor on the old one.
+  if (const int fd = open_descriptor(path); fd >= 0) {
+    if (int error = write_all(fd, content)) fail(path, "writing", error);
+    return;
+  }
   struct stat info {};
   if (::lstat(path.c_str(), &info) != 0) return replace_atomically(path, path, content);
   const bool link = S_ISLNK(info.st_mode);

@@ -28,7 +28,7 @@ std::vector<int> machines(int devices, int per_machine) {
 }
 
 // The README's default job: ResNet-50, GBS 32:4096:64 (65 points), 2 machines x 8 GPUs.
-// Argument: worker threads.
+// Argument: worker threads (a cap: on a machine with fewer cores, the cores).
 void BM_Planner_DefaultSweep(benchmark::State& state) {
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism,
                           static_cast<std::size_t>(state.range(0)));
@@ -37,7 +37,8 @@ void BM_Planner_DefaultSweep(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(planner.sweep(batches));
   state.counters["points"] = static_cast<double>(batches.size());
 }
-BENCHMARK(BM_Planner_DefaultSweep)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Planner_DefaultSweep)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // How time grows with states: the default sweep for VGG-19 (25 states), ResNet-50 (176)
 // and ResNet-101 (346) on 2 x 8 GPUs, 2 threads.
@@ -82,7 +83,8 @@ void BM_Planner_EffortBoundPoint(benchmark::State& state) {
   const pe::Planner planner = make_planner("nasnetalarge", {8, 16});
   time_point(state, planner, 32);
 }
-BENCHMARK(BM_Planner_EffortBoundPoint)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Planner_EffortBoundPoint)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime()->Iterations(1);
 
 }  // namespace

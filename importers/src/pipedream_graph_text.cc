@@ -143,7 +143,8 @@ EdgeLine parse_edge(std::string_view line, const Where& where) {
   if (tokens.size() != 2 || edge.source.empty() || edge.target.empty())
     throw InputError(where.at(),
                      "expected an edge 'SRC_ID -- DST_ID' (an indented line), got " +
-                         quoted(trim(line)));
+                         quoted(trim(line)) +
+                         (tokens.size() >= 3 ? "; a node line must not be indented" : ""));
   return edge;
 }
 

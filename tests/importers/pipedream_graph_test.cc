@@ -253,6 +253,8 @@ TEST(PipedreamGraph, RejectsWrongNodeTokenCount) {
 TEST(PipedreamGraph, RejectsWrongEdgeTokenCount) {
   expect_error(node("a") + node("b") + "\ta -- b -- c\n", "bad.txt:3:", {"'a -- b -- c'"});
   expect_error(node("a") + "\ta\n", "bad.txt:2:", {"SRC_ID -- DST_ID"});
+  expect_error(node("a") + " " + node("b"), "bad.txt:2:",
+               {"(an indented line)", "a node line must not be indented"});
 }
 
 TEST(PipedreamGraph, RejectsUnknownMetadataKey) {

@@ -148,14 +148,20 @@ TEST(EdgeSchedule, ManyIdenticalSingleHostTypesMergeIntoOneClass) {
   EXPECT_LE(result.stats.largest_state_count, 41U);
 }
 
-TEST(EdgeSchedule, TooLargeSearchThrowsSearchLimitError) {
-  const EdgeModel model = uniform_model(12);
+// 12 one-host types, type t taking 1 + t seconds per layer: 2^12 count vectors.
+EdgeCluster twelve_speeds() {
   EdgeCluster cluster;
   for (std::size_t t = 0; t < 12; ++t) {
     std::vector<double> times(12, 1.0 + static_cast<double>(t));
     cluster.types.push_back(make_type("t" + std::to_string(t), 100, 100, times));
     cluster.hosts.push_back({"h" + std::to_string(t), t});
   }
+  return cluster;
+}
+
+TEST(EdgeSchedule, TooLargeSearchThrowsSearchLimitError) {
+  const EdgeModel model = uniform_model(12);
+  const EdgeCluster cluster = twelve_speeds();
   EdgeSettings settings = plain_settings();
   settings.search_memory_limit = 1024;  // 2^12 vectors of 8 bytes do not fit in 1 KiB
   settings.restrict_on_limit = false;
@@ -171,12 +177,7 @@ TEST(EdgeSchedule, OverTheLimitARestrictedPoolGivesAValidScheduleMarkedInexact) 
   // 12 one-host types of different speeds: 2^12 count vectors. Within 1 KiB only 2^5 fit
   // (20 bytes each at most), so the slowest types are left out of the search.
   const EdgeModel model = uniform_model(12);
-  EdgeCluster cluster;
-  for (std::size_t t = 0; t < 12; ++t) {
-    std::vector<double> times(12, 1.0 + static_cast<double>(t));
-    cluster.types.push_back(make_type("t" + std::to_string(t), 100, 100, times));
-    cluster.hosts.push_back({"h" + std::to_string(t), t});
-  }
+  const EdgeCluster cluster = twelve_speeds();
   EdgeSettings settings = plain_settings();
   const EdgeSchedule exact = schedule_pipeline(model, cluster, settings);
   settings.search_memory_limit = 1024;

@@ -1,6 +1,7 @@
 // Brute-force enumeration of the plan space of the hybrid search, for small instances.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -13,8 +14,8 @@
 namespace pe::testing {
 
 /// Calls `visit` with every feasible plan of every shape: all cut sets, all widths
-/// (each stage at least one device, at most the micro-batch, in total at most a copy's
-/// devices), stages packed from device 0 of each copy.
+/// (each stage at least one device, at most the micro-batch unless it is the only stage,
+/// in total at most a copy's devices), stages packed from device 0 of each copy.
 inline void for_each_plan(const CostModel& cost, int global_batch,
                           const std::vector<Schedule>& schedules,
                           const std::function<void(const Plan&)>& visit) {
@@ -32,7 +33,7 @@ inline void for_each_plan(const CostModel& cost, int global_batch,
         return;
       }
       for (std::size_t last = first; last < n; ++last)
-        for (int r = 1; offset + r <= width && r <= shape.micro_batch; ++r) {
+        for (int r = 1; offset + r <= width && (r <= shape.micro_batch || (first == 0 && last + 1 == n)); ++r) {
           spec.stages.push_back({first, last, offset, r});
           place(last + 1, offset + r);
           spec.stages.pop_back();
@@ -40,6 +41,14 @@ inline void for_each_plan(const CostModel& cost, int global_batch,
     };
     place(0, 0);
   }
+  // Accumulation plans, whose micro-batch count need not divide the batch.
+  if (std::count(schedules.begin(), schedules.end(), Schedule::OneFOneB) == 0) return;
+  for (int r = 1; r <= devices; ++r)
+    if (devices % r == 0 && global_batch % r == 0)
+      if (std::optional<PipelineSpec> spec = accumulation_spec(cost, global_batch, r)) {
+        Evaluation ev = evaluate(cost, *spec, global_batch);
+        if (ev.fits) visit(ev.plan);
+      }
 }
 
 /// The least iteration time over the whole space, or empty when nothing fits.

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
+
+#include "pe/baselines.h"
+#include "search/evaluate.h"
 
 #include "search/exhaustive.h"
 #include "search/random_instances.h"
@@ -127,6 +131,48 @@ TEST(HybridSearch, NothingFitsGivesNoPlan) {
   Cluster c = cluster_from_machine_ends({8});
   const CostModel cost(m, c, {});
   EXPECT_TRUE(search_plans(cost, 16, {}).plans.empty());
+}
+
+// A model whose one sample needs 1 GB of activations beside 1 GB of weights and optimizer
+// state (0.5 GB x 2): on 7.5 GB devices a micro-step holds at most 6 samples per device.
+ModelProfile accumulation_model() {
+  return make_chain_model("acc", 1, {{"a", 0.01, 0.02, 0.6e9, 0.5e9}, {"b", 0.01, 0.02, 0.4e9, 0.0}});
+}
+
+// GBS 1009 (prime) on 16 GPUs: 64 samples on some GPUs, 63 on the others. Data parallelism
+// runs them in ceil(64 / 6) = 11 micro-steps; so does the accumulation plan, with 11
+// micro-batches of at most 92 samples (1009 = 92 x 10 + 89), and its compute is DP's.
+TEST(AccumulationSpec, RunsDataParallelismsMicroStepsWhenTheBatchIsPrime) {
+  Cluster cluster = cluster_from_machine_ends({8, 16});
+  cluster.device_memory = 7.5e9;
+  const CostModel cost(accumulation_model(), cluster, {});
+  const std::optional<PipelineSpec> spec = accumulation_spec(cost, 1009, 1);
+  ASSERT_TRUE(spec);
+  EXPECT_EQ(spec->micro_batches, 11);
+  EXPECT_EQ(spec->micro_batch, 92);
+  ASSERT_EQ(spec->stages.size(), 1u);
+  EXPECT_EQ(spec->stages[0].width, 16);
+  const Evaluation ev = evaluate(cost, *spec, 1009);
+  EXPECT_TRUE(ev.fits);
+  EXPECT_NEAR(ev.plan.micro_batches * ev.plan.slot, cost.whole_model_time(64), 1e-12);
+  const Baselines dp = data_parallel_baselines(accumulation_model(), cluster, {}, 1009);
+  EXPECT_EQ(dp.accumulation_steps, 11);
+  ASSERT_TRUE(dp.fits);
+  const std::vector<Plan> found = search_plans(cost, 1009, {}).plans;
+  ASSERT_FALSE(found.empty());
+  EXPECT_GE(found.front().speedup, dp.dp * (1 - 1e-9));
+}
+
+TEST(AccumulationSpec, NoneWhenOneSampleDoesNotFitOrTheFloorIsTooHigh) {
+  Cluster cluster = cluster_from_machine_ends({8, 16});
+  cluster.device_memory = 1.5e9;  // weights take 1 GB, one sample 1 GB more
+  EXPECT_FALSE(accumulation_spec(CostModel(accumulation_model(), cluster, {}), 1009, 1));
+  cluster.device_memory = 7.5e9;
+  TrainingSettings floor;
+  floor.min_micro_batch = 100;  // 11 micro-batches of 1009 hold 91 or 92 samples
+  EXPECT_FALSE(accumulation_spec(CostModel(accumulation_model(), cluster, floor), 1009, 1));
+  floor.min_micro_batch = 91;
+  EXPECT_TRUE(accumulation_spec(CostModel(accumulation_model(), cluster, floor), 1009, 1));
 }
 
 }  // namespace

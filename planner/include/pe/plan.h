@@ -43,7 +43,10 @@ struct PlanStage {
 struct Plan {
   int global_batch = 0;       ///< Global batch size: samples per iteration, all replicas.
   int pipeline_replicas = 1;  ///< Copies of the whole pipeline (plain data parallelism).
-  int micro_batch_size = 1;   ///< Samples per micro-batch entering one pipeline replica.
+  /// Samples per micro-batch entering one pipeline replica. Where micro_batches does not
+  /// divide a replica's share of the batch (only one-stage plans that run as gradient
+  /// accumulation), the share is split as evenly as possible and this is the largest part.
+  int micro_batch_size = 1;
   int micro_batches = 1;      ///< Micro-batches per iteration and replica.
   Schedule schedule = Schedule::OneFOneB;  ///< How micro-batches flow through the stages.
   std::vector<PlanStage> stages;           ///< In pipeline order.

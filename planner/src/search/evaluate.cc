@@ -6,10 +6,15 @@ namespace pe {
 namespace {
 
 PlanStage make_stage(const CostModel& cost, const Layout& layout, const PipelineSpec& spec,
-                     std::size_t index) {
+                     int share, std::size_t index) {
   const StageSpec& s = spec.stages[index];
   const bool last = index + 1 == spec.stages.size();
   const double samples = device_samples(spec.micro_batch, s.width);
+  // Compute time: a one-stage plan's devices spread the iteration's samples over its
+  // micro-steps (whole_model_device_samples); a stage of a pipeline runs each micro-batch.
+  const double timed = spec.stages.size() == 1
+                           ? whole_model_device_samples(share, spec.micro_batches, s.width)
+                           : samples;
   PlanStage stage;
   stage.first_state = s.first;
   stage.last_state = s.last;
@@ -20,14 +25,14 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
   stage.cut_intra_machine =
       !last && layout.compact(s.offset, spec.stages[index + 1].offset +
                                             spec.stages[index + 1].width - s.offset);
-  stage.times.forward = cost.forward(s.first, s.last, samples);
-  stage.times.backward = cost.backward(s.first, s.last, samples);
+  stage.times.forward = cost.forward(s.first, s.last, timed);
+  stage.times.backward = cost.backward(s.first, s.last, timed);
   stage.times.send =
       last ? 0 : cost.transfer(cost.crossing(s.last, spec.micro_batch), stage.cut_intra_machine);
   const int reducers = s.width * spec.replicas;
   stage.allreduce_total =
       cost.allreduce(cost.parameters(s.first, s.last), reducers, stage.allreduce_intra_machine);
-  stage.times.allreduce = cost.exposed_allreduce(s.first, s.last, samples, reducers,
+  stage.times.allreduce = cost.exposed_allreduce(s.first, s.last, timed, reducers,
                                                  stage.allreduce_intra_machine);
   stage.weight_memory = cost.weight_memory(s.first, s.last);
   stage.activation_memory =
@@ -92,7 +97,7 @@ Evaluation evaluate(const CostModel& cost, const PipelineSpec& spec, int global_
   plan.schedule = spec.schedule;
   Seconds drained = 0;  // sum over earlier stages of (g + c)
   for (std::size_t i = 0; i < spec.stages.size(); ++i) {
-    PlanStage stage = make_stage(cost, layout, spec, i);
+    PlanStage stage = make_stage(cost, layout, spec, global_batch / spec.replicas, i);
     const StageTimes& t = stage.times;
     plan.fill_drain += t.forward + t.backward + 2 * t.send;
     plan.exposed_allreduce = std::max(plan.exposed_allreduce, t.allreduce - drained);

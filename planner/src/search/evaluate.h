@@ -14,6 +14,16 @@ inline double device_samples(int micro_batch, int width) {
   return static_cast<double>((micro_batch + width - 1) / width);
 }
 
+/// Per-device samples of one micro-batch, on average, for a stage that holds the whole
+/// model (a one-stage plan) of a copy whose share of the batch is `share`. Its devices
+/// exchange nothing between micro-batches, so, as in data parallelism with gradient
+/// accumulation, each runs its ceil(share / w) samples of the iteration in M micro-steps
+/// of at most ceil(b / w) (= device_samples, which sets the memory; b >= share / M). Times
+/// are linear in samples, so the average gives the iteration's compute.
+inline double whole_model_device_samples(int share, int micro_batches, int width) {
+  return static_cast<double>((share + width - 1) / width) / micro_batches;
+}
+
 /// Fills in a plan's devices, per-stage times, memory and the estimate (README, "The model behind the numbers"):
 ///   slot        = 1F1B: max over stages of (f + g), over cuts of the one-way transfer c,
 ///                 and over stages s with k = S - s < M of (fill_drain of stages s..S-1) / k

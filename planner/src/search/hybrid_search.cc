@@ -177,7 +177,9 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
           Best& best) {
   const int width = cost.cluster().device_count() / shape.replicas;
   for (int stages = 1; stages <= width && stages <= static_cast<int>(cost.states()); stages *= 2) {
-    const int per_stage = std::min(width / stages, shape.micro_batch);
+    // One stage may use the whole copy (whole_model_device_samples); pipeline stages stop
+    // at the micro-batch size.
+    const int per_stage = stages == 1 ? width : std::min(width / stages, shape.micro_batch);
     PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
                       shape.schedule, {}};
     std::size_t first = 0;
@@ -202,7 +204,42 @@ std::vector<int> divisors(int n) {
   return small;
 }
 
+// Accumulation plans (accumulation_spec) of every copy count, when 1F1B is searched.
+void seed_accumulation(const CostModel& cost, int global_batch, const SearchOptions& options,
+                       Best& best) {
+  if (std::count(options.schedules.begin(), options.schedules.end(), Schedule::OneFOneB) == 0)
+    return;
+  for (int r : divisors(std::gcd(global_batch, cost.cluster().device_count())))
+    if (std::optional<PipelineSpec> spec = accumulation_spec(cost, global_batch, r)) {
+      Evaluation ev = evaluate(cost, *spec, global_batch);
+      if (ev.fits) best.offer(ev.plan);
+    }
+}
+
 }  // namespace
+
+std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_batch,
+                                              int replicas) {
+  const int width = cost.cluster().device_count() / replicas;
+  const int share = global_batch / replicas;
+  const int per_device = (share + width - 1) / width;
+  const std::size_t last = cost.states() - 1;
+  auto fits = [&](int step) {
+    return cost.weight_memory(0, last) + cost.activation_memory(0, last, step) <=
+           cost.cluster().device_memory;
+  };
+  if (!fits(1)) return std::nullopt;
+  int low = 1, high = per_device;  // the largest micro-step that fits lies in [low, high]
+  while (low < high) {
+    const int mid = low + (high - low + 1) / 2;
+    if (fits(mid)) low = mid;
+    else high = mid - 1;
+  }
+  const int steps = (per_device + low - 1) / low;
+  if (share / steps < std::min(cost.settings().min_micro_batch, share)) return std::nullopt;
+  return PipelineSpec{replicas, width, (share + steps - 1) / steps, steps, Schedule::OneFOneB,
+                      {{0, last, 0, width}}};
+}
 
 std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
                                                  int min_micro_batch,
@@ -227,8 +264,10 @@ bool better(const Plan& a, const Plan& b) {
   // weak order.
   auto key = [](const Plan& p) {
     const long long bucket = std::llround(std::log(std::max(p.iteration_time, 1e-300)) / kTie);
+    const bool uneven = static_cast<long long>(p.micro_batch_size) * p.micro_batches *
+                            p.pipeline_replicas != p.global_batch;
     return std::make_tuple(bucket, p.stages.size(), p.device_count(),
-                           p.pipeline_replicas, -p.micro_batch_size,
+                           p.pipeline_replicas, uneven, -p.micro_batch_size,
                            static_cast<int>(p.schedule), stages_string(p));
   };
   return key(a) < key(b);
@@ -245,6 +284,7 @@ SearchResult search_plans(const CostModel& cost, int global_batch,
   });
   Best best{{}, std::max(1, options.top)};
   for (const PipelineShapeChoice& shape : shapes) seed(cost, global_batch, shape, best);
+  seed_accumulation(cost, global_batch, options, best);
   // The effort is shared in shape order: each wave's shapes get equal parts of what is
   // left, and what a cheap shape leaves unused passes on to later waves. Shapes that ran
   // out are searched again from the start with what the others left (and the tighter

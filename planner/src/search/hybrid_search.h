@@ -1,6 +1,7 @@
 // The hybrid search for one global batch size.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,20 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
                                                  int min_micro_batch,
                                                  const std::vector<Schedule>& schedules);
 
+/// The one-stage plan that runs each of `replicas` copies as data parallelism with gradient
+/// accumulation: 1F1B on every device of the copy, the fewest micro-batches M whose
+/// micro-steps (ceil(share / (M x width)) samples per device) fit memory, micro-batches of
+/// ceil(share / M) samples (some one smaller when M does not divide the copy's share), the
+/// smallest at least the micro-batch floor. It is in the search space even where M does not
+/// divide the share, so that a plan is never worse than data parallelism on batch sizes the
+/// devices do not divide. Empty when nothing fits. `replicas` divides the device count and
+/// the batch.
+std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_batch,
+                                              int replicas);
+
 /// Orders plans: lower iteration time, then fewer stages, fewer devices, fewer copies,
-/// larger micro-batches, 1F1B before GPipe, then the stage string.
+/// equal micro-batches before uneven ones, larger micro-batches, 1F1B before GPipe, then
+/// the stage string.
 bool better(const Plan& a, const Plan& b);
 
 /// The search's answer for one global batch size.

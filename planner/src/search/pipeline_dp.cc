@@ -130,7 +130,8 @@ class Dp {
                    sf > q_.forward_cap * rest || sb > q_.backward_cap * rest))
       return false;
     if (pf + pb > cap_ * o || sf + sb > cap_ * rest) return false;
-    return prefix_bound(a, o) + (sf + sb) / parallelism(rest) <= bound_;
+    // From state 0 a one-stage plan may use all `rest` devices (fill()).
+    return prefix_bound(a, o) + (sf + sb) / (a == 0 ? rest : parallelism(rest)) <= bound_;
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
@@ -138,12 +139,17 @@ class Dp {
     return s.weights + kept * s.activations <= cost_.cluster().device_memory;
   }
 
+  // A one-stage plan (a = 0, which the loop of widen() stops short of) may use every
+  // device of a copy, whatever the micro-batch size (whole_model_device_samples).
   void fill(std::size_t a, int o) {
+    if (a == 0)
+      for (int r = 1; r <= w_; ++r) offer_whole_model(r, device_samples(q_.micro_batch, r));
     for (int r = 1; r <= w_ - o && r <= q_.micro_batch; ++r) widen(a, o, r);
     keep_undominated(candidates_, cell(a, o));
   }
 
   void widen(std::size_t a, int o, int r);
+  void offer_whole_model(int r, double memory_samples);
   void extend(const Stage& s);
   void offer(const Stage& s, const Entry& entry);
   std::optional<PipelineSpec> best();
@@ -169,7 +175,7 @@ void Dp::widen(std::size_t a, int o, int r) {
   const Seconds before = prefix_bound(a, o);
   CostModel::ExposedScan exposed(cost_, a, samples, r * q_.replicas, ar_intra);
   Stage s{a, a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1)};
-  for (s.last = a; s.last < n_ && spend(1); ++s.last) {
+  for (s.last = a; s.last + (a == 0 ? 1 : 0) < n_ && spend(1); ++s.last) {
     s.times.forward = cost_.forward(a, s.last, samples);
     s.times.backward = cost_.backward(a, s.last, samples);
     const Seconds compute = s.times.forward + s.times.backward;
@@ -180,6 +186,28 @@ void Dp::widen(std::size_t a, int o, int r) {
     s.times.allreduce = exposed.extend_to(s.last);
     extend(s);
   }
+}
+
+// A stage of every state on r devices is a one-stage plan, whose compute evaluate() takes
+// from whole_model_device_samples (at most a pipeline stage's), with the memory of
+// `memory_samples` per device.
+void Dp::offer_whole_model(int r, double memory_samples) {
+  if (!spend(n_)) return;
+  const std::size_t last = n_ - 1;
+  const double samples =
+      whole_model_device_samples(q_.micro_batch * q_.micro_batches, q_.micro_batches, r);
+  const bool ar_intra = layout_.all_replicas_compact(0, r);
+  Stage s{0, last, 0, r, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1)};
+  s.times.forward = cost_.forward(0, last, samples);
+  s.times.backward = cost_.backward(0, last, samples);
+  if (!stage_fits_caps(s.times) || s.times.forward + s.times.backward > bound_) return;
+  s.weights = cost_.weight_memory(0, last);
+  s.activations = cost_.activation_memory(0, last, memory_samples);
+  if (!fits(s, 1)) return;
+  CostModel::ExposedScan exposed(cost_, 0, samples, r * q_.replicas, ar_intra);
+  for (std::size_t i = 0; i < last; ++i) exposed.extend_to(i);
+  s.times.allreduce = exposed.extend_to(last);
+  extend(s);
 }
 
 // Puts stage s in front of every entry of the cell that follows it.

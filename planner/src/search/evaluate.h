@@ -35,8 +35,10 @@ inline double whole_model_device_samples(int share, int micro_batches, int width
 ///   iteration   = (M - 1) * slot + fill_drain + exposed.
 /// AR_s is the part of stage s's all-reduce left after its own last backward (layers are
 /// reduced as their backward ends); stage s's last backward ends sum_{t<s}(g_t + c_t)
-/// before stage 0's, so that much more of it hides behind the drain. `fits` is false when
-/// a device's peak exceeds memory.
+/// before stage 0's, so that much more of it hides behind the drain. f and g are times of
+/// device_samples per device, for a one-stage plan of whole_model_device_samples (with
+/// global_batch / replicas as the share). `fits` is false when a device's peak exceeds
+/// memory.
 struct Evaluation {
   Plan plan;
   bool fits = true;

@@ -90,6 +90,24 @@ TEST(Planner, ShapesThatRunOutOfEffortAreSearchedAgainWithWhatIsLeft) {
   EXPECT_LE(rough.best()->speedup, exact.best()->speedup * (1 + 1e-12));
 }
 
+// GBS 4001 (prime) on 2 x 8 GPUs: only gradient accumulation fits ResNet-50's memory, and
+// that is a 1F1B plan; searching GPipe alone says so instead of a bare "no plan fits".
+TEST(Planner, PrimeBatchSizeFitsAsAccumulationAndGpipeAloneSaysWhy) {
+  const Loaded resnet = load("resnet50");
+  const Cluster cluster = cluster_from_machine_ends({8, 16});
+  const PointResult best = Planner(resnet.model, cluster, resnet.settings).plan(4001);
+  ASSERT_TRUE(best.baselines.fits);
+  ASSERT_TRUE(best.best()) << best.no_plan_reason;
+  EXPECT_GE(best.best()->speedup, best.baselines.dp);
+  EXPECT_EQ(best.best()->stages.size(), 1u);
+  SearchOptions gpipe;
+  gpipe.schedules = {Schedule::GPipe};
+  const PointResult none = Planner(resnet.model, cluster, resnet.settings, gpipe).plan(4001);
+  EXPECT_FALSE(none.best());
+  EXPECT_NE(none.no_plan_reason.find("gradient accumulation, which is 1F1B"), std::string::npos)
+      << none.no_plan_reason;
+}
+
 TEST(Planner, NoPlanFitsIsAnAnswerWithAReason) {
   ModelProfile m = make_chain_model("huge", 1, {{"a", 1, 1, 1e9, 30e9}, {"b", 1, 1, 1e9, 1e9}});
   const Planner planner(m, cluster_from_machine_ends({8, 16}));

@@ -87,8 +87,14 @@ PointResult Planner::plan(int global_batch) const {
   result.plans = std::move(found.plans);
   result.exact = found.exact;
   for (Plan& plan : result.plans) plan.simulated_time = simulate(plan.shape()).makespan;
-  if (result.plans.empty())
+  if (result.plans.empty()) {
     result.no_plan_reason = no_plan_reason(cost, global_batch, found.exact, options_.effort);
+    // Accumulation plans are 1F1B (GPipe keeps every micro-batch's activations).
+    if (result.baselines.fits && found.exact &&
+        std::count(options_.schedules.begin(), options_.schedules.end(), Schedule::OneFOneB) == 0)
+      result.no_plan_reason += "; data parallelism fits with gradient accumulation, which is "
+                               "1F1B: --schedule 1f1b or best can plan it";
+  }
   return result;
 }
 

@@ -217,5 +217,33 @@ TEST(Report, TopAlternativesFollowTheBestPlan) {
   }
 }
 
+// Two GPUs with room for 3 samples of 1 GB beside 12.5 GB of weights and optimizer state:
+// GBS 13 (prime) gives one GPU 7 samples, run in 3 micro-steps, so the plan has 3
+// micro-batches of at most 5 (5 + 4 + 4), a count that does not divide 13. Layer b's 0.25 s
+// all-reduce runs during layer a's last backward: 7/3 samples (0.23 s) in this plan, 7/13
+// (0.05 s) in the even plan of 13 micro-batches of 1, so this one is faster.
+TEST(Report, UnevenMicroBatchesSayAtMostInTextAndJson) {
+  const ModelProfile model = make_chain_model(
+      "acc", 1, {{"a", 0.05, 0.1, 0.5e9, 0}, {"b", 0.05, 0.1, 0.5e9, 6.25e9}});
+  Cluster cluster = cluster_from_machine_ends({2});
+  cluster.device_memory = 15.5e9;
+  const Planner planner(model, cluster);
+  const std::vector<PointResult> points{planner.plan(13)};
+  const Plan* plan = points[0].best();
+  ASSERT_NE(plan, nullptr) << points[0].no_plan_reason;
+  EXPECT_EQ(plan->micro_batches, 3);
+  EXPECT_EQ(plan->micro_batch_size, 5);
+  EXPECT_TRUE(plan->uneven_micro_batches());
+  const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
+  EXPECT_NE(table.find("3 micro-batches of at most 5"), std::string::npos) << table;
+  EXPECT_NE(sweep_json(points, {}).find("\"uneven_micro_batches\": true"), std::string::npos);
+  // GBS 12 is 2 micro-steps of 3 per GPU, 2 micro-batches of 6: even, said plainly.
+  const std::vector<PointResult> even{planner.plan(12)};
+  ASSERT_NE(even[0].best(), nullptr);
+  EXPECT_FALSE(even[0].best()->uneven_micro_batches());
+  EXPECT_EQ(sweep_table(even, {&planner.model(), &planner.cluster()}).find("at most"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace pe

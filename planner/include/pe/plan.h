@@ -61,6 +61,9 @@ struct Plan {
 
   /// Devices the plan uses: the stages' widths summed, times pipeline_replicas.
   int device_count() const;
+  /// True when micro_batch_size x micro_batches x pipeline_replicas is not global_batch:
+  /// an accumulation plan whose micro-batches differ by one sample.
+  bool uneven_micro_batches() const;
   /// The stages' times, micro-batches and schedule, for simulate().
   PipelineShape shape() const;
 };

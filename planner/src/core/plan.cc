@@ -12,6 +12,11 @@ std::string to_string(Limiter limiter) {
   return "compute";
 }
 
+bool Plan::uneven_micro_batches() const {
+  return static_cast<long long>(micro_batch_size) * micro_batches * pipeline_replicas !=
+         global_batch;
+}
+
 int Plan::device_count() const {
   int count = 0;
   for (const PlanStage& stage : stages) count += stage.width;

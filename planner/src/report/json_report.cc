@@ -42,6 +42,7 @@ std::string plan_json(const Plan& p, const Baselines& b) {
          field("pipeline_replicas", std::to_string(p.pipeline_replicas)) + ", " +
          field("micro_batch_size", std::to_string(p.micro_batch_size)) + ", " +
          field("micro_batches", std::to_string(p.micro_batches)) + ", " +
+         field("uneven_micro_batches", p.uneven_micro_batches() ? "true" : "false") + ", " +
          field("schedule", json_string(to_string(p.schedule))) + ", " +
          field("stages_string", json_string(stages_string(p))) + ", " +
          field("devices_used", std::to_string(p.device_count())) + ", " +

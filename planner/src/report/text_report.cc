@@ -126,7 +126,8 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
       << (plan.pipeline_replicas == 1 ? "y" : "ies") << " x " << plan.stages.size()
       << " stage" << (plan.stages.size() == 1 ? "" : "s") << ", " << plan.micro_batches
       << " micro-batch" << (plan.micro_batches == 1 ? "" : "es") << " of "
-      << plan.micro_batch_size << ", " << to_string(plan.schedule) << "\n";
+      << (plan.uneven_micro_batches() ? "at most " : "") << plan.micro_batch_size << ", "
+      << to_string(plan.schedule) << "\n";
   out << "  estimate " << ms(plan.iteration_time) << " = " << plan.micro_batches - 1
       << " x slot " << ms(plan.slot)
       << " + fill/drain " << ms(plan.fill_drain) << " + exposed all-reduce "

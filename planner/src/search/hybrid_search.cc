@@ -264,10 +264,8 @@ bool better(const Plan& a, const Plan& b) {
   // weak order.
   auto key = [](const Plan& p) {
     const long long bucket = std::llround(std::log(std::max(p.iteration_time, 1e-300)) / kTie);
-    const bool uneven = static_cast<long long>(p.micro_batch_size) * p.micro_batches *
-                            p.pipeline_replicas != p.global_batch;
     return std::make_tuple(bucket, p.stages.size(), p.device_count(),
-                           p.pipeline_replicas, uneven, -p.micro_batch_size,
+                           p.pipeline_replicas, p.uneven_micro_batches(), -p.micro_batch_size,
                            static_cast<int>(p.schedule), stages_string(p));
   };
   return key(a) < key(b);

@@ -67,6 +67,19 @@ void read_chunks(const YAML::Node& map, const std::string& file, WorkItem& item)
   item.chunks = static_cast<int>(count_in(node, file, "chunks", 1, kMaxChunks, "pieces"));
 }
 
+// Pieces of a positive length in seconds: a subnormal duration_ms (or a tiny total_ms over
+// many chunks) can become 0 s once converted from ms.
+void check_piece_length(const YAML::Node& map, const std::string& file, const WorkItem& item) {
+  const double piece = item.split_total ? item.duration / item.chunks : item.duration;
+  if (piece > 0) return;
+  const char* key = item.split_total ? "total_ms" : "duration_ms";
+  const YAML::Node node = child(map, key, file, true);
+  throw InputError(where(file, node, key),
+                   "expected pieces longer than 0 s, got '" + node.Scalar() + "'" +
+                       (item.split_total ? " over " + std::to_string(item.chunks) + " chunks" : "") +
+                       ", which is 0 s in seconds (below 5e-324 s)");
+}
+
 WorkItem read_item(const YAML::Node& map, const std::string& file) {
   if (!map.IsMap()) throw InputError(where(file, map, "items"), "expected a map per item");
   only_keys(map, {"name", "after", "duration_ms", "total_ms", "chunks", "stages"}, file,
@@ -81,6 +94,7 @@ WorkItem read_item(const YAML::Node& map, const std::string& file) {
   if (YAML::Node after = child(map, "after", file, false)) read_after(after, file, item);
   read_length(map, file, item);
   read_chunks(map, file, item);
+  check_piece_length(map, file, item);
   if (YAML::Node stages = child(map, "stages", file, false)) item.stages = read_stages(stages, file);
   return item;
 }

@@ -6,6 +6,7 @@
 #include "cli/program.h"
 #include "pe/error.h"
 #include "pe/importers/cluster_yaml.h"
+#include "pe/importers/work_yaml.h"
 #include "robustness_checks.h"
 #include "test_paths.h"
 
@@ -80,6 +81,24 @@ TEST(FuzzRegression, SubnormalForwardGpipeHang) {
       {}, 30);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Best plan for GBS 8"), std::string::npos) << r.out;
+}
+
+// Was: `duration_ms: 1e-321`, a subnormal number of ms, became 0 s, an item with no length
+// (fuzz_work_yaml's contract). A piece that is 0 s in seconds is now an error, also when a
+// total_ms is split over chunks; subnormal lengths that stay positive are still read.
+TEST(FuzzRegression, WorkYamlSubnormalDurationIsZeroSeconds) {
+  expect_error_naming<InputError>(
+      [] { load_work_yaml(finding("work_subnormal_duration.yml")); },
+      {"work_subnormal_duration.yml:4: duration_ms", "longer than 0 s, got '1e-321'"});
+  expect_error_naming<InputError>(
+      [] {
+        parse_work_yaml("items:\n  - name: w\n    total_ms: 1e-318\n    chunks: 1000000\n",
+                        "w.yml");
+      },
+      {"w.yml:3: total_ms", "'1e-318' over 1000000 chunks"});
+  const WorkList ok = parse_work_yaml("items:\n  - name: w\n    duration_ms: 1e-318\n", "w.yml");
+  ASSERT_EQ(ok.items.size(), 1u);
+  EXPECT_GT(ok.items[0].duration, 0);
 }
 
 }  // namespace

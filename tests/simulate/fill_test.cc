@@ -163,6 +163,10 @@ TEST(Fill, RejectsInvalidWork) {
   WorkItem chunks = item("c", 1);
   chunks.chunks = 0;
   rejects({{chunks}}, "chunks");
+  WorkItem tiny = item("tiny", 1e-320);  // a subnormal total over a million pieces
+  tiny.split_total = true;
+  tiny.chunks = 1000000;
+  rejects({{tiny}}, "is 0 s a piece");
   FillOptions bad;
   bad.margin = -0.1;
   EXPECT_THROW(fill_bubbles(t, {}, bad), UsageError);

@@ -124,6 +124,9 @@ std::vector<Piece> make_pieces(const WorkList& work, const Timeline& timeline,
     total += static_cast<long long>(count) * static_cast<long long>(stages.size());
     if (total > kMaxPieces) bad(item, "the work list has more than 2^24 pieces");
     const Seconds length = item.split_total && count > 0 ? item.duration / count : item.duration;
+    if (!(length > 0))
+      bad(item, "duration " + number(item.duration) + " s over " + std::to_string(count) +
+                    " pieces is 0 s a piece");
     for (int stage : stages)
       for (int k = 0; k < count; ++k)
         pieces.push_back({static_cast<int>(i), stage, k, length, ready_time(item, stage, k, index),

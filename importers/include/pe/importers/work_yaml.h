@@ -24,7 +24,8 @@ namespace pe {
 
 /// Reads a work-list file. Throws InputError naming the file, line and key for unknown
 /// keys, missing names, duplicate or reserved names, both or neither of duration_ms and
-/// total_ms, non-positive or non-finite times, chunks outside 1..1000000 or given with
+/// total_ms, non-positive or non-finite times, pieces that are 0 s once in seconds (a
+/// subnormal number of ms), chunks outside 1..1000000 or given with
 /// after: forward/backward, bad stage lists, unknown or cyclic `after`, and for files that
 /// cannot be read or parsed. Stage numbers are checked against a plan by fill_bubbles.
 WorkList load_work_yaml(const std::string& path);

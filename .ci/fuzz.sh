@@ -10,6 +10,10 @@
 #                      folder already configured with PE_BUILD_FUZZ=ON (such as the one
 #                      .ci/sanitize.sh makes with PE_SANITIZE_FUZZ=ON) is reused as it is
 #   PE_FUZZ_SECONDS    seconds per target (default 20; 8 targets)
+#   PE_FUZZ_SEED       libFuzzer's random seed (default 1, so that a CI run explores the
+#                      same inputs, as far as its time allows, as any run before it and
+#                      passes or fails the same way; 0 = a new random seed each run, for
+#                      exploring beyond that)
 #   PE_FUZZ_TIMEOUT    seconds one input may take (default 10)
 #   PE_FUZZ_TARGETS    space-separated subset of targets to run (default: all)
 #   PE_JOBS            parallel build jobs (default 2)
@@ -19,6 +23,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${PE_FUZZ_BUILD_DIR:-$root/build-ci-fuzz}
 seconds=${PE_FUZZ_SECONDS:-20}
 timeout=${PE_FUZZ_TIMEOUT:-10}
+seed=${PE_FUZZ_SEED:-1}
 jobs=${PE_JOBS:-2}
 all_targets="fuzz_pipedream_graph fuzz_pipeedge_models fuzz_pipeedge_device_types
   fuzz_pipeedge_devices fuzz_cluster_yaml fuzz_work_yaml fuzz_pe_plan_cli fuzz_sched_pipeline_cli"
@@ -69,7 +74,7 @@ for target in $targets; do
   mkdir -p "$corpus"
   dict=$(dict_of "$target")
   # shellcheck disable=SC2046  # seed folders are split on purpose
-  if "$build/fuzz/$target" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
+  if "$build/fuzz/$target" -seed="$seed" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
       -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts/$target-" \
       ${dict:+-dict="$dict"} "$corpus" "$root/fuzz/corpus/$target" $(seeds_of "$target") \
       >"$work/$target.log" 2>&1; then

@@ -91,16 +91,11 @@ bool is_file(const std::string& path) {
   return fs::is_regular_file(path, error);
 }
 
-// Anything a path can be read from: regular files, but also devices and pipes (`<(...)`).
-bool exists_and_not_directory(const std::string& path) {
+// What a path names, following links; not_found when it cannot be read.
+fs::file_type type_of(const std::string& path) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
-  return !error && fs::exists(status) && !fs::is_directory(status);
-}
-
-bool is_directory(const std::string& path) {
-  std::error_code error;
-  return fs::is_directory(path, error);
+  return error ? fs::file_type::not_found : status.type();
 }
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -177,10 +172,12 @@ ProfileEntry find_profile(const std::string& name_or_path) {
                                        catalog_file() + " but its file is missing");
     return entry;
   }
-  if (exists_and_not_directory(name_or_path)) return entry_for_path(name_or_path, catalog);
-  if (is_directory(name_or_path))
+  // Regular files, but also devices and pipes (`<(...)`), are read as given.
+  const fs::file_type type = type_of(name_or_path);
+  if (type == fs::file_type::directory)
     throw InputError(name_or_path, "is a directory, expected a graph file (e.g. " +
                                        (fs::path(name_or_path) / "graph.txt").string() + ")");
+  if (type != fs::file_type::not_found) return entry_for_path(name_or_path, catalog);
   const std::string known =
       have_catalog ? known_names(catalog) : "(no catalogue at " + catalog_file() + ")";
   throw InputError(name_or_path, "no such file and no bundled profile of that name, "

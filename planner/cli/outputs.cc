@@ -1,5 +1,6 @@
 #include "outputs.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "pe/edge_export.h"
@@ -14,11 +15,14 @@
 namespace pe::cli {
 namespace {
 
+bool wants_plan_outputs(const Options& o) { return o.trace || o.svg || o.fill || o.export_sched; }
+
+// The point --plan-gbs names (check_plan_gbs made sure it is there), else the last one.
 const PointResult& chosen_point(const Options& o, const std::vector<PointResult>& points) {
   if (!o.plan_gbs) return points.back();
-  for (const PointResult& p : points)
-    if (p.global_batch == *o.plan_gbs) return p;
-  throw UsageError("--plan-gbs " + std::to_string(*o.plan_gbs) + " is not one of --gbs");
+  return *std::find_if(points.begin(), points.end(), [&](const PointResult& p) {
+    return p.global_batch == *o.plan_gbs;
+  });
 }
 
 std::vector<std::string> stage_names(const Plan& plan) {
@@ -98,11 +102,21 @@ void write_plan_outputs(const Options& o, const PointResult& point, std::ostream
 
 }  // namespace
 
+void check_plan_gbs(const Options& o, const std::vector<int>& batches) {
+  if (!o.plan_gbs) return;
+  if (!wants_plan_outputs(o))
+    throw UsageError("--plan-gbs only chooses the plan for --trace, --svg, --fill or --export-sched; "
+                     "give one of them");
+  if (std::find(batches.begin(), batches.end(), *o.plan_gbs) == batches.end())
+    throw UsageError("--plan-gbs " + std::to_string(*o.plan_gbs) + " is not one of --gbs '" +
+                     o.gbs + "'");
+}
+
 void write_extra_outputs(const Options& o, const Planner&, const std::vector<PointResult>& points,
                          std::ostream& err) {
   if (points.empty()) return;
   if (o.plot) write_plot(*o.plot, points);
-  if (o.trace || o.svg || o.fill || o.export_sched) write_plan_outputs(o, chosen_point(o, points), err);
+  if (wants_plan_outputs(o)) write_plan_outputs(o, chosen_point(o, points), err);
 }
 
 }  // namespace pe::cli

@@ -9,7 +9,13 @@
 
 namespace pe::cli {
 
-/// Writes --trace, --svg, --plot, --fill and --export-sched outputs (atomically).
+/// --plan-gbs picks the plan of the per-plan outputs (--trace, --svg, --fill,
+/// --export-sched): without one it would do nothing, and a batch size outside `batches` has
+/// no plan. Throws UsageError for both, so that they are found before the sweep runs.
+void check_plan_gbs(const Options& o, const std::vector<int>& batches);
+
+/// Writes --trace, --svg, --plot, --fill and --export-sched outputs (atomically); the
+/// options have passed check_plan_gbs.
 /// Throws UsageError or InputError.
 void write_extra_outputs(const Options& o, const Planner& planner,
                          const std::vector<PointResult>& points, std::ostream& err);

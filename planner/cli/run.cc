@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 
 #include "options.h"
@@ -80,18 +79,6 @@ std::string render(const Options& o, const std::vector<PointResult>& points,
     case Format::Table: break;
   }
   return sweep_table(points, context);
-}
-
-// --plan-gbs picks the plan of the per-plan outputs: without one it would do nothing, and a
-// batch size outside --gbs has no plan; both are usage errors found before the sweep runs.
-void check_plan_gbs(const Options& o, const std::vector<int>& batches) {
-  if (!o.plan_gbs) return;
-  if (!(o.trace || o.svg || o.fill || o.export_sched))
-    throw UsageError("--plan-gbs only chooses the plan for --trace, --svg, --fill or --export-sched; "
-                     "give one of them");
-  if (std::find(batches.begin(), batches.end(), *o.plan_gbs) == batches.end())
-    throw UsageError("--plan-gbs " + std::to_string(*o.plan_gbs) + " is not one of --gbs '" +
-                     o.gbs + "'");
 }
 
 int plan(const Options& o, std::ostream& out, std::ostream& err) {

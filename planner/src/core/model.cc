@@ -31,13 +31,14 @@ struct Field {
   const char* name;
   double CutState::*member;
   bool cumulative;
+  bool bytes;  // a byte count (else a time)
 };
 
-constexpr Field kFields[] = {{"forward", &CutState::forward, true},
-                             {"backward", &CutState::backward, true},
-                             {"activation", &CutState::activation, true},
-                             {"parameters", &CutState::parameters, true},
-                             {"crossing", &CutState::crossing, false}};
+constexpr Field kFields[] = {{"forward", &CutState::forward, true, false},
+                             {"backward", &CutState::backward, true, false},
+                             {"activation", &CutState::activation, true, true},
+                             {"parameters", &CutState::parameters, true, true},
+                             {"crossing", &CutState::crossing, false, true}};
 
 // Throws when a field of state i is not finite and non-negative or, for cumulative fields,
 // smaller than in the previous state. An infinite cumulative value after finite ones is a
@@ -69,8 +70,7 @@ void check_limits(const ModelProfile& model, std::size_t i, const std::string& w
                                 describe(s.forward + s.backward) + " s at the profile batch, "
                                 "expected at most 1e9 s (about 32 years) for the whole model");
   for (const Field& field : kFields)
-    if (field.member != &CutState::forward && field.member != &CutState::backward &&
-        s.*field.member > kMaxModelBytes)
+    if (field.bytes && s.*field.member > kMaxModelBytes)
       throw InputError(where, at + (field.cumulative ? "cumulative " : "") + field.name + " is " +
                                   describe(s.*field.member) +
                                   " bytes, expected at most 1e18 (an exabyte)");

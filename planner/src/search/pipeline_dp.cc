@@ -204,9 +204,7 @@ void Dp::offer_whole_model(int r, double memory_samples) {
   s.weights = cost_.weight_memory(0, last);
   s.activations = cost_.activation_memory(0, last, memory_samples);
   if (!fits(s, 1)) return;
-  CostModel::ExposedScan exposed(cost_, 0, samples, r * q_.replicas, ar_intra);
-  for (std::size_t i = 0; i < last; ++i) exposed.extend_to(i);
-  s.times.allreduce = exposed.extend_to(last);
+  s.times.allreduce = cost_.exposed_allreduce(0, last, samples, r * q_.replicas, ar_intra);
   extend(s);
 }
 

@@ -143,13 +143,13 @@ class Dp {
   // device of a copy, whatever the micro-batch size (whole_model_device_samples).
   void fill(std::size_t a, int o) {
     if (a == 0)
-      for (int r = 1; r <= w_; ++r) offer_whole_model(r, device_samples(q_.micro_batch, r));
+      for (int r = 1; r <= w_; ++r) offer_whole_model(r);
     for (int r = 1; r <= w_ - o && r <= q_.micro_batch; ++r) widen(a, o, r);
     keep_undominated(candidates_, cell(a, o));
   }
 
   void widen(std::size_t a, int o, int r);
-  void offer_whole_model(int r, double memory_samples);
+  void offer_whole_model(int r);
   void extend(const Stage& s);
   void offer(const Stage& s, const Entry& entry);
   std::optional<PipelineSpec> best();
@@ -190,8 +190,8 @@ void Dp::widen(std::size_t a, int o, int r) {
 
 // A stage of every state on r devices is a one-stage plan, whose compute evaluate() takes
 // from whole_model_device_samples (at most a pipeline stage's), with the memory of
-// `memory_samples` per device.
-void Dp::offer_whole_model(int r, double memory_samples) {
+// device_samples per device, as evaluate() has it.
+void Dp::offer_whole_model(int r) {
   if (!spend(n_)) return;
   const std::size_t last = n_ - 1;
   const double samples =
@@ -202,7 +202,7 @@ void Dp::offer_whole_model(int r, double memory_samples) {
   s.times.backward = cost_.backward(0, last, samples);
   if (!stage_fits_caps(s.times) || s.times.forward + s.times.backward > bound_) return;
   s.weights = cost_.weight_memory(0, last);
-  s.activations = cost_.activation_memory(0, last, memory_samples);
+  s.activations = cost_.activation_memory(0, last, device_samples(q_.micro_batch, r));
   if (!fits(s, 1)) return;
   s.times.allreduce = cost_.exposed_allreduce(0, last, samples, r * q_.replicas, ar_intra);
   extend(s);

@@ -42,8 +42,9 @@ Search:
                         false); it is never worse than data parallelism
 Output:
   --format F            table, csv or json (default table)
-  --plan-gbs N          the batch size whose plan --trace, --svg, --fill and
-                        --export-sched use (default: the last one of --gbs)
+  --plan-gbs N          the batch size whose plan is explained below the table and used
+                        by --trace, --svg, --fill and --export-sched (default: the last
+                        one of --gbs)
   --trace FILE          write that plan's timeline as Chrome trace JSON (Perfetto)
   --svg FILE            write that plan's timeline as an SVG Gantt chart
   --plot FILE           write speedup vs GBS of the sweep as an SVG chart

@@ -104,9 +104,6 @@ void write_plan_outputs(const Options& o, const PointResult& point, std::ostream
 
 void check_plan_gbs(const Options& o, const std::vector<int>& batches) {
   if (!o.plan_gbs) return;
-  if (!wants_plan_outputs(o))
-    throw UsageError("--plan-gbs only chooses the plan for --trace, --svg, --fill or --export-sched; "
-                     "give one of them");
   if (std::find(batches.begin(), batches.end(), *o.plan_gbs) == batches.end())
     throw UsageError("--plan-gbs " + std::to_string(*o.plan_gbs) + " is not one of --gbs '" +
                      o.gbs + "'");

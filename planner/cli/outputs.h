@@ -9,9 +9,9 @@
 
 namespace pe::cli {
 
-/// --plan-gbs picks the plan of the per-plan outputs (--trace, --svg, --fill,
-/// --export-sched): without one it would do nothing, and a batch size outside `batches` has
-/// no plan. Throws UsageError for both, so that they are found before the sweep runs.
+/// --plan-gbs picks the plan the table explains and the per-plan outputs (--trace, --svg,
+/// --fill, --export-sched) use; a batch size outside `batches` has none. Throws UsageError
+/// for it, so that it is found before the sweep runs.
 void check_plan_gbs(const Options& o, const std::vector<int>& batches);
 
 /// Writes --trace, --svg, --plot, --fill and --export-sched outputs (atomically); the

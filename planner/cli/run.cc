@@ -78,7 +78,7 @@ std::string render(const Options& o, const std::vector<PointResult>& points,
     case Format::Json: return sweep_json(points, context);
     case Format::Table: break;
   }
-  return sweep_table(points, context);
+  return sweep_table(points, context, o.plan_gbs);
 }
 
 int plan(const Options& o, std::ostream& out, std::ostream& err) {

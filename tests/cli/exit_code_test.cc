@@ -174,8 +174,9 @@ TEST(PePlanExitCode, ScheduleExportWithAHostNamedTwiceIsBadUsage) {
   EXPECT_NE(r.err.find("--hosts: host 'a' is named twice"), std::string::npos) << r.err;
 }
 
-// --plan-gbs outside --gbs, or with nothing for it to choose, is refused before planning.
-TEST(PePlanExitCode, PlanGbsMustBeASweptBatchSizeAndHaveAnOutput) {
+// --plan-gbs outside --gbs is refused before planning; inside, it picks the plan that the
+// table explains (README, "A real run").
+TEST(PePlanExitCode, PlanGbsMustBeASweptBatchSizeAndPicksTheExplainedPlan) {
   const ProgramResult outside = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16",
                                          "--plan-gbs", "32", "--svg", "/nonexistent-pe-dir/p.svg"});
   EXPECT_EQ(outside.exit_code, 2) << outside.err;
@@ -184,8 +185,11 @@ TEST(PePlanExitCode, PlanGbsMustBeASweptBatchSizeAndHaveAnOutput) {
       << outside.err;
   const ProgramResult alone =
       pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16", "--plan-gbs", "8"});
-  EXPECT_EQ(alone.exit_code, 2) << alone.err;
-  EXPECT_NE(alone.err.find("--plan-gbs only chooses the plan"), std::string::npos) << alone.err;
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_NE(alone.out.find("Best plan for GBS 8:"), std::string::npos) << alone.out;
+  EXPECT_EQ(alone.out.find("Best plan for GBS 16:"), std::string::npos) << alone.out;
+  const ProgramResult last = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16"});
+  EXPECT_NE(last.out.find("Best plan for GBS 16:"), std::string::npos) << last.out;
 }
 
 // A directory given as --profile is named as one, not as a missing file.

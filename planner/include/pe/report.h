@@ -2,6 +2,7 @@
 // strings wherever they like.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,11 @@ struct ReportContext {
   const Cluster* cluster = nullptr;     ///< The cluster planned on; null: not described.
 };
 
-/// A human-readable table, one row per batch size, then the best plan of the last point
-/// (or of the single point) spelled out stage by stage.
-std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context);
+/// A human-readable table, one row per batch size, then the best plan of one point spelled
+/// out stage by stage: the point of batch size `explained`, or the last one when that is
+/// empty or not among the points.
+std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context,
+                        std::optional<int> explained = std::nullopt);
 
 /// CSV with header `gbs,dp,dp_overlap,dp_p3,hybrid,...` (see README), one row per point.
 std::string sweep_csv(const std::vector<PointResult>& points);

@@ -150,15 +150,19 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
   return out.str();
 }
 
-std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context) {
+std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context,
+                        std::optional<int> explained_batch) {
   std::string text = header(context);
   text += rows_text(points) + legend(points);
   if (points.empty()) return text;
-  const PointResult& last = points.back();
+  auto explained = std::find_if(points.begin(), points.end(), [&](const PointResult& p) {
+    return explained_batch && p.global_batch == *explained_batch;
+  });
+  const PointResult& shown = explained == points.end() ? points.back() : *explained;
   text += "\n";
-  if (const Plan* plan = last.best(); plan && context.model)
+  if (const Plan* plan = shown.best(); plan && context.model)
     text += "Best plan for " + plan_text(*plan, *context.model) +
-            bubble_text(bubbles(simulate(plan->shape()))) + alternatives_text(last);
+            bubble_text(bubbles(simulate(plan->shape()))) + alternatives_text(shown);
   for (const PointResult& point : points)
     if (!point.best() && !point.no_plan_reason.empty())
       text += "GBS " + std::to_string(point.global_batch) + ": " + point.no_plan_reason + "\n";

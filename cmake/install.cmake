@@ -1,20 +1,15 @@
 # Installation and the CMake package `pe`.
 #
 # `cmake --install BUILD --prefix PREFIX` lays out:
-#   PREFIX/include/pe/...            public headers of pe::planner and pe::importers
-#   PREFIX/lib/libpe_*.a             the two libraries (static unless BUILD_SHARED_LIBS)
+#   PREFIX/include/pe/...            public headers of pe::planner, pe::pipeedge, pe::importers
+#   PREFIX/lib/libpe_*.a             the three libraries (static unless BUILD_SHARED_LIBS)
 #   PREFIX/bin/pe-plan, sched-pipeline
 #   PREFIX/share/pe/profiles/        the bundled profiles and their catalogue
 #   PREFIX/lib/cmake/pe/             peConfig.cmake, peConfigVersion.cmake, peTargets*.cmake,
 #                                    pe_profiles_directory.cc.in (see peConfig.cmake.in)
-# so that a project can `find_package(pe CONFIG REQUIRED)` and link `pe::planner` and
-# `pe::importers`. The command-line front ends (pe_plan_cli, pe_sched_pipeline_cli) and
+# so that a project can `find_package(pe CONFIG REQUIRED)` and link `pe::planner`,
+# `pe::pipeedge` and `pe::importers`. The command-line front ends (pe_plan_cli, pe_sched_pipeline_cli) and
 # pe_warnings are build-time only and are not exported.
-
-option(PE_INSTALL "Generate install rules and the CMake package" ON)
-if(NOT PE_INSTALL)
-  return()
-endif()
 
 include(CMakePackageConfigHelpers)
 
@@ -22,7 +17,7 @@ set(PE_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/pe" CACHE STRING
     "Where peConfig.cmake is installed, relative to the prefix")
 set(PE_INSTALL_PROFILES_DIR "${CMAKE_INSTALL_DATADIR}/pe/profiles")
 
-install(TARGETS pe_planner pe_importers EXPORT peTargets
+install(TARGETS pe_planner pe_pipeedge pe_importers EXPORT peTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -4,7 +4,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
-packages="cmake ninja-build g++ libtbb-dev libboost-graph-dev libyaml-cpp-dev libgtest-dev
+packages="cmake ninja-build g++ libtbb-dev libboost-graph-dev libyaml-cpp-dev nlohmann-json3-dev
+  libcli11-dev libfmt-dev libgtest-dev
   libgmock-dev libbenchmark-dev librsvg2-bin"
 missing=""
 for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done

@@ -7,7 +7,7 @@
 namespace pe {
 namespace {
 
-using namespace yaml_input;
+using namespace detail::yaml_input;
 
 // The most GPUs a cluster file may describe in all (as for --devices).
 constexpr long long kMaxGpus = 1000000;

@@ -11,11 +11,11 @@
 namespace pe {
 namespace {
 
-using pipedream::OperatorGraph;
+using detail::pipedream::OperatorGraph;
 
 constexpr std::size_t kMaxStateName = 60;
 
-std::string state_name(const pipedream::NodeLine& node) {
+std::string state_name(const detail::pipedream::NodeLine& node) {
   if (node.description.empty()) return node.id;
   if (node.description.size() <= kMaxStateName) return node.description;
   return node.description.substr(0, kMaxStateName - 3) + "...";
@@ -40,7 +40,7 @@ std::vector<CutState> cut_states(const OperatorGraph& g, const std::vector<std::
   states.reserve(order.size());
   CutState sum;
   for (std::size_t v : order) {
-    const pipedream::NodeLine& op = g.operators[v];
+    const detail::pipedream::NodeLine& op = g.operators[v];
     sum.name = state_name(op);
     sum.forward += op.forward;
     sum.backward += op.backward;
@@ -63,13 +63,13 @@ std::vector<CutState> cut_states(const OperatorGraph& g, const std::vector<std::
 ModelProfile parse_pipedream_graph(const std::string& text, const std::string& file_label,
                                    double profile_batch_size) {
   const OperatorGraph graph =
-      pipedream::build_operator_graph(pipedream::read_graph_text(text, file_label), file_label);
+      detail::pipedream::build_operator_graph(detail::pipedream::read_graph_text(text, file_label), file_label);
   ModelProfile model;
   model.name = model_name(file_label);
   model.source = file_label;
   model.profile_batch_size = profile_batch_size;
   model.operator_count = graph.operators.size();
-  model.states = cut_states(graph, pipedream::low_crossing_order(graph, file_label));
+  model.states = cut_states(graph, detail::pipedream::low_crossing_order(graph, file_label));
   validate(model, file_label);
   return model;
 }
@@ -78,7 +78,7 @@ ModelProfile import_pipedream_graph(const std::string& path, double profile_batc
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw InputError(path, "is a directory, expected a graph.txt file");
-  return parse_pipedream_graph(yaml_input::read_text(path), path, profile_batch_size);
+  return parse_pipedream_graph(detail::yaml_input::read_text(path), path, profile_batch_size);
 }
 
 }  // namespace pe

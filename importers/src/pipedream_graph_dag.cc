@@ -6,7 +6,7 @@
 
 #include "pe/error.h"
 
-namespace pe::pipedream {
+namespace pe::detail::pipedream {
 namespace {
 
 struct ResolvedEdge {
@@ -118,4 +118,4 @@ OperatorGraph build_operator_graph(const GraphText& text, const std::string& fil
   return result;
 }
 
-}  // namespace pe::pipedream
+}  // namespace pe::detail::pipedream

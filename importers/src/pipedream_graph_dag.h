@@ -9,7 +9,7 @@
 
 #include "pipedream_graph_text.h"
 
-namespace pe::pipedream {
+namespace pe::detail::pipedream {
 
 /// Edge property: the line of the first edge line that declared the edge.
 struct EdgeInfo {
@@ -43,4 +43,4 @@ OperatorGraph build_operator_graph(const GraphText& text, const std::string& fil
 /// line of one of its edges. O((n + e) log n).
 std::vector<std::size_t> low_crossing_order(const OperatorGraph& graph, const std::string& file);
 
-}  // namespace pe::pipedream
+}  // namespace pe::detail::pipedream

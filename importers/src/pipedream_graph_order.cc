@@ -1,12 +1,13 @@
 // low_crossing_order (declared in pipedream_graph_dag.h): greedy Kahn's algorithm and the
 // cycle report when it cannot place every operator.
+#include "pipedream_graph_dag.h"
+
 #include <algorithm>
 #include <queue>
 
 #include "pe/error.h"
-#include "pipedream_graph_dag.h"
 
-namespace pe::pipedream {
+namespace pe::detail::pipedream {
 namespace {
 
 using Vertex = std::size_t;
@@ -141,4 +142,4 @@ std::vector<std::size_t> low_crossing_order(const OperatorGraph& graph,
   return order;
 }
 
-}  // namespace pe::pipedream
+}  // namespace pe::detail::pipedream

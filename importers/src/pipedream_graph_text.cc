@@ -8,7 +8,7 @@
 
 #include "pe/error.h"
 
-namespace pe::pipedream {
+namespace pe::detail::pipedream {
 namespace {
 
 constexpr std::string_view kSeparator = " -- ";
@@ -167,4 +167,4 @@ GraphText read_graph_text(const std::string& text, const std::string& file) {
   return graph;
 }
 
-}  // namespace pe::pipedream
+}  // namespace pe::detail::pipedream

@@ -7,7 +7,7 @@
 
 #include "pe/units.h"
 
-namespace pe::pipedream {
+namespace pe::detail::pipedream {
 
 /// One node line. Metrics are converted to seconds and bytes at the profile batch size.
 struct NodeLine {
@@ -38,4 +38,4 @@ struct GraphText {
 /// finite non-negative number, or a `stage_id` that is not a non-negative integer.
 GraphText read_graph_text(const std::string& text, const std::string& file);
 
-}  // namespace pe::pipedream
+}  // namespace pe::detail::pipedream

@@ -16,7 +16,7 @@ std::string file_text(const std::string& path, const std::string& what) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw InputError(path, "is a directory; expected a YAML file");
-  return yaml_input::read_text(path);
+  return detail::yaml_input::read_text(path);
 }
 
 }  // namespace

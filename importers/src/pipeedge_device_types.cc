@@ -1,14 +1,15 @@
 // device_types.yml: TYPE -> {bw_Mbps, mem_MB, model_profiles: MODEL -> [profile]}.
-#include "pe/error.h"
 #include "pe/importers/pipeedge.h"
+
+#include "pe/error.h"
 #include "pipeedge_yaml.h"
 #include "yaml_input.h"
 
 namespace pe {
 namespace {
 
-using namespace pipeedge_yaml;
-using yaml_input::where;
+using namespace detail::pipeedge_yaml;
+using detail::yaml_input::where;
 
 /// One profile of the queried model, read and checked.
 struct Profile {
@@ -27,7 +28,7 @@ Profile read_profile(const YAML::Node& node, const std::string& file, const std:
   Profile profile;
   profile.path = path;
   profile.batch_size = count(required(node, "batch_size", file, path), file, path + ".batch_size");
-  profile.dtype = yaml_input::text(required(node, "dtype", file, path), file, path + ".dtype");
+  profile.dtype = detail::yaml_input::text(required(node, "dtype", file, path), file, path + ".dtype");
   profile.times_node = required(node, "time_s", file, path);
   profile.times = number_list(profile.times_node, file, path + ".time_s");
   return profile;
@@ -85,9 +86,9 @@ bool read_type(const YAML::Node& key, const YAML::Node& entry, const std::string
   reject_duplicate_keys(entry, file, name);
   warn_unknown_keys(entry, {"bw_Mbps", "mem_MB", "model_profiles"}, file, name, warnings);
   type.bandwidth_mbps =
-      yaml_input::non_negative(required(entry, "bw_Mbps", file, name), file, name + ".bw_Mbps");
+      detail::yaml_input::non_negative(required(entry, "bw_Mbps", file, name), file, name + ".bw_Mbps");
   type.memory_mib =
-      yaml_input::non_negative(required(entry, "mem_MB", file, name), file, name + ".mem_MB");
+      detail::yaml_input::non_negative(required(entry, "mem_MB", file, name), file, name + ".mem_MB");
   const YAML::Node list = model_profile_list(entry, file, name, query);
   const std::string where_type = where(file, key, name);
   if (!list || list.IsNull()) {
@@ -112,13 +113,13 @@ bool read_type(const YAML::Node& key, const YAML::Node& entry, const std::string
 PipeEdgeDeviceTypes parse_pipeedge_device_types(const std::string& text, const std::string& file,
                                                 const PipeEdgeQuery& query, std::size_t layers,
                                                 std::vector<std::string>& warnings) {
-  const YAML::Node root = yaml_input::parse(text, file);
+  const YAML::Node root = detail::yaml_input::parse(text, file);
   require_map(root, file, "", "from device type name to {bw_Mbps, mem_MB, model_profiles}");
   reject_duplicate_keys(root, file, "");
   PipeEdgeDeviceTypes types;
   for (const auto& item : root) {
     EdgeDeviceType type;
-    type.name = yaml_input::text(item.first, file, "device type name");
+    type.name = detail::yaml_input::text(item.first, file, "device type name");
     if (read_type(item.first, item.second, file, query, layers, type, warnings))
       types.usable.push_back(std::move(type));
     else

@@ -1,17 +1,18 @@
 // devices.yml: TYPE -> [host, ...].
+#include "pe/importers/pipeedge.h"
+
 #include <algorithm>
 #include <map>
 
 #include "pe/error.h"
-#include "pe/importers/pipeedge.h"
 #include "pipeedge_yaml.h"
 #include "yaml_input.h"
 
 namespace pe {
 namespace {
 
-using namespace pipeedge_yaml;
-using yaml_input::where;
+using namespace detail::pipeedge_yaml;
+using detail::yaml_input::where;
 
 constexpr std::size_t kNoType = static_cast<std::size_t>(-1);
 
@@ -36,7 +37,7 @@ std::vector<std::string> read_hosts(const YAML::Node& list, const std::string& f
     const std::string path = type + "[" + std::to_string(k) + "]";
     if (list[k].IsNull())
       throw InputError(where(file, list[k], path), "empty host name, expected a name after '-'");
-    const std::string name = yaml_input::text(list[k], file, path);
+    const std::string name = detail::yaml_input::text(list[k], file, path);
     if (name.empty()) throw InputError(where(file, list[k], path), "empty host name, got ''");
     const long line = list[k].Mark().is_null() ? 0 : list[k].Mark().line + 1;
     const auto [at, fresh] = seen.emplace(name, line);
@@ -53,13 +54,13 @@ std::vector<std::string> read_hosts(const YAML::Node& list, const std::string& f
 std::vector<EdgeHost> parse_pipeedge_devices(const std::string& text, const std::string& file,
                                              const PipeEdgeDeviceTypes& types,
                                              std::vector<std::string>& warnings) {
-  const YAML::Node root = yaml_input::parse(text, file);
+  const YAML::Node root = detail::yaml_input::parse(text, file);
   require_map(root, file, "", "from device type name to a list of host names");
   reject_duplicate_keys(root, file, "");
   std::map<std::string, long> seen;
   std::vector<EdgeHost> hosts;
   for (const auto& item : root) {
-    const std::string type = yaml_input::text(item.first, file, "device type name");
+    const std::string type = detail::yaml_input::text(item.first, file, "device type name");
     const std::vector<std::string> names = read_hosts(item.second, file, type, seen);
     const std::size_t index = usable_index(types, type);
     if (index != kNoType) {

@@ -1,14 +1,15 @@
 // models.yml: MODEL -> {layers, mem_MB, parameters_in, parameters_out}.
-#include "pe/error.h"
 #include "pe/importers/pipeedge.h"
+
+#include "pe/error.h"
 #include "pipeedge_yaml.h"
 #include "yaml_input.h"
 
 namespace pe {
 namespace {
 
-using namespace pipeedge_yaml;
-using yaml_input::where;
+using namespace detail::pipeedge_yaml;
+using detail::yaml_input::where;
 
 /// Names of the models in the file, for the "not found" message.
 std::string model_names(const YAML::Node& root) {
@@ -67,7 +68,7 @@ EdgeModel read_model(const YAML::Node& entry, const std::string& file, const std
 
 EdgeModel parse_pipeedge_model(const std::string& text, const std::string& file,
                                const std::string& model_name, std::vector<std::string>& warnings) {
-  const YAML::Node root = yaml_input::parse(text, file);
+  const YAML::Node root = detail::yaml_input::parse(text, file);
   require_map(root, file, "", "from model name to model");
   reject_duplicate_keys(root, file, "");
   const YAML::Node entry = root[model_name];

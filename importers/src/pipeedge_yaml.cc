@@ -6,9 +6,9 @@
 #include "pe/error.h"
 #include "yaml_input.h"
 
-namespace pe::pipeedge_yaml {
+namespace pe::detail::pipeedge_yaml {
 
-using yaml_input::where;
+using detail::yaml_input::where;
 
 std::string describe(const YAML::Node& node) {
   if (!node || node.IsNull()) return "nothing";
@@ -57,7 +57,7 @@ std::uint64_t count(const YAML::Node& node, const std::string& file, const std::
   if (!node.IsScalar())
     throw InputError(where(file, node, path),
                      "expected a non-negative integer, got " + describe(node));
-  return static_cast<std::uint64_t>(yaml_input::count(node, file, path));
+  return static_cast<std::uint64_t>(detail::yaml_input::count(node, file, path));
 }
 
 std::vector<double> number_list(const YAML::Node& node, const std::string& file,
@@ -67,7 +67,7 @@ std::vector<double> number_list(const YAML::Node& node, const std::string& file,
   std::vector<double> values;
   values.reserve(node.size());
   for (std::size_t k = 0; k < node.size(); ++k)
-    values.push_back(yaml_input::non_negative(node[k], file, path + "[" + std::to_string(k) + "]"));
+    values.push_back(detail::yaml_input::non_negative(node[k], file, path + "[" + std::to_string(k) + "]"));
   return values;
 }
 
@@ -83,4 +83,4 @@ std::vector<std::uint64_t> count_list(const YAML::Node& node, const std::string&
   return values;
 }
 
-}  // namespace pe::pipeedge_yaml
+}  // namespace pe::detail::pipeedge_yaml

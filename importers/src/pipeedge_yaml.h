@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace pe::pipeedge_yaml {
+namespace pe::detail::pipeedge_yaml {
 
 /// "a map", "a list", "nothing" or "'text'", for messages saying what was found.
 std::string describe(const YAML::Node& node);
@@ -40,4 +40,4 @@ std::vector<double> number_list(const YAML::Node& node, const std::string& file,
 std::vector<std::uint64_t> count_list(const YAML::Node& node, const std::string& file,
                                       const std::string& path);
 
-}  // namespace pe::pipeedge_yaml
+}  // namespace pe::detail::pipeedge_yaml

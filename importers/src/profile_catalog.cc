@@ -13,7 +13,7 @@ namespace pe {
 namespace {
 
 namespace fs = std::filesystem;
-using namespace yaml_input;
+using namespace detail::yaml_input;
 
 const std::vector<std::string> kEntryKeys = {
     "name",          "path", "profile_batch_size", "min_micro_batch", "optimizer_scaling",

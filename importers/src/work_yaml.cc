@@ -8,7 +8,7 @@
 namespace pe {
 namespace {
 
-using namespace yaml_input;
+using namespace detail::yaml_input;
 
 constexpr long long kMaxChunks = 1000000;
 constexpr long long kMaxStage = 1000000;

@@ -1,7 +1,9 @@
-// yaml_input::parse: a first pass over the parser's events rejects duplicate mapping keys
+// detail::yaml_input::parse: a first pass over the parser's events rejects duplicate mapping keys
 // (yaml-cpp keeps both and lookups return the first) and finds empty nodes, whose marks
 // yaml-cpp puts at the next token (often the next line); an empty node written after an
 // indicator (`-`, `:`, `?`) gets an explicit `~` there, so its mark names its own line.
+#include "yaml_input.h"
+
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
@@ -10,9 +12,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "yaml_input.h"
-
-namespace pe::yaml_input {
+namespace pe::detail::yaml_input {
 namespace {
 
 constexpr std::size_t kNone = std::string::npos;
@@ -200,4 +200,4 @@ YAML::Node parse(const std::string& text, const std::string& file) {
   }
 }
 
-}  // namespace pe::yaml_input
+}  // namespace pe::detail::yaml_input

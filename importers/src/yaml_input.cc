@@ -11,7 +11,7 @@
 #include <vector>
 #include <system_error>
 
-namespace pe::yaml_input {
+namespace pe::detail::yaml_input {
 
 std::string read_text(const std::string& path, std::size_t max_bytes) {
   if (path.empty()) throw InputError("", "empty file name, expected the path of a file");
@@ -137,4 +137,4 @@ void only_keys(const YAML::Node& map, const std::vector<std::string>& known,
   }
 }
 
-}  // namespace pe::yaml_input
+}  // namespace pe::detail::yaml_input

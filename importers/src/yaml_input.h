@@ -9,7 +9,7 @@
 
 #include "pe/error.h"
 
-namespace pe::yaml_input {
+namespace pe::detail::yaml_input {
 
 /// Parses the first document of `text`; a syntax error becomes an InputError at its line,
 /// a key repeated in one map an InputError at the repeat ("duplicate key 'K' (first at
@@ -48,4 +48,4 @@ std::string text(const YAML::Node& node, const std::string& file, const std::str
 void only_keys(const YAML::Node& map, const std::vector<std::string>& known,
                const std::string& file, const std::string& what);
 
-}  // namespace pe::yaml_input
+}  // namespace pe::detail::yaml_input

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "program.h"
+#include "cli/program.h"
 #include "test_paths.h"
 
 namespace pe::testing {

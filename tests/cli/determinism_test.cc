@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "program.h"
+#include "cli/program.h"
 
 namespace pe::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "program.h"
+#include "cli/program.h"
 #include "test_paths.h"
 
 namespace pe::testing {

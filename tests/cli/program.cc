@@ -1,4 +1,4 @@
-#include "program.h"
+#include "cli/program.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>

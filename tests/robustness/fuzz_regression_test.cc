@@ -7,7 +7,7 @@
 #include "pe/error.h"
 #include "pe/importers/cluster_yaml.h"
 #include "pe/importers/work_yaml.h"
-#include "robustness_checks.h"
+#include "robustness/robustness_checks.h"
 #include "test_paths.h"
 
 namespace pe {

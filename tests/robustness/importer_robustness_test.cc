@@ -9,7 +9,7 @@
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/pipeedge.h"
 #include "pe/importers/work_yaml.h"
-#include "robustness_checks.h"
+#include "robustness/robustness_checks.h"
 #include "test_paths.h"
 
 namespace pe {

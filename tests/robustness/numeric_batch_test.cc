@@ -9,7 +9,7 @@
 
 #include "pe/error.h"
 #include "pe/planner.h"
-#include "robustness_checks.h"
+#include "robustness/robustness_checks.h"
 
 namespace pe {
 namespace {

@@ -14,7 +14,7 @@
 #include "pe/edge.h"
 #include "pe/edge_cost.h"
 #include "pe/error.h"
-#include "robustness_checks.h"
+#include "robustness/robustness_checks.h"
 
 namespace pe {
 namespace {

@@ -10,7 +10,7 @@
 #include "pe/importers/pipeedge.h"
 #include "pe/importers/work_yaml.h"
 #include "pe/units.h"
-#include "robustness_checks.h"
+#include "robustness/robustness_checks.h"
 
 namespace pe {
 namespace {

@@ -6,8 +6,8 @@
 #include <random>
 
 #include "pe/timeline.h"
-#include "random_instances.h"
-#include "search/evaluate.h"
+#include "search/random_instances.h"
+#include "cost/evaluate.h"
 #include "search/hybrid_search.h"
 
 namespace pe {
@@ -24,12 +24,12 @@ TEST(EstimateVsSimulation, EqualStagesAgreeExactly) {
     const double f = std::uniform_real_distribution<>(0.01, 1)(rng);
     const double g = std::uniform_real_distribution<>(0.01, 2)(rng);
     const std::vector<Layer> layers(stages, Layer{"l", f, g, 0, 0});
-    const CostModel cost(make_chain_model("eq", 1, layers), cluster_from_machine_ends({stages}), {});
+    const detail::CostModel cost(make_chain_model("eq", 1, layers), cluster_from_machine_ends({stages}), {});
     for (Schedule schedule : {Schedule::OneFOneB, Schedule::GPipe}) {
-      PipelineSpec spec{1, stages, 1, micro_batches, schedule, {}};
+      detail::PipelineSpec spec{1, stages, 1, micro_batches, schedule, {}};
       for (int s = 0; s < stages; ++s)
         spec.stages.push_back({std::size_t(s), std::size_t(s), s, 1});
-      const Plan plan = evaluate(cost, spec, micro_batches).plan;
+      const Plan plan = detail::evaluate(cost, spec, micro_batches).plan;
       EXPECT_NEAR(plan.iteration_time, (micro_batches + stages - 1) * (f + g), 1e-9);
       EXPECT_NEAR(simulated(plan), plan.iteration_time, 1e-9 * plan.iteration_time)
           << stages << " stages, " << micro_batches << " micro-batches, " << to_string(schedule);
@@ -43,13 +43,13 @@ TEST(EstimateVsSimulation, OneStagePlansAgreeExactly) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 200; ++trial) {
     const testing::Instance in = testing::random_instance(rng, 8, 8);
-    const CostModel cost(in.model, in.cluster, in.settings);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
     const int width = std::min(in.cluster.device_count(), in.global_batch);
     for (int micro_batch = 1; micro_batch <= in.global_batch; ++micro_batch) {
       if (in.global_batch % micro_batch) continue;
-      PipelineSpec spec{1, in.cluster.device_count(), micro_batch, in.global_batch / micro_batch,
+      detail::PipelineSpec spec{1, in.cluster.device_count(), micro_batch, in.global_batch / micro_batch,
                         Schedule::OneFOneB, {{0, in.model.size() - 1, 0, std::min(width, micro_batch)}}};
-      const Plan plan = evaluate(cost, spec, in.global_batch).plan;
+      const Plan plan = detail::evaluate(cost, spec, in.global_batch).plan;
       EXPECT_NEAR(simulated(plan), plan.iteration_time, 1e-9 * plan.iteration_time);
     }
   }
@@ -61,8 +61,8 @@ TEST(EstimateVsSimulation, SimulationRespectsTheEstimatesLowerBounds) {
   std::mt19937 rng(13);
   for (int trial = 0; trial < 150; ++trial) {
     const testing::Instance in = testing::random_instance(rng, 8, 8);
-    const CostModel cost(in.model, in.cluster, in.settings);
-    for (const Plan& plan : search_plans(cost, in.global_batch, {}).plans) {
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    for (const Plan& plan : detail::search_plans(cost, in.global_batch, {}).plans) {
       Seconds busiest = 0;
       for (const PlanStage& st : plan.stages)
         busiest = std::max(busiest, plan.micro_batches * (st.times.forward + st.times.backward));

@@ -8,7 +8,7 @@
 
 #include "cost/cost_model.h"
 #include "pe/plan.h"
-#include "search/evaluate.h"
+#include "cost/evaluate.h"
 #include "search/hybrid_search.h"
 
 namespace pe::testing {
@@ -16,19 +16,19 @@ namespace pe::testing {
 /// Calls `visit` with every feasible plan of every shape: all cut sets, all widths
 /// (each stage at least one device, at most the micro-batch unless it is the only stage,
 /// in total at most a copy's devices), stages packed from device 0 of each copy.
-inline void for_each_plan(const CostModel& cost, int global_batch,
+inline void for_each_plan(const detail::CostModel& cost, int global_batch,
                           const std::vector<Schedule>& schedules,
                           const std::function<void(const Plan&)>& visit) {
   const int devices = cost.cluster().device_count();
   const std::size_t n = cost.states();
-  for (const PipelineShapeChoice& shape :
-       pipeline_shapes(global_batch, devices, cost.settings().min_micro_batch, schedules)) {
+  for (const detail::PipelineShapeChoice& shape :
+       detail::pipeline_shapes(global_batch, devices, cost.settings().min_micro_batch, schedules)) {
     const int width = devices / shape.replicas;
-    PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
+    detail::PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
                       shape.schedule, {}};
     std::function<void(std::size_t, int)> place = [&](std::size_t first, int offset) {
       if (first == n) {
-        Evaluation ev = evaluate(cost, spec, global_batch);
+        detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
         if (ev.fits) visit(ev.plan);
         return;
       }
@@ -45,14 +45,14 @@ inline void for_each_plan(const CostModel& cost, int global_batch,
   if (std::count(schedules.begin(), schedules.end(), Schedule::OneFOneB) == 0) return;
   for (int r = 1; r <= devices; ++r)
     if (devices % r == 0 && global_batch % r == 0)
-      if (std::optional<PipelineSpec> spec = accumulation_spec(cost, global_batch, r)) {
-        Evaluation ev = evaluate(cost, *spec, global_batch);
+      if (std::optional<detail::PipelineSpec> spec = detail::accumulation_spec(cost, global_batch, r)) {
+        detail::Evaluation ev = detail::evaluate(cost, *spec, global_batch);
         if (ev.fits) visit(ev.plan);
       }
 }
 
 /// The least iteration time over the whole space, or empty when nothing fits.
-inline std::optional<Seconds> exhaustive_best(const CostModel& cost, int global_batch,
+inline std::optional<Seconds> exhaustive_best(const detail::CostModel& cost, int global_batch,
                                               const std::vector<Schedule>& schedules) {
   std::optional<Seconds> best;
   for_each_plan(cost, global_batch, schedules, [&](const Plan& p) {

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "pe/baselines.h"
-#include "search/evaluate.h"
+#include "cost/evaluate.h"
 
 #include "search/exhaustive.h"
 #include "search/random_instances.h"
@@ -22,12 +22,12 @@ TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
   for (int trial = 0; trial < 300; ++trial) {
     const int devices = trial % 2 ? 8 : 4;
     testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, devices);
-    const CostModel cost(in.model, in.cluster, in.settings);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
     const std::vector<Schedule> schedules = trial % 4 == 0
         ? std::vector<Schedule>{Schedule::GPipe}
         : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
     const std::optional<Seconds> oracle = testing::exhaustive_best(cost, in.global_batch, schedules);
-    const std::vector<Plan> found = search_plans(cost, in.global_batch, {schedules, 1, 0}).plans;
+    const std::vector<Plan> found = detail::search_plans(cost, in.global_batch, {schedules, 1, 0}).plans;
     ASSERT_EQ(oracle.has_value(), !found.empty()) << "trial " << trial;
     if (!oracle) continue;
     ++feasible;
@@ -43,16 +43,16 @@ TEST(HybridSearch, ReportsTheEvaluatedCostOfItsPlan) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 50; ++trial) {
     testing::Instance in = random_instance(rng, 8, 8);
-    const CostModel cost(in.model, in.cluster, in.settings);
-    for (const Plan& p : search_plans(cost, in.global_batch, {{Schedule::OneFOneB}, 3, 0}).plans) {
-      PipelineSpec spec{p.pipeline_replicas, cost.cluster().device_count() / p.pipeline_replicas,
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    for (const Plan& p : detail::search_plans(cost, in.global_batch, {{Schedule::OneFOneB}, 3, 0}).plans) {
+      detail::PipelineSpec spec{p.pipeline_replicas, cost.cluster().device_count() / p.pipeline_replicas,
                         p.micro_batch_size, p.micro_batches, p.schedule, {}};
       int offset = 0;
       for (const PlanStage& s : p.stages) {
         spec.stages.push_back({s.first_state, s.last_state, offset, s.width});
         offset += s.width;
       }
-      Evaluation ev = evaluate(cost, spec, in.global_batch);
+      detail::Evaluation ev = detail::evaluate(cost, spec, in.global_batch);
       EXPECT_TRUE(ev.fits);
       EXPECT_DOUBLE_EQ(ev.plan.iteration_time, p.iteration_time);
       EXPECT_EQ(p.micro_batch_size * p.micro_batches * p.pipeline_replicas, in.global_batch);
@@ -65,8 +65,8 @@ TEST(HybridSearch, TopPlansAreSortedAndOfDistinctShapes) {
   testing::Instance in = random_instance(rng, 8, 8);
   in.global_batch = 32;
   in.cluster.device_memory = 1e12;
-  const CostModel cost(in.model, in.cluster, in.settings);
-  const std::vector<Plan> plans = search_plans(cost, 32, {{Schedule::OneFOneB}, 5, 0}).plans;
+  const detail::CostModel cost(in.model, in.cluster, in.settings);
+  const std::vector<Plan> plans = detail::search_plans(cost, 32, {{Schedule::OneFOneB}, 5, 0}).plans;
   ASSERT_GE(plans.size(), 2u);
   for (std::size_t i = 1; i < plans.size(); ++i) {
     EXPECT_LE(plans[i - 1].iteration_time, plans[i].iteration_time);
@@ -76,29 +76,29 @@ TEST(HybridSearch, TopPlansAreSortedAndOfDistinctShapes) {
 }
 
 TEST(HybridSearch, ShapesCoverEveryDivisor) {
-  const std::vector<PipelineShapeChoice> shapes =
-      pipeline_shapes(12, 4, 2, {Schedule::OneFOneB});
+  const std::vector<detail::PipelineShapeChoice> shapes =
+      detail::pipeline_shapes(12, 4, 2, {Schedule::OneFOneB});
   // replicas 1 (share 12: b = 2,3,4,6,12), 2 (share 6: 2,3,6), 4 (share 3: 3).
   ASSERT_EQ(shapes.size(), 9u);
-  for (const PipelineShapeChoice& s : shapes)
+  for (const detail::PipelineShapeChoice& s : shapes)
     EXPECT_EQ(s.replicas * s.micro_batch * s.micro_batches, 12);
   // A share below the floor runs as one micro-batch.
-  const std::vector<PipelineShapeChoice> small = pipeline_shapes(4, 4, 8, {Schedule::OneFOneB});
-  for (const PipelineShapeChoice& s : small) EXPECT_EQ(s.micro_batches, 1);
+  const std::vector<detail::PipelineShapeChoice> small = detail::pipeline_shapes(4, 4, 8, {Schedule::OneFOneB});
+  for (const detail::PipelineShapeChoice& s : small) EXPECT_EQ(s.micro_batches, 1);
 }
 
 // With one micro-batch GPipe and 1F1B are the same plan; --top must not list it twice.
 TEST(HybridSearch, OneMicroBatchIsSearchedOnceWhenBothSchedulesAre) {
-  const std::vector<PipelineShapeChoice> both =
-      pipeline_shapes(12, 4, 2, {Schedule::OneFOneB, Schedule::GPipe});
+  const std::vector<detail::PipelineShapeChoice> both =
+      detail::pipeline_shapes(12, 4, 2, {Schedule::OneFOneB, Schedule::GPipe});
   // 9 shapes under 1F1B; GPipe repeats the 6 with more than one micro-batch.
   ASSERT_EQ(both.size(), 15u);
-  for (const PipelineShapeChoice& s : both)
+  for (const detail::PipelineShapeChoice& s : both)
     if (s.schedule == Schedule::GPipe) {
       EXPECT_GT(s.micro_batches, 1);
     }
   // GPipe alone keeps its single-micro-batch shapes.
-  EXPECT_EQ(pipeline_shapes(12, 4, 2, {Schedule::GPipe}).size(), 9u);
+  EXPECT_EQ(detail::pipeline_shapes(12, 4, 2, {Schedule::GPipe}).size(), 9u);
 }
 
 // The divisor enumeration gives exactly the shapes of the plain double loop, in its order,
@@ -107,15 +107,15 @@ TEST(HybridSearch, ShapesMatchPlainEnumeration) {
   for (int gbs : {1, 7, 12, 36, 64, 96, 360})
     for (int devices : {1, 3, 8, 12, 16})
       for (int mbs : {1, 2, 5}) {
-        std::vector<PipelineShapeChoice> plain;
+        std::vector<detail::PipelineShapeChoice> plain;
         for (int r = 1; r <= devices; ++r) {
           if (devices % r != 0 || gbs % r != 0) continue;
           const int share = gbs / r;
           for (int b = std::min(mbs, share); b <= share; ++b)
             if (share % b == 0) plain.push_back({r, b, share / b, Schedule::GPipe});
         }
-        const std::vector<PipelineShapeChoice> got =
-            pipeline_shapes(gbs, devices, mbs, {Schedule::GPipe});
+        const std::vector<detail::PipelineShapeChoice> got =
+            detail::pipeline_shapes(gbs, devices, mbs, {Schedule::GPipe});
         ASSERT_EQ(got.size(), plain.size()) << gbs << " " << devices << " " << mbs;
         for (std::size_t i = 0; i < got.size(); ++i) {
           EXPECT_EQ(got[i].replicas, plain[i].replicas);
@@ -123,14 +123,14 @@ TEST(HybridSearch, ShapesMatchPlainEnumeration) {
         }
       }
   // 2^30 has 31 divisors; with 8 devices (4 replica counts) that is at most 4 x 31 shapes.
-  EXPECT_LE(pipeline_shapes(1 << 30, 8, 1, {Schedule::GPipe}).size(), 4u * 31u);
+  EXPECT_LE(detail::pipeline_shapes(1 << 30, 8, 1, {Schedule::GPipe}).size(), 4u * 31u);
 }
 
 TEST(HybridSearch, NothingFitsGivesNoPlan) {
   ModelProfile m = make_chain_model("big", 1, {{"a", 0.1, 0.1, 1e9, 20e9}});
   Cluster c = cluster_from_machine_ends({8});
-  const CostModel cost(m, c, {});
-  EXPECT_TRUE(search_plans(cost, 16, {}).plans.empty());
+  const detail::CostModel cost(m, c, {});
+  EXPECT_TRUE(detail::search_plans(cost, 16, {}).plans.empty());
 }
 
 // A model whose one sample needs 1 GB of activations beside 1 GB of weights and optimizer
@@ -145,20 +145,20 @@ ModelProfile accumulation_model() {
 TEST(AccumulationSpec, RunsDataParallelismsMicroStepsWhenTheBatchIsPrime) {
   Cluster cluster = cluster_from_machine_ends({8, 16});
   cluster.device_memory = 7.5e9;
-  const CostModel cost(accumulation_model(), cluster, {});
-  const std::optional<PipelineSpec> spec = accumulation_spec(cost, 1009, 1);
+  const detail::CostModel cost(accumulation_model(), cluster, {});
+  const std::optional<detail::PipelineSpec> spec = detail::accumulation_spec(cost, 1009, 1);
   ASSERT_TRUE(spec);
   EXPECT_EQ(spec->micro_batches, 11);
   EXPECT_EQ(spec->micro_batch, 92);
   ASSERT_EQ(spec->stages.size(), 1u);
   EXPECT_EQ(spec->stages[0].width, 16);
-  const Evaluation ev = evaluate(cost, *spec, 1009);
+  const detail::Evaluation ev = detail::evaluate(cost, *spec, 1009);
   EXPECT_TRUE(ev.fits);
   EXPECT_NEAR(ev.plan.micro_batches * ev.plan.slot, cost.whole_model_time(64), 1e-12);
   const Baselines dp = data_parallel_baselines(accumulation_model(), cluster, {}, 1009);
   EXPECT_EQ(dp.accumulation_steps, 11);
   ASSERT_TRUE(dp.fits);
-  const std::vector<Plan> found = search_plans(cost, 1009, {}).plans;
+  const std::vector<Plan> found = detail::search_plans(cost, 1009, {}).plans;
   ASSERT_FALSE(found.empty());
   EXPECT_GE(found.front().speedup, dp.dp * (1 - 1e-9));
 }
@@ -166,13 +166,13 @@ TEST(AccumulationSpec, RunsDataParallelismsMicroStepsWhenTheBatchIsPrime) {
 TEST(AccumulationSpec, NoneWhenOneSampleDoesNotFitOrTheFloorIsTooHigh) {
   Cluster cluster = cluster_from_machine_ends({8, 16});
   cluster.device_memory = 1.5e9;  // weights take 1 GB, one sample 1 GB more
-  EXPECT_FALSE(accumulation_spec(CostModel(accumulation_model(), cluster, {}), 1009, 1));
+  EXPECT_FALSE(detail::accumulation_spec(detail::CostModel(accumulation_model(), cluster, {}), 1009, 1));
   cluster.device_memory = 7.5e9;
   TrainingSettings floor;
   floor.min_micro_batch = 100;  // 11 micro-batches of 1009 hold 91 or 92 samples
-  EXPECT_FALSE(accumulation_spec(CostModel(accumulation_model(), cluster, floor), 1009, 1));
+  EXPECT_FALSE(detail::accumulation_spec(detail::CostModel(accumulation_model(), cluster, floor), 1009, 1));
   floor.min_micro_batch = 91;
-  EXPECT_TRUE(accumulation_spec(CostModel(accumulation_model(), cluster, floor), 1009, 1));
+  EXPECT_TRUE(detail::accumulation_spec(detail::CostModel(accumulation_model(), cluster, floor), 1009, 1));
 }
 
 }  // namespace

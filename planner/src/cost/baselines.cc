@@ -16,7 +16,7 @@ struct LayerTimes {
   std::vector<Seconds> forward, backward, allreduce;
 };
 
-LayerTimes layer_times(const CostModel& cost, double forward_samples, double backward_samples,
+LayerTimes layer_times(const detail::CostModel& cost, double forward_samples, double backward_samples,
                        int devices, bool intra) {
   LayerTimes t;
   for (std::size_t i = 0; i < cost.states(); ++i) {
@@ -91,7 +91,7 @@ Seconds ring_allreduce(Bytes bytes, int devices, BytesPerSecond bandwidth) {
 
 int max_device_batch(const ModelProfile& model, const TrainingSettings& settings,
                      Bytes device_memory) {
-  CostModel cost(model, Cluster{{1}, {}, device_memory}, settings);
+  detail::CostModel cost(model, Cluster{{1}, {}, device_memory}, settings);
   const Bytes free = device_memory - cost.weight_memory(0, model.size() - 1);
   const Bytes per_sample = cost.activation_per_sample();
   if (free <= 0) return 0;
@@ -101,7 +101,7 @@ int max_device_batch(const ModelProfile& model, const TrainingSettings& settings
 
 Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& cluster,
                                   const TrainingSettings& settings, int global_batch) {
-  const CostModel cost(model, cluster, settings);
+  const detail::CostModel cost(model, cluster, settings);
   const int devices = cluster.device_count();
   const bool intra = cluster.one_machine(0, devices);
   Baselines b;

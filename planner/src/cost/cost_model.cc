@@ -5,7 +5,7 @@
 
 #include "pe/baselines.h"
 
-namespace pe {
+namespace pe::detail {
 namespace {
 
 std::vector<double> prefix(const ModelProfile& model, double CutState::*field) {
@@ -102,4 +102,4 @@ Seconds CostModel::exposed_allreduce(std::size_t first, std::size_t last, double
   return exposed;
 }
 
-}  // namespace pe
+}  // namespace pe::detail

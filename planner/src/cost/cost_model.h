@@ -10,7 +10,7 @@
 #include "pe/settings.h"
 #include "pe/units.h"
 
-namespace pe {
+namespace pe::detail {
 
 /// Precomputed prefix sums of a profile plus the cluster's numbers. Stage ranges are
 /// inclusive state indices [first, last]; sample counts are per device.
@@ -77,4 +77,4 @@ class CostModel {
   std::vector<double> forward_, backward_, activation_, parameters_, crossing_;
 };
 
-}  // namespace pe
+}  // namespace pe::detail

@@ -1,10 +1,11 @@
 // Chrome trace-event JSON of a timeline.
+#include "pe/render.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 
-#include "pe/render.h"
-#include "svg.h"
+#include "render/svg.h"
 
 namespace pe {
 namespace {
@@ -33,10 +34,10 @@ void append_name(const Event& e, std::string& out) {
     case EventKind::SendGradient: out += "grad "; break;
     case EventKind::AllReduce: out += "all-reduce"; return;
     case EventKind::Filler:
-      out += render::json_string(e.label.empty() ? std::string("filler") : e.label);
+      out += detail::render::json_string(e.label.empty() ? std::string("filler") : e.label);
       return;
   }
-  render::append_int(out, e.micro_batch);
+  detail::render::append_int(out, e.micro_batch);
 }
 
 std::string stage_name(const TraceLabels& labels, int stage) {
@@ -73,7 +74,7 @@ void add_metadata(const Timeline& timeline, const TraceLabels& labels, JsonList&
   for (const Event& e : timeline.events)
     if (e.stage >= 0 && e.stage < timeline.stage_count) used[e.stage] |= 1u << thread_of(e.kind);
   for (int s = 0; s < timeline.stage_count; ++s) {
-    list.next() += metadata("process_name", s, 0, "\"name\":" + render::json_string(stage_name(labels, s)));
+    list.next() += metadata("process_name", s, 0, "\"name\":" + detail::render::json_string(stage_name(labels, s)));
     list.next() += metadata("process_sort_index", s, 0, "\"sort_index\":" + std::to_string(s));
     for (int t = 0; t < static_cast<int>(kThreads.size()); ++t)
       if (used[s] & (1u << t))
@@ -92,7 +93,7 @@ long long nanoseconds(Seconds t) {
 void append_microseconds(std::string& out, long long ns) {
   if (ns < 0) out += '-';
   const long long magnitude = ns < 0 ? -ns : ns;
-  render::append_int(out, magnitude / 1000);
+  detail::render::append_int(out, magnitude / 1000);
   const auto fraction = static_cast<int>(magnitude % 1000);
   out += '.';
   out += static_cast<char>('0' + fraction / 100);
@@ -110,16 +111,16 @@ void append_event(const Event& e, std::string& out) {
   out += filler ? ",\"cat\":\"" : "\",\"cat\":\"";
   out += to_string(e.kind);
   out += "\",\"ph\":\"X\",\"pid\":";
-  render::append_int(out, e.stage);
+  detail::render::append_int(out, e.stage);
   out += ",\"tid\":";
-  render::append_int(out, thread_of(e.kind));
+  detail::render::append_int(out, thread_of(e.kind));
   const long long start = nanoseconds(e.start);
   out += ",\"ts\":";
   append_microseconds(out, start);
   out += ",\"dur\":";
   append_microseconds(out, nanoseconds(e.end) - start);
   out += ",\"args\":{\"micro_batch\":";
-  render::append_int(out, e.micro_batch);
+  detail::render::append_int(out, e.micro_batch);
   out += "}}";
 }
 
@@ -127,7 +128,7 @@ void append_event(const Event& e, std::string& out) {
 
 std::string chrome_trace_json(const Timeline& timeline, const TraceLabels& labels) {
   std::string out = "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"title\":" +
-                    render::json_string(labels.title) + "},\n\"traceEvents\":[\n";
+                    detail::render::json_string(labels.title) + "},\n\"traceEvents\":[\n";
   JsonList list(out);
   add_metadata(timeline, labels, list);
   out.reserve(out.size() + timeline.events.size() * 130);

@@ -3,7 +3,7 @@
 
 #include "pe/timeline.h"
 
-namespace pe::render {
+namespace pe::detail::render {
 
 /// Fill colour of an event kind in Gantt charts.
 inline const char* kind_color(EventKind kind) {
@@ -25,4 +25,4 @@ inline const char* series_color(std::size_t index) {
   return palette[index % 10];
 }
 
-}  // namespace pe::render
+}  // namespace pe::detail::render

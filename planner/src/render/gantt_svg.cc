@@ -1,16 +1,17 @@
 // SVG Gantt chart of a timeline.
+#include "pe/render.h"
+
 #include <algorithm>
 #include <cmath>
 
-#include "colors.h"
+#include "render/colors.h"
 #include "pe/error.h"
-#include "pe/render.h"
-#include "svg.h"
+#include "render/svg.h"
 
 namespace pe {
 namespace {
 
-using render::fixed;
+using detail::render::fixed;
 
 constexpr int kTop = 40;        // Title band.
 constexpr int kGap = 6;         // Between stage blocks.
@@ -67,7 +68,7 @@ double row_top(const Layout& layout, const SvgOptions& options, int stage, Event
   return top + options.row_height + sub * options.link_row_height;
 }
 
-void draw_rows(render::SvgWriter& svg, const Timeline& timeline, const SvgOptions& options,
+void draw_rows(detail::render::SvgWriter& svg, const Timeline& timeline, const SvgOptions& options,
                const Layout& layout) {
   for (int s = 0; s < timeline.stage_count; ++s) {
     const double top = kTop + s * layout.block;
@@ -77,7 +78,7 @@ void draw_rows(render::SvgWriter& svg, const Timeline& timeline, const SvgOption
       svg.rect(layout.left, top + options.row_height, layout.right - layout.left,
                3 * options.link_row_height, "#f7f7f7");
     svg.text(6, top + options.row_height / 2.0 + 4,
-             render::shorten(row_label(options, s), layout.label_chars), "font-size=\"11\"");
+             detail::render::shorten(row_label(options, s), layout.label_chars), "font-size=\"11\"");
   }
 }
 
@@ -97,7 +98,7 @@ std::string box_text(const Event& e, double width) {
   return width >= 6 + 6.0 * static_cast<double>(text.size()) ? text : std::string();
 }
 
-void draw_events(render::SvgWriter& svg, const Timeline& timeline, const SvgOptions& options,
+void draw_events(detail::render::SvgWriter& svg, const Timeline& timeline, const SvgOptions& options,
                  const Layout& layout) {
   for (const Event& e : timeline.events) {
     if (e.stage < 0 || e.stage >= timeline.stage_count || e.duration() <= 0) continue;
@@ -106,7 +107,7 @@ void draw_events(render::SvgWriter& svg, const Timeline& timeline, const SvgOpti
     const double height = uses_compute(e.kind) ? options.row_height : options.link_row_height;
     const double x = std::clamp(layout.x(e.start), layout.left, layout.right);
     const double width = std::max(std::min(layout.x(e.end), layout.right) - x, 0.5);
-    svg.rect(x, top, width, height, render::kind_color(e.kind), options.tooltips ? tooltip(e) : "");
+    svg.rect(x, top, width, height, detail::render::kind_color(e.kind), options.tooltips ? tooltip(e) : "");
     const std::string text = box_text(e, width);
     if (!text.empty())
       svg.text(x + width / 2, top + height / 2 + 3.5, text,
@@ -114,10 +115,10 @@ void draw_events(render::SvgWriter& svg, const Timeline& timeline, const SvgOpti
   }
 }
 
-void draw_axis(render::SvgWriter& svg, const Timeline& timeline, const Layout& layout) {
+void draw_axis(detail::render::SvgWriter& svg, const Timeline& timeline, const Layout& layout) {
   const double axis = kTop + timeline.stage_count * layout.block + 2;
   const double span_ms = layout.span * 1e3;
-  const double step = render::nice_step(span_ms, std::max(2, static_cast<int>((layout.right - layout.left) / 90)));
+  const double step = detail::render::nice_step(span_ms, std::max(2, static_cast<int>((layout.right - layout.left) / 90)));
   const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step))));
   svg.line(layout.left, axis, layout.right, axis, "#333333");
   for (int k = 0; k * step <= span_ms * (1 + 1e-9); ++k) {
@@ -129,7 +130,7 @@ void draw_axis(render::SvgWriter& svg, const Timeline& timeline, const Layout& l
   svg.text(layout.right, axis + 31, "time (ms)", "font-size=\"11\" text-anchor=\"end\"");
 }
 
-void draw_legend(render::SvgWriter& svg, const Timeline& timeline, const Layout& layout) {
+void draw_legend(detail::render::SvgWriter& svg, const Timeline& timeline, const Layout& layout) {
   const double y = kTop + timeline.stage_count * layout.block + 44;
   double x = layout.left;
   auto item = [&](const char* fill, const std::string& name) {
@@ -139,7 +140,7 @@ void draw_legend(render::SvgWriter& svg, const Timeline& timeline, const Layout&
   };
   for (EventKind kind : {EventKind::Forward, EventKind::Backward, EventKind::Filler,
                          EventKind::SendActivation, EventKind::SendGradient, EventKind::AllReduce})
-    item(render::kind_color(kind), to_string(kind));
+    item(detail::render::kind_color(kind), to_string(kind));
   item("url(#idle)", "idle");
 }
 
@@ -162,7 +163,7 @@ std::string gantt_svg(const Timeline& timeline, const SvgOptions& options) {
     throw UsageError("gantt_svg: stage count " + std::to_string(timeline.stage_count) +
                      " out of range");
   const Layout layout = make_layout(timeline, options);
-  render::SvgWriter svg(options.width, gantt_svg_height(timeline, options));
+  detail::render::SvgWriter svg(options.width, gantt_svg_height(timeline, options));
   svg.raw(kDefs);
   svg.rect(0, 0, options.width, gantt_svg_height(timeline, options), "white");
   svg.text(options.width / 2.0, 24, options.title,

@@ -1,9 +1,9 @@
-#include "svg.h"
+#include "render/svg.h"
 
 #include <charconv>
 #include <cmath>
 
-namespace pe::render {
+namespace pe::detail::render {
 namespace {
 
 std::string dash_attribute(std::string_view dash) {
@@ -145,4 +145,4 @@ std::string SvgWriter::finish() {
   return std::move(out_);
 }
 
-}  // namespace pe::render
+}  // namespace pe::detail::render

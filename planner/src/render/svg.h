@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace pe::render {
+namespace pe::detail::render {
 
 /// `value` with `decimals` digits after the point, locale-independent; non-finite -> "0".
 std::string fixed(double value, int decimals);
@@ -46,4 +46,4 @@ class SvgWriter {
   std::string out_;
 };
 
-}  // namespace pe::render
+}  // namespace pe::detail::render

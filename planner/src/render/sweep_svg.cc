@@ -1,12 +1,13 @@
 // SVG line plot of speedup over global batch size.
+#include "pe/render.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
-#include "colors.h"
+#include "render/colors.h"
 #include "pe/error.h"
-#include "pe/render.h"
-#include "svg.h"
+#include "render/svg.h"
 
 namespace pe {
 namespace {
@@ -70,7 +71,7 @@ Axis x_axis(const std::vector<std::vector<std::pair<double, double>>>& data,
     axis.high = std::max(std::ceil(high), axis.low + 1);
     return axis;
   }
-  const double step = render::nice_step(high - low, 6);
+  const double step = detail::render::nice_step(high - low, 6);
   axis.low = std::floor(low / step) * step;
   axis.high = std::max(std::ceil(high / step) * step, axis.low + step);
   return axis;
@@ -84,7 +85,7 @@ Axis y_axis(const std::vector<std::vector<std::pair<double, double>>>& data,
       low = std::min(low, y);
       high = std::max(high, y);
     }
-  const double step = render::nice_step(high - low, 5);
+  const double step = detail::render::nice_step(high - low, 5);
   const double top = std::max(std::ceil(high * 1.02 / step) * step, low + step);
   return {std::floor(low / step) * step, top, options.height - kBottom, kTop, false};
 }
@@ -98,13 +99,13 @@ std::vector<double> ticks(const Axis& axis) {
     for (int k = 0; k < count; k += stride) values.push_back(std::exp2(axis.low + k));
     return values;
   }
-  const double step = render::nice_step(axis.high - axis.low, 6);
+  const double step = detail::render::nice_step(axis.high - axis.low, 6);
   for (int k = 0; axis.low + k * step <= axis.high + step * 1e-9; ++k)
     values.push_back(axis.low + k * step);
   return values;
 }
 
-void draw_axes(render::SvgWriter& svg, const Axis& x, const Axis& y, const PlotOptions& options) {
+void draw_axes(detail::render::SvgWriter& svg, const Axis& x, const Axis& y, const PlotOptions& options) {
   svg.line(x.from, y.from, x.to, y.from, "#333333");
   svg.line(x.from, y.from, x.from, y.to, "#333333");
   for (double value : ticks(x)) {
@@ -121,39 +122,39 @@ void draw_axes(render::SvgWriter& svg, const Axis& x, const Axis& y, const PlotO
   }
   svg.text((x.from + x.to) / 2, options.height - 14, options.x_label,
            "font-size=\"12\" text-anchor=\"middle\"");
-  const std::string centre = render::fixed((y.from + y.to) / 2, 2);
+  const std::string centre = detail::render::fixed((y.from + y.to) / 2, 2);
   svg.text(16, (y.from + y.to) / 2, options.y_label,
            "font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 16 " + centre + ")\"");
 }
 
 std::string dash_of(std::size_t curve) { return curve < 10 ? "" : curve < 20 ? "6 3" : "2 2"; }
 
-void draw_curves(render::SvgWriter& svg, const std::vector<std::vector<std::pair<double, double>>>& data,
+void draw_curves(detail::render::SvgWriter& svg, const std::vector<std::vector<std::pair<double, double>>>& data,
                  const Axis& x, const Axis& y) {
   for (std::size_t c = 0; c < data.size(); ++c) {
     std::vector<std::pair<double, double>> pixels;
     for (const auto& [vx, vy] : data[c]) pixels.emplace_back(x.map(vx), y.map(vy));
-    if (pixels.size() > 1) svg.polyline(pixels, render::series_color(c), 2, dash_of(c));
-    for (const auto& [px, py] : pixels) svg.circle(px, py, 3.5, render::series_color(c));
+    if (pixels.size() > 1) svg.polyline(pixels, detail::render::series_color(c), 2, dash_of(c));
+    for (const auto& [px, py] : pixels) svg.circle(px, py, 3.5, detail::render::series_color(c));
   }
 }
 
-void draw_legend(render::SvgWriter& svg, const std::vector<SpeedupCurve>& curves, const Axis& x,
+void draw_legend(detail::render::SvgWriter& svg, const std::vector<SpeedupCurve>& curves, const Axis& x,
                  const Axis& y) {
   if (curves.empty()) return;
   std::size_t longest = 0;
   for (const SpeedupCurve& c : curves) longest = std::max(longest, c.name.size());
   const double width = 40 + 6.6 * static_cast<double>(std::min<std::size_t>(longest, 40));
   const double left = x.from + 10, top = y.to + 8;
-  svg.raw("<rect x=\"" + render::fixed(left, 2) + "\" y=\"" + render::fixed(top, 2) +
-          "\" width=\"" + render::fixed(width, 2) + "\" height=\"" +
-          render::fixed(8 + 16.0 * static_cast<double>(curves.size()), 2) +
+  svg.raw("<rect x=\"" + detail::render::fixed(left, 2) + "\" y=\"" + detail::render::fixed(top, 2) +
+          "\" width=\"" + detail::render::fixed(width, 2) + "\" height=\"" +
+          detail::render::fixed(8 + 16.0 * static_cast<double>(curves.size()), 2) +
           "\" fill=\"white\" fill-opacity=\"0.85\" stroke=\"#cccccc\"/>\n");
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const double row = top + 12 + 16.0 * static_cast<double>(c);
-    svg.line(left + 6, row, left + 26, row, render::series_color(c), 2, dash_of(c));
-    svg.circle(left + 16, row, 3.5, render::series_color(c));
-    svg.text(left + 32, row + 4, render::shorten(curves[c].name, 40), "font-size=\"11\"");
+    svg.line(left + 6, row, left + 26, row, detail::render::series_color(c), 2, dash_of(c));
+    svg.circle(left + 16, row, 3.5, detail::render::series_color(c));
+    svg.text(left + 32, row + 4, detail::render::shorten(curves[c].name, 40), "font-size=\"11\"");
   }
 }
 
@@ -169,7 +170,7 @@ std::string sweep_svg(const std::vector<SpeedupCurve>& curves, const PlotOptions
   check_options(options);
   const auto data = usable_points(curves, options.log_x);
   const Axis x = x_axis(data, options), y = y_axis(data, options);
-  render::SvgWriter svg(options.width, options.height);
+  detail::render::SvgWriter svg(options.width, options.height);
   svg.rect(0, 0, options.width, options.height, "white");
   svg.text(options.width / 2.0, 26, options.title,
            "font-size=\"15\" font-weight=\"bold\" text-anchor=\"middle\"");

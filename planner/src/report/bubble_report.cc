@@ -4,8 +4,8 @@
 namespace pe {
 namespace {
 
-using format::fixed;
-using format::json_number;
+using detail::format::fixed;
+using detail::format::json_number;
 
 std::string ms(Seconds s) { return fixed(s * 1e3, 3); }
 
@@ -18,7 +18,7 @@ std::string bubble_text(const BubbleReport& r) {
     rows.push_back({std::to_string(s.stage), ms(s.busy), ms(s.idle), fixed(s.bubble_fraction, 3),
                     ms(s.warmup), ms(s.wait_transfer), ms(s.wait_stage), ms(s.drain)});
   std::string text = "  bubbles (ms of a " + ms(r.makespan) + " ms iteration):\n";
-  for (const std::string& line : format::right_columns(rows, {9, 9, 9, 10, 10, 10, 9, 9}))
+  for (const std::string& line : detail::format::right_columns(rows, {9, 9, 9, 10, 10, 10, 9, 9}))
     text += line + "\n";
   return text;
 }

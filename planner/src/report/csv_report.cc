@@ -4,7 +4,7 @@
 namespace pe {
 
 std::string sweep_csv(const std::vector<PointResult>& points) {
-  using format::json_number;
+  using detail::format::json_number;
   std::string text =
       "gbs,dp,dp_overlap,dp_p3,hybrid,simulated,microbatches,micro_batch_size,replicas,"
       "schedule,stages,iteration_ms,simulated_ms,limiter,peak_memory_gb,exact\n";

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
-namespace pe::format {
+namespace pe::detail::format {
 
 std::string fixed(double value, int digits) {
   if (!std::isfinite(value)) return "-";
@@ -69,4 +69,4 @@ std::vector<std::string> right_columns(const std::vector<std::vector<std::string
   return lines;
 }
 
-}  // namespace pe::format
+}  // namespace pe::detail::format

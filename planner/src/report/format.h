@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace pe::format {
+namespace pe::detail::format {
 
 /// Fixed-point number with `digits` decimals.
 std::string fixed(double value, int digits);
@@ -28,4 +28,4 @@ std::string counted(long long n, const std::string& noun);
 std::vector<std::string> right_columns(const std::vector<std::vector<std::string>>& rows,
                                        const std::vector<std::size_t>& min_widths);
 
-}  // namespace pe::format
+}  // namespace pe::detail::format

@@ -5,8 +5,8 @@
 namespace pe {
 namespace {
 
-using format::json_number;
-using format::json_string;
+using detail::format::json_number;
+using detail::format::json_string;
 
 std::string field(const std::string& key, const std::string& value) {
   return json_string(key) + ": " + value;

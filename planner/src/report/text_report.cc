@@ -1,17 +1,18 @@
 // Table and plan text for people.
+#include "pe/report.h"
+
 #include <sstream>
 
-#include "pe/report.h"
 #include "pe/timeline.h"
 #include "report/format.h"
 
 namespace pe {
 namespace {
 
-using format::counted;
-using format::fixed;
-using format::left;
-using format::right_columns;
+using detail::format::counted;
+using detail::format::fixed;
+using detail::format::left;
+using detail::format::right_columns;
 
 std::string ms(Seconds s) { return fixed(s * 1e3, 3) + " ms"; }
 

@@ -13,10 +13,10 @@
 #include <numeric>
 #include <tuple>
 
-#include "search/evaluate.h"
+#include "cost/evaluate.h"
 #include "search/pipeline_dp.h"
 
-namespace pe {
+namespace pe::detail {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -314,4 +314,4 @@ SearchResult search_plans(const CostModel& cost, int global_batch,
   return {std::move(best.plans), exact};
 }
 
-}  // namespace pe
+}  // namespace pe::detail

@@ -8,9 +8,9 @@
 #include "cost/cost_model.h"
 #include "pe/plan.h"
 #include "pe/planner.h"
-#include "search/pipeline_spec.h"
+#include "cost/pipeline_spec.h"
 
-namespace pe {
+namespace pe::detail {
 
 /// One pipeline shape to search: copies, micro-batch size and count, schedule.
 struct PipelineShapeChoice {
@@ -59,4 +59,4 @@ struct SearchResult {
 SearchResult search_plans(const CostModel& cost, int global_batch,
                           const SearchOptions& options);
 
-}  // namespace pe
+}  // namespace pe::detail

@@ -17,10 +17,10 @@
 #include <tuple>
 #include <vector>
 
-#include "search/evaluate.h"
-#include "search/layout.h"
+#include "cost/evaluate.h"
+#include "cost/layout.h"
 
-namespace pe {
+namespace pe::detail {
 namespace {
 
 constexpr double kSlack = 1e-12;  // relative tolerance so that ties survive the bound
@@ -273,4 +273,4 @@ DpResult best_pipeline(const CostModel& cost, const DpQuery& query) {
   return Dp(cost, query).run();
 }
 
-}  // namespace pe
+}  // namespace pe::detail

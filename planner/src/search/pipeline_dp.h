@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "cost/cost_model.h"
-#include "search/pipeline_spec.h"
+#include "cost/pipeline_spec.h"
 
-namespace pe {
+namespace pe::detail {
 
 /// What one dynamic-programming pass optimizes over.
 struct DpQuery {
@@ -45,4 +45,4 @@ struct DpResult {
 /// first stage, then shorter first stage). Empty when nothing fits.
 DpResult best_pipeline(const CostModel& cost, const DpQuery& query);
 
-}  // namespace pe
+}  // namespace pe::detail

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "event_index.h"
+#include "simulate/event_index.h"
 
 namespace pe {
 namespace {
@@ -15,7 +15,7 @@ struct InputTimes {
   Seconds arrived = -1;
 };
 
-InputTimes input_of(const Event& op, const EventIndex& index) {
+InputTimes input_of(const Event& op, const detail::EventIndex& index) {
   const bool forward = op.kind == EventKind::Forward;
   const int source = forward ? op.stage - 1 : op.stage + 1;
   const Event* producer = index.find(source, op.kind, op.micro_batch);
@@ -28,7 +28,7 @@ InputTimes input_of(const Event& op, const EventIndex& index) {
 
 // Splits the idle gap [from, op.start) before `op` into waiting on a transfer and waiting
 // on another stage.
-void attribute_gap(Seconds from, const Event& op, const EventIndex& index, StageBubbles& out) {
+void attribute_gap(Seconds from, const Event& op, const detail::EventIndex& index, StageBubbles& out) {
   const Seconds gap = op.start - from;
   if (gap <= 0) return;
   const InputTimes input = input_of(op, index);
@@ -46,7 +46,7 @@ struct StageWalk {
   bool started = false;  // A compute event was seen.
 };
 
-void add_event(const Event& e, const EventIndex& index, StageWalk& walk, StageBubbles& out) {
+void add_event(const Event& e, const detail::EventIndex& index, StageWalk& walk, StageBubbles& out) {
   if (e.kind == EventKind::AllReduce) out.allreduce += e.duration();
   if (e.kind == EventKind::Filler) out.filler += e.duration();
   if (e.kind != EventKind::Forward && e.kind != EventKind::Backward) return;
@@ -69,7 +69,7 @@ void finish_stage(const StageWalk& walk, Seconds makespan, StageBubbles& out) {
 }  // namespace
 
 BubbleReport bubbles(const Timeline& timeline) {
-  const EventIndex index(timeline);
+  const detail::EventIndex index(timeline);
   std::vector<const Event*> order;
   order.reserve(timeline.events.size());
   for (const Event& e : timeline.events) order.push_back(&e);

@@ -1,6 +1,6 @@
-#include <tuple>
-
 #include "pe/timeline.h"
+
+#include <tuple>
 
 namespace pe {
 

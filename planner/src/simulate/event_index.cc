@@ -1,4 +1,4 @@
-#include "event_index.h"
+#include "simulate/event_index.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "pe/error.h"
 
-namespace pe {
+namespace pe::detail {
 namespace {
 
 constexpr int kKinds = static_cast<int>(EventKind::Filler) + 1;
@@ -60,4 +60,4 @@ const Event* EventIndex::find(int stage, EventKind kind, int micro_batch) const 
   return slots_[slot] < 0 ? nullptr : &timeline_.events[slots_[slot]];
 }
 
-}  // namespace pe
+}  // namespace pe::detail

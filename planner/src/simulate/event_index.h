@@ -5,7 +5,7 @@
 
 #include "pe/timeline.h"
 
-namespace pe {
+namespace pe::detail {
 
 /// Index over the events of a timeline that are tied to one micro-batch. The timeline
 /// must outlive the index. Construction checks the events and throws InputError
@@ -27,4 +27,4 @@ class EventIndex {
 /// Checks one event against a timeline's stage count (InputError on failure).
 void check_event(const Event& event, int stage_count, std::size_t event_count);
 
-}  // namespace pe
+}  // namespace pe::detail

@@ -8,15 +8,15 @@
 #include <tuple>
 #include <utility>
 
-#include "event_index.h"
-#include "fill_queue.h"
-#include "fill_work.h"
+#include "simulate/event_index.h"
+#include "simulate/fill_queue.h"
+#include "simulate/fill_work.h"
 
 namespace pe {
 namespace {
 
-using fill_detail::Piece;
-using fill_detail::PieceQueue;
+using detail::fill::Piece;
+using detail::fill::PieceQueue;
 
 struct Gap {
   Seconds start = 0;
@@ -103,7 +103,7 @@ void Filler::exclude_unfittable() {
     for (const Gap& g : gaps_[s]) widest[s] = std::max(widest[s], g.end - g.start);
   for (const Piece& p : pieces_)
     if (need(p) > widest[p.stage]) status_[p.item] = FillStatus::NeverFits;
-  const std::vector<int> next = fill_detail::item_dependencies(work_);
+  const std::vector<int> next = detail::fill::item_dependencies(work_);
   for (std::size_t i = 0; i < status_.size(); ++i)
     for (int at = next[i]; at >= 0 && status_[i] == FillStatus::Done; at = next[at])
       if (status_[at] == FillStatus::NeverFits) status_[i] = FillStatus::Blocked;
@@ -267,10 +267,10 @@ std::string to_string(FillStatus status) {
 }
 
 FillResult fill_bubbles(const Timeline& timeline, const WorkList& work, const FillOptions& options) {
-  fill_detail::check_options(options);
-  const EventIndex index(timeline);
-  fill_detail::check_work(work, timeline.stage_count);
-  Filler filler(timeline, work, options, fill_detail::make_pieces(work, timeline, index));
+  detail::fill::check_options(options);
+  const detail::EventIndex index(timeline);
+  detail::fill::check_work(work, timeline.stage_count);
+  Filler filler(timeline, work, options, detail::fill::make_pieces(work, timeline, index));
   filler.run();
   return filler.result();
 }

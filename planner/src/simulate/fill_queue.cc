@@ -1,6 +1,6 @@
-#include "fill_queue.h"
+#include "simulate/fill_queue.h"
 
-namespace pe::fill_detail {
+namespace pe::detail::fill {
 namespace {
 
 // Whether `b` may share a run with `a`, the piece just before it.
@@ -34,4 +34,4 @@ void PieceQueue::remove(int position) {
   --pending_;
 }
 
-}  // namespace pe::fill_detail
+}  // namespace pe::detail::fill

@@ -3,9 +3,9 @@
 
 #include <vector>
 
-#include "fill_work.h"
+#include "simulate/fill_work.h"
 
-namespace pe::fill_detail {
+namespace pe::detail::fill {
 
 /// A stage's pending pieces, in priority order, with removal in near-constant time.
 ///
@@ -40,4 +40,4 @@ class PieceQueue {
   int pending_ = 0;
 };
 
-}  // namespace pe::fill_detail
+}  // namespace pe::detail::fill

@@ -1,4 +1,4 @@
-#include "fill_work.h"
+#include "simulate/fill_work.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "pe/error.h"
 
-namespace pe::fill_detail {
+namespace pe::detail::fill {
 namespace {
 
 constexpr int kMaxChunks = 1000000;
@@ -135,4 +135,4 @@ std::vector<Piece> make_pieces(const WorkList& work, const Timeline& timeline,
   return pieces;
 }
 
-}  // namespace pe::fill_detail
+}  // namespace pe::detail::fill

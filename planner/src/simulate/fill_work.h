@@ -3,10 +3,10 @@
 
 #include <vector>
 
-#include "event_index.h"
+#include "simulate/event_index.h"
 #include "pe/fill.h"
 
-namespace pe::fill_detail {
+namespace pe::detail::fill {
 
 /// One piece of work on one stage.
 struct Piece {
@@ -32,6 +32,6 @@ std::vector<int> item_dependencies(const WorkList& work);
 /// All pieces, item by item, stage by stage, piece by piece. Per-micro-batch pieces take
 /// their ready time from the timeline (InputError when it lacks that forward/backward).
 std::vector<Piece> make_pieces(const WorkList& work, const Timeline& timeline,
-                               const EventIndex& index);
+                               const detail::EventIndex& index);
 
-}  // namespace pe::fill_detail
+}  // namespace pe::detail::fill

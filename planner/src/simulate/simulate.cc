@@ -2,6 +2,8 @@
 // operation starts as soon as the stage is free and its inputs have arrived. Stages are
 // advanced from a work list: a stage runs until its next operation waits for data, and is
 // woken again when a neighbour produces that data, so every operation is handled once.
+#include "pe/timeline.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <stdexcept>
 
 #include "pe/error.h"
-#include "pe/timeline.h"
 
 namespace pe {
 namespace {

@@ -1,0 +1,119 @@
+#include "pe/planner.h"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <sstream>
+
+#include "cost/cost_model.h"
+#include "pe/error.h"
+#include "pe/timeline.h"
+#include "search/hybrid_search.h"
+
+namespace pe {
+namespace {
+
+std::string gigabytes(Bytes bytes) {
+  std::ostringstream out;
+  out.precision(3);
+  out << bytes / kGB << " GB";
+  return out.str();
+}
+
+// Why no plan fits: the smallest possible per-device footprint is one state on its own
+// stage with one sample in flight; otherwise the batch and the micro-batch floor, or the
+// search effort when the search stopped before it could prove that nothing fits.
+std::string no_plan_reason(const detail::CostModel& cost, int global_batch, bool exact,
+                           std::uint64_t effort) {
+  Bytes worst = 0;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < cost.states(); ++i) {
+    Bytes need = cost.weight_memory(i, i) + cost.activation_memory(i, i, 1);
+    if (need > worst) worst = need, at = i;
+  }
+  const Bytes memory = cost.cluster().device_memory;
+  if (worst > memory)
+    return "no plan fits: state " + std::to_string(at) + " alone needs " + gigabytes(worst) +
+           " (weights x optimizer scaling + one sample of activations) but a device has " +
+           gigabytes(memory);
+  if (!exact)
+    return "no plan found within the search effort (" + std::to_string(effort) +
+           " steps), so none is proven to fit or not; --search-effort 0 searches to the end";
+  const int floor = std::min(cost.settings().min_micro_batch, global_batch);
+  std::string reason = "no plan fits in " + gigabytes(memory) + " per device at GBS " +
+                       std::to_string(global_batch) + " with micro-batches of at least " +
+                       std::to_string(floor) + " samples";
+  if (floor > 1) reason += " (--mbs " + std::to_string(cost.settings().min_micro_batch) + ")";
+  return reason;
+}
+
+void check_settings(const TrainingSettings& s) {
+  if (s.min_micro_batch < 1) throw UsageError("--mbs must be at least 1");
+  if (!(s.optimizer_scaling >= 1 && s.optimizer_scaling <= kMaxOptimizerScaling))
+    throw UsageError("--optimizer-scaling must be a number from 1 to 1e6");
+  if (s.activation_bytes_per_sample &&
+      !(*s.activation_bytes_per_sample >= 0 && *s.activation_bytes_per_sample <= kMaxModelBytes))
+    throw UsageError("--activation-bytes-per-sample must be a number from 0 to 1e18");
+}
+
+}  // namespace
+
+Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
+                 SearchOptions options)
+    : model_(std::move(model)), cluster_(std::move(cluster)), settings_(settings),
+      options_(std::move(options)) {
+  const std::string where = model_.source.empty() ? model_.name : model_.source;
+  validate(model_, where);
+  const Seconds work = model_.forward(0, model_.size() - 1) + model_.backward(0, model_.size() - 1);
+  if (!(work > 0))
+    throw InputError(where, "every forward and backward time is 0, expected some compute "
+                            "time (a speedup over one device is undefined without it)");
+  validate(cluster_, "cluster");
+  check_settings(settings_);
+  if (options_.schedules.empty()) throw UsageError("no schedule to search");
+  if (options_.top < 1) throw UsageError("--top must be at least 1");
+}
+
+PointResult Planner::plan(int global_batch) const {
+  if (global_batch < 1) throw UsageError("global batch size must be at least 1");
+  const detail::CostModel cost(model_, cluster_, settings_);
+  PointResult result;
+  result.global_batch = global_batch;
+  result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
+  detail::SearchResult found = detail::search_plans(cost, global_batch, options_);
+  result.plans = std::move(found.plans);
+  result.exact = found.exact;
+  for (Plan& plan : result.plans) plan.simulated_time = simulate(plan.shape()).makespan;
+  if (result.plans.empty()) {
+    result.no_plan_reason = no_plan_reason(cost, global_batch, found.exact, options_.effort);
+    // Accumulation plans are 1F1B (GPipe keeps every micro-batch's activations).
+    if (result.baselines.fits && found.exact &&
+        std::count(options_.schedules.begin(), options_.schedules.end(), Schedule::OneFOneB) == 0)
+      result.no_plan_reason += "; data parallelism fits with gradient accumulation, which is "
+                               "1F1B: --schedule 1f1b or best can plan it";
+  }
+  return result;
+}
+
+std::vector<PointResult> Planner::sweep(const std::vector<int>& global_batches,
+                                        const SweepControl& control) const {
+  for (int gbs : global_batches)
+    if (gbs < 1) throw UsageError("global batch size must be at least 1");
+  std::vector<PointResult> results(global_batches.size());
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  tbb::parallel_for(std::size_t{0}, global_batches.size(), [&](std::size_t i) {
+    if (control.cancel && control.cancel->load()) return;
+    results[i] = plan(global_batches[i]);
+    if (!control.progress) return;
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    control.progress(++done, global_batches.size());
+  });
+  return results;
+}
+
+
+}  // namespace pe

@@ -1,0 +1,29 @@
+// The search's description of a candidate plan, before its costs are filled in.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "pe/schedule.h"
+
+namespace pe::detail {
+
+/// One stage: states [first, last] on devices [offset, offset + width) of every replica.
+struct StageSpec {
+  std::size_t first = 0;
+  std::size_t last = 0;
+  int offset = 0;
+  int width = 1;
+};
+
+/// `replicas` copies of a pipeline; copy k owns devices [k * replica_width, (k+1) * ...).
+struct PipelineSpec {
+  int replicas = 1;
+  int replica_width = 1;
+  int micro_batch = 1;
+  int micro_batches = 1;
+  Schedule schedule = Schedule::OneFOneB;
+  std::vector<StageSpec> stages;
+};
+
+}  // namespace pe::detail

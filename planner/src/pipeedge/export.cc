@@ -1,0 +1,82 @@
+#include "pe/edge_export.h"
+
+#include <set>
+#include <string>
+
+#include "pe/error.h"
+
+namespace pe {
+
+std::string schedule_yaml(const std::vector<HostLayers>& lines) {
+  if (lines.empty()) return "[]\n";
+  std::string out;
+  for (const HostLayers& line : lines)
+    out += "- " + yaml_scalar(line.host) + ": [" + std::to_string(line.first_layer) + ", " +
+           std::to_string(line.last_layer) + "]\n";
+  return out;
+}
+
+std::vector<HostLayers> host_layers(const EdgeSchedule& schedule, const EdgeCluster& cluster) {
+  std::vector<HostLayers> lines;
+  for (const EdgeStage& stage : schedule.stages)
+    lines.push_back(HostLayers{cluster.hosts.at(stage.host).name, stage.first_layer,
+                               stage.last_layer});
+  return lines;
+}
+
+namespace {
+
+void check_widths(const Plan& plan) {
+  if (plan.pipeline_replicas < 1)
+    throw UsageError("the plan has " + std::to_string(plan.pipeline_replicas) +
+                     " pipeline replicas; expected at least 1");
+  for (const PlanStage& stage : plan.stages)
+    if (stage.width < 1 || stage.last_state < stage.first_state)
+      throw UsageError("plan stage " + std::to_string(stage.first_state) + "-" +
+                       std::to_string(stage.last_state) + " has width " +
+                       std::to_string(stage.width) + "; expected a non-empty range and width >= 1");
+}
+
+// One device per host: PipeEdge runs one stage per host, so a name given twice (or an empty
+// one) would be a schedule the runtime cannot follow.
+void check_host_names(const std::vector<std::string>& hosts) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (hosts[i].empty())
+      throw UsageError("host name " + std::to_string(i + 1) + " is empty; expected a name per device");
+    if (!seen.insert(hosts[i]).second)
+      throw UsageError("host '" + hosts[i] + "' is named twice (again as name " +
+                       std::to_string(i + 1) + "); each device needs its own host");
+  }
+}
+
+}  // namespace
+
+std::string schedule_yaml(const Plan& plan, const std::vector<std::string>& hosts) {
+  check_widths(plan);
+  const auto devices = static_cast<std::size_t>(plan.device_count());
+  if (hosts.size() != devices)
+    throw UsageError("the schedule export needs one host name per device of the plan: got " +
+                     std::to_string(hosts.size()) + (hosts.size() == 1 ? " name" : " names") +
+                     " for " + std::to_string(devices) + (devices == 1 ? " device" : " devices"));
+  check_host_names(hosts);
+  std::vector<HostLayers> lines;
+  for (const PlanStage& stage : plan.stages) {
+    const std::size_t copies = static_cast<std::size_t>(stage.width) *
+                               static_cast<std::size_t>(plan.pipeline_replicas);
+    for (std::size_t copy = 0; copy < copies; ++copy)
+      lines.push_back(HostLayers{hosts[lines.size()], stage.first_state + 1, stage.last_state + 1});
+  }
+  return schedule_yaml(lines);
+}
+
+std::string partition_string(const Plan& plan) {
+  std::string out;
+  for (const PlanStage& stage : plan.stages) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(stage.first_state + 1) + "," + std::to_string(stage.last_state + 1);
+  }
+  return out;
+}
+
+}  // namespace pe

@@ -11,6 +11,7 @@
 #include "pe/settings.h"
 #include "pe/schedule.h"
 #include "pe/plan.h"
+#include "pe/plan_layout.h"
 
 // Training plans: baselines, the search, reports.
 #include "pe/baselines.h"

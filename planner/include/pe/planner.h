@@ -12,6 +12,7 @@
 #include "pe/cluster.h"
 #include "pe/model.h"
 #include "pe/plan.h"
+#include "pe/plan_layout.h"
 #include "pe/settings.h"
 
 namespace pe {
@@ -78,6 +79,12 @@ class Planner {
   /// plan() for every batch size, in parallel; results in the order given.
   std::vector<PointResult> sweep(const std::vector<int>& global_batches,
                                  const SweepControl& control = {}) const;
+  /// The cost of a hand-written plan at `global_batch` under the same model as the search's
+  /// plans (see PlanLayout for how it is placed and split). A plan that does not fit memory
+  /// is an answer (LayoutCost::fits false, with the numbers); UsageError, naming the stage,
+  /// when the stages do not cover the model once in order, when the plan needs more devices
+  /// than the cluster has, or when the batch does not split as the layout says.
+  LayoutCost evaluate(const PlanLayout& layout, int global_batch) const;
 
  private:
   ModelProfile model_;

@@ -1,0 +1,53 @@
+// A plan written by hand (the layout a user runs today), costed like the plans the search
+// finds: "how fast is what I run now, and how much better is the plan pe-plan found?"
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "pe/plan.h"
+#include "pe/schedule.h"
+
+namespace pe {
+
+/// One stage of a hand-written plan: states [first_state, last_state] on `width` devices of
+/// each pipeline copy.
+struct StageLayout {
+  std::size_t first_state = 0;
+  std::size_t last_state = 0;
+  int width = 1;
+};
+
+/// A hand-written plan: stages in pipeline order (covering every state once, in order),
+/// micro-batches per iteration and copy, schedule and copies of the whole pipeline. Copy k
+/// uses devices [k * D / copies, ...) of a cluster of D devices, its stages packed in order
+/// from the first. The micro-batch size follows from the global batch: GBS / copies /
+/// micro_batches samples, which must be whole for a pipeline of two or more stages; a
+/// one-stage plan runs as gradient accumulation (micro-batches of at most
+/// ceil(GBS / copies / micro_batches) samples), as the search's one-stage plans do.
+/// TrainingSettings::min_micro_batch does not apply: the layout says what it runs.
+struct PlanLayout {
+  std::vector<StageLayout> stages;
+  int micro_batches = 1;
+  Schedule schedule = Schedule::OneFOneB;
+  int pipeline_replicas = 1;
+};
+
+/// Parses stages written as pe-plan prints them, "FIRST-LAST:WIDTH" joined by ';' (e.g.
+/// "0-20:15;21-24:1"; stages_string() is the inverse). Throws UsageError naming the stage
+/// (counted from 0) that is not of that form.
+std::vector<StageLayout> parse_stage_layout(const std::string& text);
+
+/// What a hand-written plan costs at one global batch size (Planner::evaluate).
+struct LayoutCost {
+  /// Devices, per-stage times and memory, the estimate and the simulated time, exactly as
+  /// for a plan the search returns.
+  Plan plan;
+  /// False when some device needs more memory than it has; the plan's numbers are still
+  /// filled in, and `memory_note` says which stage needs how much.
+  bool fits = true;
+  std::string memory_note;  ///< "" when the plan fits.
+};
+
+}  // namespace pe

@@ -1,0 +1,150 @@
+#include "pe/plan_layout.h"
+
+#include <sstream>
+
+#include "cost/cost_model.h"
+#include "cost/evaluate.h"
+#include "pe/error.h"
+#include "pe/planner.h"
+#include "pe/timeline.h"
+
+namespace pe {
+namespace {
+
+constexpr long long kMaxSimulatedPairs = 1LL << 26;  // stages x micro-batches (simulate)
+
+std::string stage_name(std::size_t index) { return "stage " + std::to_string(index); }
+
+// A whole number without sign, leading '+' or trailing text.
+bool parse_count(const std::string& text, unsigned long long& value) {
+  if (text.empty() || text.size() > 18) return false;
+  value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<unsigned long long>(c - '0');
+  }
+  return true;
+}
+
+StageLayout parse_stage(const std::string& text, std::size_t index) {
+  const std::size_t dash = text.find('-'), colon = text.find(':');
+  unsigned long long first = 0, last = 0, width = 0;
+  if (dash == std::string::npos || colon == std::string::npos || colon < dash ||
+      !parse_count(text.substr(0, dash), first) ||
+      !parse_count(text.substr(dash + 1, colon - dash - 1), last) ||
+      !parse_count(text.substr(colon + 1), width))
+    throw UsageError("plan layout: " + stage_name(index) + " is '" + text +
+                     "', expected FIRST-LAST:WIDTH (e.g. 0-20:15)");
+  if (width < 1 || width > (1u << 30))
+    throw UsageError("plan layout: " + stage_name(index) + " '" + text +
+                     "' has width " + std::to_string(width) + ", expected 1 to 2^30 devices");
+  return {first, last, static_cast<int>(width)};
+}
+
+std::string gigabytes(Bytes bytes) {
+  std::ostringstream out;
+  out.precision(3);
+  out << bytes / kGB << " GB";
+  return out.str();
+}
+
+// Stages cover states 0..states-1 once, in order.
+void check_coverage(const std::vector<StageLayout>& stages, std::size_t states) {
+  if (stages.empty()) throw UsageError("PlanLayout::stages is empty, expected at least one stage");
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const StageLayout& s = stages[i];
+    const std::string range =
+        std::to_string(s.first_state) + "-" + std::to_string(s.last_state);
+    if (s.last_state < s.first_state)
+      throw UsageError("plan layout: " + stage_name(i) + " " + range + " ends before it starts");
+    if (s.first_state != next)
+      throw UsageError("plan layout: " + stage_name(i) + " " + range + " starts at state " +
+                       std::to_string(s.first_state) + ", expected " + std::to_string(next) +
+                       (s.first_state < next ? " (it overlaps the stage before)"
+                                             : " (states in between belong to no stage)"));
+    if (s.last_state >= states)
+      throw UsageError("plan layout: " + stage_name(i) + " " + range + " ends past the model's " +
+                       "last state " + std::to_string(states - 1));
+    next = s.last_state + 1;
+  }
+  if (next != states)
+    throw UsageError("plan layout: the last stage ends at state " + std::to_string(next - 1) +
+                     ", expected the model's last state " + std::to_string(states - 1));
+}
+
+// Devices, copies and the micro-batch split; returns the micro-batch size.
+int check_split(const PlanLayout& layout, int devices, int global_batch) {
+  if (layout.pipeline_replicas < 1)
+    throw UsageError("PlanLayout::pipeline_replicas must be at least 1");
+  if (layout.micro_batches < 1) throw UsageError("PlanLayout::micro_batches must be at least 1");
+  long long per_copy = 0;
+  for (const StageLayout& s : layout.stages) per_copy += s.width;
+  if (per_copy * layout.pipeline_replicas > devices)
+    throw UsageError("plan layout: needs " + std::to_string(per_copy) + " devices per copy x " +
+                     std::to_string(layout.pipeline_replicas) + " copies = " +
+                     std::to_string(per_copy * layout.pipeline_replicas) +
+                     " devices, but the cluster has " + std::to_string(devices));
+  if (global_batch % layout.pipeline_replicas != 0)
+    throw UsageError("plan layout: global batch " + std::to_string(global_batch) +
+                     " does not split into " + std::to_string(layout.pipeline_replicas) +
+                     " equal copies");
+  const int share = global_batch / layout.pipeline_replicas;
+  if (layout.micro_batches > share)
+    throw UsageError("plan layout: " + std::to_string(layout.micro_batches) +
+                     " micro-batches of a copy's " + std::to_string(share) +
+                     " samples leave some empty");
+  if (layout.stages.size() > 1 && share % layout.micro_batches != 0)
+    throw UsageError("plan layout: a copy's " + std::to_string(share) +
+                     " samples do not split into " + std::to_string(layout.micro_batches) +
+                     " equal micro-batches (only a one-stage plan accumulates uneven ones)");
+  if (static_cast<long long>(layout.stages.size()) * layout.micro_batches > kMaxSimulatedPairs)
+    throw UsageError("plan layout: stages x micro-batches exceeds 2^26, too large to simulate");
+  return (share + layout.micro_batches - 1) / layout.micro_batches;
+}
+
+// Which stage needs the most memory beyond what a device has, and how much.
+std::string memory_note(const Plan& plan, Bytes memory) {
+  std::size_t worst = 0;
+  for (std::size_t i = 1; i < plan.stages.size(); ++i)
+    if (plan.stages[i].peak_memory() > plan.stages[worst].peak_memory()) worst = i;
+  const PlanStage& s = plan.stages[worst];
+  return stage_name(worst) + " needs " + gigabytes(s.peak_memory()) + " per device (" +
+         gigabytes(s.weight_memory) + " weights and training state, " +
+         gigabytes(s.activation_memory) + " activations), a device has " + gigabytes(memory);
+}
+
+}  // namespace
+
+std::vector<StageLayout> parse_stage_layout(const std::string& text) {
+  std::vector<StageLayout> stages;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find(';', start);
+    stages.push_back(parse_stage(text.substr(start, end - start), stages.size()));
+    if (end == std::string::npos) return stages;
+    start = end + 1;
+  }
+}
+
+LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
+  if (global_batch < 1) throw UsageError("global batch size must be at least 1");
+  check_coverage(layout.stages, model_.size());
+  const int devices = cluster_.device_count();
+  const int micro_batch = check_split(layout, devices, global_batch);
+  detail::PipelineSpec spec{layout.pipeline_replicas, devices / layout.pipeline_replicas,
+                            micro_batch, layout.micro_batches, layout.schedule, {}};
+  int offset = 0;
+  for (const StageLayout& s : layout.stages) {
+    spec.stages.push_back({s.first_state, s.last_state, offset, s.width});
+    offset += s.width;
+  }
+  const detail::CostModel cost(model_, cluster_, settings_);
+  detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
+  LayoutCost result{std::move(ev.plan), ev.fits, ""};
+  result.plan.simulated_time = simulate(result.plan.shape()).makespan;
+  if (!result.fits) result.memory_note = memory_note(result.plan, cluster_.device_memory);
+  return result;
+}
+
+}  // namespace pe

@@ -1,0 +1,159 @@
+// Hand-written plans (PlanLayout): parsing, the errors that name a stage, and costing that
+// agrees with the search's own plans.
+#include "pe/plan_layout.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "pe/error.h"
+#include "pe/importers/pipedream_graph.h"
+#include "pe/importers/profile_catalog.h"
+#include "pe/planner.h"
+
+namespace pe {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+Planner planner_for(const std::string& profile, const std::vector<int>& machine_ends,
+                    SearchOptions options = {}) {
+  const ProfileEntry e = find_profile(profile);
+  TrainingSettings settings;
+  settings.min_micro_batch = e.min_micro_batch;
+  settings.optimizer_scaling = e.optimizer_scaling;
+  settings.activation_bytes_per_sample = e.activation_bytes_per_sample;
+  return Planner(import_pipedream_graph(e.path, e.profile_batch_size),
+                 cluster_from_machine_ends(machine_ends), settings, options);
+}
+
+std::vector<int> one_to(int n) {
+  std::vector<int> ends;
+  for (int i = 1; i <= n; ++i) ends.push_back(i);
+  return ends;
+}
+
+PlanLayout layout_of(const Plan& plan) {
+  PlanLayout layout;
+  layout.stages = parse_stage_layout(stages_string(plan));
+  layout.micro_batches = plan.micro_batches;
+  layout.schedule = plan.schedule;
+  layout.pipeline_replicas = plan.pipeline_replicas;
+  return layout;
+}
+
+TEST(PlanLayout, ParsesWhatStagesStringPrints) {
+  const std::vector<StageLayout> stages = parse_stage_layout("0-20:15;21-24:1");
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].first_state, 0u);
+  EXPECT_EQ(stages[0].last_state, 20u);
+  EXPECT_EQ(stages[0].width, 15);
+  EXPECT_EQ(stages[1].first_state, 21u);
+  EXPECT_EQ(stages[1].last_state, 24u);
+  EXPECT_EQ(stages[1].width, 1);
+}
+
+TEST(PlanLayout, MalformedStageIsNamed) {
+  for (const char* text : {"0-20:15;21-x:1", "0-20:15;21-24", "0-20:15;", "0-20:15;21-24:+1"})
+    EXPECT_THAT([&] { parse_stage_layout(text); },
+                ThrowsMessage<UsageError>(HasSubstr("stage 1 is '")))
+        << text;
+  EXPECT_THAT([] { parse_stage_layout("0-24:0"); },
+              ThrowsMessage<UsageError>(HasSubstr("stage 0 '0-24:0' has width 0")));
+}
+
+// The search's plans, written back as layouts, cost exactly what the search reported.
+TEST(PlanLayout, SearchPlansCostTheSameAsLayouts) {
+  SearchOptions options;
+  options.top = 3;
+  struct Case {
+    const char* profile;
+    std::vector<int> ends;
+    int gbs;
+  };
+  for (const Case& c : {Case{"vgg19", one_to(16), 512}, Case{"vgg19", {8, 16}, 96},
+                        Case{"resnet50", {8, 16}, 1000}, Case{"gnmt_16", {4, 8}, 256}}) {
+    const Planner planner = planner_for(c.profile, c.ends, options);
+    const PointResult point = planner.plan(c.gbs);
+    ASSERT_FALSE(point.plans.empty()) << c.profile;
+    for (const Plan& plan : point.plans) {
+      const LayoutCost cost = planner.evaluate(layout_of(plan), c.gbs);
+      SCOPED_TRACE(std::string(c.profile) + " " + stages_string(plan));
+      EXPECT_TRUE(cost.fits);
+      EXPECT_EQ(cost.memory_note, "");
+      EXPECT_EQ(stages_string(cost.plan), stages_string(plan));
+      EXPECT_EQ(cost.plan.micro_batch_size, plan.micro_batch_size);
+      EXPECT_DOUBLE_EQ(cost.plan.iteration_time, plan.iteration_time);
+      EXPECT_DOUBLE_EQ(cost.plan.simulated_time, plan.simulated_time);
+      EXPECT_DOUBLE_EQ(cost.plan.speedup, plan.speedup);
+      for (std::size_t s = 0; s < plan.stages.size(); ++s)
+        EXPECT_EQ(cost.plan.stages[s].devices, plan.stages[s].devices);
+    }
+  }
+}
+
+TEST(PlanLayout, NoBetterThanTheSearch) {
+  const Planner planner = planner_for("vgg19", one_to(16));
+  const PointResult point = planner.plan(512);
+  PlanLayout data_parallel{{{0, 24, 16}}, 1, Schedule::OneFOneB, 1};
+  PlanLayout halves{{{0, 12, 8}, {13, 24, 8}}, 4, Schedule::GPipe, 1};
+  int fitting = 0;
+  for (const PlanLayout& layout : {data_parallel, halves}) {
+    const LayoutCost cost = planner.evaluate(layout, 512);
+    if (!cost.fits) continue;
+    ++fitting;
+    EXPECT_GE(cost.plan.iteration_time, point.best()->iteration_time * (1 - 1e-12));
+  }
+  EXPECT_GT(fitting, 0);
+}
+
+TEST(PlanLayout, PlanThatDoesNotFitIsAnAnswerWithNumbers) {
+  const Planner planner = planner_for("vgg19", one_to(4));
+  // One device for the whole model at GBS 4096: far beyond 16 GB of activations.
+  const LayoutCost cost = planner.evaluate({{{0, 24, 1}}, 1, Schedule::GPipe, 1}, 4096);
+  EXPECT_FALSE(cost.fits);
+  EXPECT_THAT(cost.memory_note, HasSubstr("stage 0 needs "));
+  EXPECT_THAT(cost.memory_note, HasSubstr("a device has 16 GB"));
+  EXPECT_GT(cost.plan.stages[0].peak_memory(), 16e9);
+  EXPECT_GT(cost.plan.simulated_time, 0);
+}
+
+TEST(PlanLayout, StagesMustCoverTheModelOnceInOrder) {
+  const Planner planner = planner_for("vgg19", one_to(16));
+  auto error = [&](std::vector<StageLayout> stages) {
+    try {
+      planner.evaluate({std::move(stages), 4, Schedule::OneFOneB, 1}, 512);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(error({{0, 20, 8}, {22, 24, 8}}),
+              HasSubstr("stage 1 22-24 starts at state 22, expected 21 (states in between"));
+  EXPECT_THAT(error({{0, 20, 8}, {20, 24, 8}}), HasSubstr("(it overlaps the stage before)"));
+  EXPECT_THAT(error({{0, 20, 8}, {21, 25, 8}}), HasSubstr("stage 1 21-25 ends past the model's"));
+  EXPECT_THAT(error({{0, 20, 8}}), HasSubstr("the last stage ends at state 20, expected"));
+  EXPECT_THAT(error({{0, 20, 8}, {21, 19, 8}}), HasSubstr("stage 1 21-19 ends before it starts"));
+  EXPECT_THAT(error({}), HasSubstr("PlanLayout::stages is empty"));
+  EXPECT_THAT(error({{0, 20, 15}, {21, 24, 2}}),
+              HasSubstr("needs 17 devices per copy x 1 copies = 17 devices, but the cluster has 16"));
+}
+
+TEST(PlanLayout, BatchMustSplitAsWritten) {
+  const Planner planner = planner_for("vgg19", one_to(16));
+  const std::vector<StageLayout> two{{0, 20, 4}, {21, 24, 4}};
+  EXPECT_THAT([&] { planner.evaluate({two, 3, Schedule::OneFOneB, 1}, 512); },
+              ThrowsMessage<UsageError>(HasSubstr("do not split into 3 equal micro-batches")));
+  const std::vector<StageLayout> narrow{{0, 20, 2}, {21, 24, 2}};
+  EXPECT_THAT([&] { planner.evaluate({narrow, 4, Schedule::OneFOneB, 3}, 512); },
+              ThrowsMessage<UsageError>(HasSubstr("does not split into 3 equal copies")));
+  EXPECT_THAT([&] { planner.evaluate({two, 513, Schedule::OneFOneB, 1}, 512); },
+              ThrowsMessage<UsageError>(HasSubstr("leave some empty")));
+  // One stage accumulates uneven micro-batches, as the search's one-stage plans do.
+  const LayoutCost one = planner.evaluate({{{0, 24, 16}}, 3, Schedule::OneFOneB, 1}, 512);
+  EXPECT_EQ(one.plan.micro_batch_size, 171);
+  EXPECT_TRUE(one.plan.uneven_micro_batches());
+}
+
+}  // namespace
+}  // namespace pe

@@ -45,11 +45,8 @@ TEST(SchedExport, PlanStatesBecomeOneBasedLayersAndReplicasGetOneLineEach) {
 TEST(SchedExport, EachDeviceNeedsItsOwnNonEmptyHostName) {
   Plan plan;
   plan.stages = {stage(0, 23, 1), stage(24, 47, 2)};
-  EXPECT_THAT(
-      [&] {
-        schedule_yaml(plan, {"a", "b", "a"});
-      },
-      ThrowsMessage<UsageError>(HasSubstr("'a' is named twice")));
+  EXPECT_THAT([&] { schedule_yaml(plan, {"a", "b", "a"}); },
+              ThrowsMessage<UsageError>(HasSubstr("'a' is named twice")));
   EXPECT_THROW(schedule_yaml(plan, {"a", "", "c"}), UsageError);
   EXPECT_NO_THROW(schedule_yaml(plan, {"a", "A", "c"}));  // names are case-sensitive
 }

@@ -1,4 +1,5 @@
 // pe-plan's output must not depend on the number of worker threads (README, "Determinism and ties").
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,6 +8,8 @@
 
 namespace pe::testing {
 namespace {
+
+using ::testing::HasSubstr;
 
 // The full default sweep (ResNet-50, GBS 32:4096:64, 2 x 8 GPUs) with TBB_NUM_THREADS set.
 ProgramResult default_sweep(int threads, const std::vector<std::string>& format) {
@@ -18,7 +21,7 @@ TEST(PePlanDeterminism, DefaultSweepIsByteIdenticalWithOneTwoAndEightThreads) {
        {std::vector<std::string>{}, std::vector<std::string>{"--format", "json"}}) {
     const ProgramResult one = default_sweep(1, format);
     ASSERT_EQ(one.exit_code, 0) << one.err;
-    ASSERT_NE(one.out.find("4096"), std::string::npos) << "the sweep did not reach GBS 4096";
+    ASSERT_THAT(one.out, HasSubstr("4096")) << "the sweep did not reach GBS 4096";
     for (int threads : {2, 8}) {
       const ProgramResult many = default_sweep(threads, format);
       ASSERT_EQ(many.exit_code, 0) << many.err;

@@ -1,6 +1,7 @@
 // Exit codes of the real programs. pe-plan: 0 for answers (plans, "no plan fits", help),
 // 1 for bad input files and unwritable outputs, 2 for bad usage. sched-pipeline keeps
 // PipeEdge's codes: 0 for a schedule or `[]`, 1 for any error.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,6 +14,11 @@
 
 namespace pe::testing {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
 
 const std::string kData = PE_TEST_DATA_DIR;
 const std::string kChain = kData + "/graphs/chain.txt";
@@ -44,17 +50,15 @@ TEST(PePlanExitCode, BadUsageExitsTwoNamingTheFlagAndValue) {
   const ProgramResult r = pe_plan({"--gbs", "0"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.out.empty());
-  EXPECT_NE(r.err.find("--gbs: '0'"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--gbs: '0'"));
 }
 
 TEST(PePlanExitCode, BadInputExitsOneNamingFileLineAndKey) {
   const ProgramResult r = pe_plan({"--cluster", kData + "/robustness/cluster/zero_bandwidth.yml"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(r.out.empty());
-  EXPECT_NE(r.err.find("zero_bandwidth.yml:4: bandwidth_GBps.intra: expected a positive number, "
-                       "got '0'"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err, HasSubstr("zero_bandwidth.yml:4: bandwidth_GBps.intra: expected a positive "
+                               "number, got '0'"));
 }
 
 TEST(PePlanExitCode, EmptyPathFlagsAreBadUsage) {
@@ -62,33 +66,31 @@ TEST(PePlanExitCode, EmptyPathFlagsAreBadUsage) {
                            "--export-sched"}) {
     const ProgramResult r = pe_plan({flag, ""});
     EXPECT_EQ(r.exit_code, 2) << flag;
-    EXPECT_NE(r.err.find(std::string(flag) + ": expected a file path, got ''"), std::string::npos)
-        << r.err;
+    EXPECT_THAT(r.err, HasSubstr(std::string(flag) + ": expected a file path, got ''"));
   }
 }
 
 TEST(SchedPipelineExitCode, EmptyOrEndlessInputFilesAreNamed) {
   const ProgramResult empty = sched_pipeline({"-M", ""});
   EXPECT_EQ(empty.exit_code, 1);
-  EXPECT_NE(empty.err.find("the path of the models file is empty"), std::string::npos)
-      << empty.err;
+  EXPECT_THAT(empty.err, HasSubstr("the path of the models file is empty"));
   const ProgramResult endless = sched_pipeline({"-M", "/dev/zero"});
   EXPECT_EQ(endless.exit_code, 1);
-  EXPECT_NE(endless.err.find("/dev/zero: more than 256 MiB"), std::string::npos) << endless.err;
+  EXPECT_THAT(endless.err, HasSubstr("/dev/zero: more than 256 MiB"));
 }
 
 TEST(PePlanExitCode, NoPlanFitsExitsZeroAndSaysWhy) {
   const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "16",
                                    "--memory-gb", "1e-9"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("no plan fits"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("no plan fits"));
 }
 
 TEST(PePlanExitCode, UnwritableOutputExitsOne) {
   const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "16", "--trace",
                                    "/nonexistent-pe-dir/trace.json"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("/nonexistent-pe-dir/trace.json"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent-pe-dir/trace.json"));
   EXPECT_FALSE(std::filesystem::exists("/nonexistent-pe-dir"));
 }
 
@@ -96,14 +98,14 @@ TEST(PePlanExitCode, BadThreadCountIsBadUsage) {
   for (const char* threads : {"0", "-1", "abc", "4097"}) {
     const ProgramResult r = pe_plan({"--version"}, {{"TBB_NUM_THREADS", threads}});
     EXPECT_EQ(r.exit_code, 2) << threads;
-    EXPECT_NE(r.err.find("TBB_NUM_THREADS"), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("TBB_NUM_THREADS")) << threads;
   }
 }
 
 TEST(SchedPipelineExitCode, ScheduleOrEmptyListExitZero) {
   const ProgramResult found = sched_pipeline(tiny_pipeedge("models.yml"));
   EXPECT_EQ(found.exit_code, 0) << found.err;
-  EXPECT_EQ(found.out.rfind("- ", 0), 0u) << found.out;
+  EXPECT_THAT(found.out, StartsWith("- "));
   std::vector<std::string> args = tiny_pipeedge("models.yml");
   args.insert(args.end(), {"-b", "4294967295"});  // no profile has this batch size
   const ProgramResult none = sched_pipeline(args);
@@ -115,10 +117,10 @@ TEST(SchedPipelineExitCode, ScheduleOrEmptyListExitZero) {
 TEST(SchedPipelineExitCode, BadOptionsAndInputExitOne) {
   const ProgramResult option = sched_pipeline({"-b", "-1"});
   EXPECT_EQ(option.exit_code, 1);
-  EXPECT_NE(option.err.find("-b"), std::string::npos) << option.err;
+  EXPECT_THAT(option.err, HasSubstr("-b"));
   const ProgramResult input = sched_pipeline(tiny_pipeedge("models_nan.yml"));
   EXPECT_EQ(input.exit_code, 1);
-  EXPECT_NE(input.err.find("models_nan.yml:3: tiny.mem_MB[1]"), std::string::npos) << input.err;
+  EXPECT_THAT(input.err, HasSubstr("models_nan.yml:3: tiny.mem_MB[1]"));
   EXPECT_TRUE(input.out.empty());
 }
 
@@ -138,9 +140,7 @@ TEST(PePlanExitCode, FlagValueThatOverflowsBytesIsBadUsage) {
   for (const char* flag : {"--intra-bw", "--inter-bw", "--inter-p2p-bw", "--memory-gb"}) {
     const ProgramResult r = pe_plan({flag, "1e300"});
     EXPECT_EQ(r.exit_code, 2) << flag << ": " << r.err;
-    EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("1e300"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("below 1.7e299"), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, AllOf(HasSubstr(flag), HasSubstr("1e300"), HasSubstr("below 1.7e299")));
     // 1e299 GB is 1e308 bytes, still finite: a plan.
     const ProgramResult ok =
         pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", flag, "1e299"});
@@ -162,7 +162,7 @@ TEST(PePlanExitCode, ScheduleExportWithTheWrongHostCountNamesHosts) {
     args.insert(args.end(), {"--devices", devices, "--hosts", hosts});
     const ProgramResult r = pe_plan(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find(needs + counts), std::string::npos) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(needs + counts));
   }
 }
 
@@ -171,7 +171,7 @@ TEST(PePlanExitCode, ScheduleExportWithAHostNamedTwiceIsBadUsage) {
                                    "2", "--export-sched", "/nonexistent-pe-dir/s.yml", "--hosts",
                                    "a,a"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--hosts: host 'a' is named twice"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--hosts: host 'a' is named twice"));
 }
 
 // --plan-gbs outside --gbs is refused before planning; inside, it picks the plan that the
@@ -181,22 +181,21 @@ TEST(PePlanExitCode, PlanGbsMustBeASweptBatchSizeAndPicksTheExplainedPlan) {
                                          "--plan-gbs", "32", "--svg", "/nonexistent-pe-dir/p.svg"});
   EXPECT_EQ(outside.exit_code, 2) << outside.err;
   EXPECT_TRUE(outside.out.empty()) << outside.out;
-  EXPECT_NE(outside.err.find("--plan-gbs 32 is not one of --gbs '8,16'"), std::string::npos)
-      << outside.err;
+  EXPECT_THAT(outside.err, HasSubstr("--plan-gbs 32 is not one of --gbs '8,16'"));
   const ProgramResult alone =
       pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16", "--plan-gbs", "8"});
   EXPECT_EQ(alone.exit_code, 0) << alone.err;
-  EXPECT_NE(alone.out.find("Best plan for GBS 8:"), std::string::npos) << alone.out;
-  EXPECT_EQ(alone.out.find("Best plan for GBS 16:"), std::string::npos) << alone.out;
+  EXPECT_THAT(alone.out,
+              AllOf(HasSubstr("Best plan for GBS 8:"), Not(HasSubstr("Best plan for GBS 16:"))));
   const ProgramResult last = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16"});
-  EXPECT_NE(last.out.find("Best plan for GBS 16:"), std::string::npos) << last.out;
+  EXPECT_THAT(last.out, HasSubstr("Best plan for GBS 16:"));
 }
 
 // A directory given as --profile is named as one, not as a missing file.
 TEST(PePlanExitCode, ProfileThatIsADirectorySaysSo) {
   const ProgramResult r = pe_plan({"--profile", kData});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("is a directory, expected a graph file"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("is a directory, expected a graph file"));
 }
 
 // Was docs/bad-inputs.md K2: planning ResNet-50 on 10^6 GPUs ran for hours. The search's
@@ -205,20 +204,19 @@ TEST(PePlanExitCode, MillionGpuClusterAnswers) {
   const ProgramResult r =
       run_program(pe_plan_program(), {"--gbs", "32", "--devices", "1000000"}, {}, 120);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("1000000 GPUs on 1 machine"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Best plan for GBS 32"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out,
+              AllOf(HasSubstr("1000000 GPUs on 1 machine"), HasSubstr("Best plan for GBS 32")));
 }
 
 TEST(PePlanExitCode, SearchEffortMustBeAWholeNumber) {
   for (const char* bad : {"-1", "1.5", "1e19", "lots"}) {
     const ProgramResult r = pe_plan({"--search-effort", bad, "--gbs", "32"});
     EXPECT_EQ(r.exit_code, 2) << bad;
-    EXPECT_NE(r.err.find("--search-effort: expected a whole number of steps"), std::string::npos)
-        << r.err;
+    EXPECT_THAT(r.err, HasSubstr("--search-effort: expected a whole number of steps")) << bad;
   }
   const ProgramResult ok = pe_plan({"--search-effort", "0", "--gbs", "32", "--format", "csv"});
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_NE(ok.out.find(",true\n"), std::string::npos) << ok.out;
+  EXPECT_THAT(ok.out, HasSubstr(",true\n"));
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "pipeedge/edge_fixtures.h"
 #include "pe/edge.h"
 #include "pe/edge_cost.h"
 #include "pe/error.h"
 #include "pe/importers/pipeedge.h"
+#include "pipeedge/edge_fixtures.h"
 #include "test_paths.h"
 
 namespace pe {
@@ -15,6 +16,7 @@ namespace {
 using edge_test::make_model;
 using edge_test::make_type;
 using edge_test::plain_settings;
+using ::testing::HasSubstr;
 
 /// `layers` layers of 1 MiB weights and 0 outputs (no buffers, free transfers).
 EdgeModel uniform_model(std::size_t layers) {
@@ -107,7 +109,7 @@ TEST(EdgeSchedule, ZeroBandwidthForbidsCuts) {
   const EdgeCluster cluster{{make_type("t", 0, 1.5, {1, 1})}, hosts_of(0, 2, "h")};
   const EdgeSchedule result = schedule_pipeline(model, cluster, plain_settings());
   EXPECT_TRUE(result.empty());
-  EXPECT_NE(result.infeasible_reason.find("bw_Mbps"), std::string::npos) << result.infeasible_reason;
+  EXPECT_THAT(result.infeasible_reason, HasSubstr("bw_Mbps"));
 }
 
 TEST(EdgeSchedule, MemoryBindsAndNothingFitsIsAResult) {
@@ -120,8 +122,8 @@ TEST(EdgeSchedule, MemoryBindsAndNothingFitsIsAResult) {
   EXPECT_TRUE(result.empty());
   EXPECT_FALSE(result.infeasible_reason.empty());
   cluster.types[0].memory_mib = 0.5;
-  EXPECT_NE(schedule_pipeline(model, cluster, plain_settings()).infeasible_reason.find("layer 1"),
-            std::string::npos);
+  EXPECT_THAT(schedule_pipeline(model, cluster, plain_settings()).infeasible_reason,
+              HasSubstr("layer 1"));
 }
 
 TEST(EdgeSchedule, EmptyModelOrNoHostsGiveNoSchedule) {
@@ -130,7 +132,7 @@ TEST(EdgeSchedule, EmptyModelOrNoHostsGiveNoSchedule) {
   const EdgeCluster cluster{{make_type("t", 1, 100, {1})}, {}};
   const EdgeSchedule result = schedule_pipeline(uniform_model(1), cluster, plain_settings());
   EXPECT_TRUE(result.empty());
-  EXPECT_NE(result.infeasible_reason.find("hosts"), std::string::npos);
+  EXPECT_THAT(result.infeasible_reason, HasSubstr("hosts"));
 }
 
 TEST(EdgeSchedule, ManyIdenticalSingleHostTypesMergeIntoOneClass) {

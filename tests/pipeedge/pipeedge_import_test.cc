@@ -1,9 +1,9 @@
-#include "pe/importers/pipeedge.h"
-
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "pe/importers/pipeedge.h"
 #include "pipeedge/edge_fixtures.h"
 #include "test_paths.h"
 
@@ -11,6 +11,9 @@ namespace pe {
 namespace {
 
 using edge_test::expect_input_error;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::HasSubstr;
 
 const std::string kExample = std::string(PE_TEST_DATA_DIR) + "/pipeedge/example/";
 
@@ -42,8 +45,7 @@ TEST(PipeEdgeModels, ShortParametersOutRepeatsWithAWarning) {
       warnings);
   EXPECT_EQ(model.parameters_out, (std::vector<std::uint64_t>{10, 20, 10, 20, 10}));
   ASSERT_EQ(warnings.size(), 1U);
-  EXPECT_NE(warnings[0].find("models.yml:5"), std::string::npos) << warnings[0];
-  EXPECT_NE(warnings[0].find("parameters_out"), std::string::npos) << warnings[0];
+  EXPECT_THAT(warnings[0], AllOf(HasSubstr("models.yml:5"), HasSubstr("parameters_out")));
 }
 
 TEST(PipeEdgeModels, ZeroLayersIsAValidModel) {
@@ -128,8 +130,8 @@ TEST(PipeEdgeDeviceTypes, TypesWithoutAMatchingProfileAreSkippedWithAWarning) {
   EXPECT_TRUE(types.usable.empty());
   EXPECT_EQ(types.skipped, (std::vector<std::string>{"A", "B", "C"}));
   ASSERT_EQ(warnings.size(), 3U);
-  EXPECT_NE(warnings[0].find("device_types.yml:1: A"), std::string::npos) << warnings[0];
-  EXPECT_NE(warnings[2].find("batch_size 8"), std::string::npos) << warnings[2];
+  EXPECT_THAT(warnings[0], HasSubstr("device_types.yml:1: A"));
+  EXPECT_THAT(warnings[2], HasSubstr("batch_size 8"));
 }
 
 TEST(PipeEdgeDeviceTypes, SeveralMatchesUseTheFirstWithAWarning) {
@@ -141,7 +143,7 @@ TEST(PipeEdgeDeviceTypes, SeveralMatchesUseTheFirstWithAWarning) {
   ASSERT_EQ(types.usable.size(), 1U);
   EXPECT_EQ(types.usable[0].layer_seconds, (std::vector<double>{0.5, 0.25}));
   ASSERT_EQ(warnings.size(), 1U);
-  EXPECT_NE(warnings[0].find("[1] also matches"), std::string::npos) << warnings[0];
+  EXPECT_THAT(warnings[0], HasSubstr("[1] also matches"));
 }
 
 TEST(PipeEdgeDeviceTypes, BadTypesNameFileLineAndKey) {
@@ -184,8 +186,7 @@ TEST(PipeEdgeDevices, KeepsFileOrderAndWarnsAboutUnknownTypes) {
   EXPECT_EQ(hosts[1].name, "a0");
   EXPECT_EQ(hosts[2].type, 0U);
   ASSERT_EQ(warnings.size(), 1U);
-  EXPECT_NE(warnings[0].find("devices.yml:3: X"), std::string::npos) << warnings[0];
-  EXPECT_NE(warnings[0].find("2 hosts"), std::string::npos) << warnings[0];
+  EXPECT_THAT(warnings[0], AllOf(HasSubstr("devices.yml:3: X"), HasSubstr("2 hosts")));
 }
 
 TEST(PipeEdgeDevices, BadDevicesNameFileLineAndKey) {
@@ -236,10 +237,7 @@ TEST(PipeEdgeInput, TheExampleWarnsAboutTheUndefinedRccType) {
   ASSERT_EQ(input.cluster.hosts.size(), 4U);
   for (const EdgeHost& host : input.cluster.hosts)
     EXPECT_EQ(input.cluster.types[host.type].name, "Minnowboard-E3845");
-  bool warned = false;
-  for (const std::string& warning : input.warnings)
-    warned = warned || warning.find("RCC-VE-C2558") != std::string::npos;
-  EXPECT_TRUE(warned);
+  EXPECT_THAT(input.warnings, Contains(HasSubstr("RCC-VE-C2558")));
 }
 
 }  // namespace

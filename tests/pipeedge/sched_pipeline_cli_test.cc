@@ -1,5 +1,6 @@
 #include "sched_pipeline_cli.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -14,6 +15,10 @@
 
 namespace pe {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 const std::string kExample = std::string(PE_TEST_DATA_DIR) + "/pipeedge/example/";
 
@@ -47,8 +52,8 @@ CliRun run_example(std::vector<std::string> extra = {}) {
 TEST(SchedPipelineCli, HelpGoesToStdoutWithExitZero) {
   const CliRun result = run({"--help"});
   EXPECT_EQ(result.code, 0);
-  EXPECT_EQ(result.out.rfind("Usage: sched-pipeline [OPTION]...", 0), 0U) << result.out;
-  EXPECT_NE(result.out.find("--dev-types-file"), std::string::npos);
+  EXPECT_THAT(result.out, StartsWith("Usage: sched-pipeline [OPTION]..."));
+  EXPECT_THAT(result.out, HasSubstr("--dev-types-file"));
   EXPECT_TRUE(result.err.empty());
 }
 
@@ -59,22 +64,21 @@ TEST(SchedPipelineCli, BadOptionsExitOneWithAMessage) {
     const CliRun result = run(args);
     EXPECT_EQ(result.code, 1) << args[0];
     EXPECT_TRUE(result.out.empty()) << args[0];
-    EXPECT_NE(result.err.find("sched-pipeline: "), std::string::npos) << result.err;
-    EXPECT_NE(result.err.find("Usage:"), std::string::npos) << result.err;
+    EXPECT_THAT(result.err, AllOf(HasSubstr("sched-pipeline: "), HasSubstr("Usage:"))) << args[0];
   }
-  EXPECT_NE(run({"-b", "8abc"}).err.find("'8abc'"), std::string::npos);
+  EXPECT_THAT(run({"-b", "8abc"}).err, HasSubstr("'8abc'"));
 }
 
 TEST(SchedPipelineCli, UnsupportedDtypeExitsOne) {
   const CliRun result = run_example({"-d", "torch.float16"});
   EXPECT_EQ(result.code, 1);
-  EXPECT_NE(result.err.find("unsupported dtype: torch.float16"), std::string::npos) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("unsupported dtype: torch.float16"));
 }
 
 TEST(SchedPipelineCli, ExampleGivesAValidScheduleAndWarnsAboutRcc) {
   const CliRun result = run_example();
   ASSERT_EQ(result.code, 0) << result.err;
-  EXPECT_NE(result.err.find("RCC-VE-C2558"), std::string::npos) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("RCC-VE-C2558"));
   const YAML::Node schedule = YAML::Load(result.out);
   ASSERT_TRUE(schedule.IsSequence()) << result.out;
   const std::vector<std::string> allowed{"mb-0", "mb-1", "mb-2", "mb-3"};
@@ -99,17 +103,16 @@ TEST(SchedPipelineCli, NothingFitsPrintsEmptyListWithReasonAndExitZero) {
   const CliRun result = run_example({"--batch-size", "4"});
   EXPECT_EQ(result.code, 0);
   EXPECT_EQ(result.out, "[]\n");
-  EXPECT_NE(result.err.find("no schedule: "), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find("batch_size 4"), std::string::npos) << result.err;
+  EXPECT_THAT(result.err, AllOf(HasSubstr("no schedule: "), HasSubstr("batch_size 4")));
 }
 
 TEST(SchedPipelineCli, InputErrorsExitOneWithoutAborting) {
   const CliRun missing = run({"-M", kExample + "nope.yml"});
   EXPECT_EQ(missing.code, 1);
-  EXPECT_NE(missing.err.find("nope.yml: cannot open file"), std::string::npos) << missing.err;
+  EXPECT_THAT(missing.err, HasSubstr("nope.yml: cannot open file"));
   const CliRun unknown = run_example({"--model-name=unknown/model"});
   EXPECT_EQ(unknown.code, 1);
-  EXPECT_NE(unknown.err.find("model 'unknown/model' not found"), std::string::npos) << unknown.err;
+  EXPECT_THAT(unknown.err, HasSubstr("model 'unknown/model' not found"));
   EXPECT_TRUE(unknown.out.empty());
 }
 

@@ -1,6 +1,7 @@
 #include "pe/output_file.h"
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,9 @@ namespace pe {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 // A fresh, empty directory under the build tree, removed at the end of the test.
 class ScratchDir {
@@ -76,14 +80,8 @@ TEST(OutputFile, WritesEmptyAndBinaryContent) {
 }
 
 void expect_failure(const std::string& path, const std::string& reason) {
-  try {
-    write_file_atomically(path, "content");
-    ADD_FAILURE() << "wrote " << path;
-  } catch (const OutputError& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find(path), std::string::npos) << message;
-    EXPECT_NE(message.find(reason), std::string::npos) << message;
-  }
+  EXPECT_THAT([&] { write_file_atomically(path, "content"); },
+              ThrowsMessage<OutputError>(AllOf(HasSubstr(path), HasSubstr(reason))));
 }
 
 TEST(OutputFile, MissingDirectoryFails) {

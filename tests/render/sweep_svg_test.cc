@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,9 @@ namespace pe {
 namespace {
 
 using testing::check_xml;
+using ::testing::Each;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<SpeedupCurve> sample_curves() {
   return {{"pipeline", {{256, 9.8}, {32, 1.9}, {64, 3.5}, {128, 6.1}}},
@@ -79,7 +83,7 @@ void expect_single_batch_size_inside(bool log_x) {
   const auto x_ticks = captures(svg, "font-size=\"10\" text-anchor=\"middle\">([^<]*)</text>");
   EXPECT_GE(x_ticks.size(), 3u);
   EXPECT_EQ(std::set<std::string>(x_ticks.begin(), x_ticks.end()).size(), x_ticks.size());
-  for (const std::string& tick : x_ticks) EXPECT_EQ(tick.find('.'), std::string::npos) << tick;
+  EXPECT_THAT(x_ticks, Each(Not(HasSubstr("."))));
   EXPECT_LT(std::stod(x_ticks.front()), 512);
   EXPECT_GT(std::stod(x_ticks.back()), 512);
   const auto y_ticks = captures(svg, "font-size=\"10\" text-anchor=\"end\">([^<]*)</text>");

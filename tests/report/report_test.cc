@@ -1,5 +1,8 @@
 // The text, CSV and JSON reporters: what they show when plain data parallelism does not
 // fit (docs/bad-inputs.md K6), columns that never run together (K7), singular nouns.
+#include "pe/report.h"
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,10 +11,14 @@
 #include <vector>
 
 #include "pe/planner.h"
-#include "pe/report.h"
 
 namespace pe {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -57,8 +64,7 @@ TEST(Report, DataParallelThatDoesNotFitIsMarkedInTheTable) {
   EXPECT_EQ(overlap, "n/f") << table;
   EXPECT_EQ(p3, "n/f") << table;
   EXPECT_NE(hybrid, "n/f") << table;
-  EXPECT_NE(table.find("\nn/f: plain data parallelism does not fit"), std::string::npos)
-      << table;
+  EXPECT_THAT(table, HasSubstr("\nn/f: plain data parallelism does not fit"));
 }
 
 TEST(Report, EveryBatchSizeWithoutAPlanGetsItsReason) {
@@ -67,8 +73,8 @@ TEST(Report, EveryBatchSizeWithoutAPlanGetsItsReason) {
                         cluster_from_machine_ends({2}));
   const std::vector<PointResult> points{planner.plan(8), planner.plan(16)};
   const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
-  EXPECT_NE(table.find("\nGBS 8: no plan fits: state 0 alone needs"), std::string::npos) << table;
-  EXPECT_NE(table.find("\nGBS 16: no plan fits: state 0 alone needs"), std::string::npos) << table;
+  EXPECT_THAT(table, AllOf(HasSubstr("\nGBS 8: no plan fits: state 0 alone needs"),
+                           HasSubstr("\nGBS 16: no plan fits: state 0 alone needs")));
 }
 
 TEST(Report, TooHighMicroBatchFloorSaysSoInTheReasonAndTheLegend) {
@@ -83,11 +89,10 @@ TEST(Report, TooHighMicroBatchFloorSaysSoInTheReasonAndTheLegend) {
   ASSERT_EQ(point.best(), nullptr);
   EXPECT_TRUE(point.exact);
   EXPECT_FALSE(point.baselines.fits);
-  EXPECT_NE(point.no_plan_reason.find("at GBS 8 with micro-batches of at least 4 samples (--mbs 4)"),
-            std::string::npos)
-      << point.no_plan_reason;
+  EXPECT_THAT(point.no_plan_reason,
+              HasSubstr("at GBS 8 with micro-batches of at least 4 samples (--mbs 4)"));
   const std::string table = sweep_table({point}, {&planner.model(), &planner.cluster()});
-  EXPECT_NE(table.find("below the micro-batch floor (--mbs)"), std::string::npos) << table;
+  EXPECT_THAT(table, HasSubstr("below the micro-batch floor (--mbs)"));
 }
 
 TEST(Report, DataParallelThatFitsHasNoMark) {
@@ -95,7 +100,7 @@ TEST(Report, DataParallelThatFitsHasNoMark) {
                         cluster_from_machine_ends({2}));
   const std::string table =
       sweep_table({planner.plan(8)}, {&planner.model(), &planner.cluster()});
-  EXPECT_EQ(table.find("n/f"), std::string::npos) << table;
+  EXPECT_THAT(table, Not(HasSubstr("n/f")));
 }
 
 TEST(Report, DataParallelThatDoesNotFitHasEmptyCsvFieldsAndFitsFalseInJson) {
@@ -103,7 +108,7 @@ TEST(Report, DataParallelThatDoesNotFitHasEmptyCsvFieldsAndFitsFalseInJson) {
   const std::vector<PointResult> points{planner.plan(8)};
   const std::vector<std::string> csv = lines_of(sweep_csv(points));
   ASSERT_EQ(csv.size(), 2u);
-  EXPECT_EQ(csv[1].rfind("8,,,,", 0), 0u) << csv[1];
+  EXPECT_THAT(csv[1], StartsWith("8,,,,"));
   EXPECT_NE(csv[1].substr(5, 1), ",") << "the hybrid speedup is there: " << csv[1];
   const auto fields = [](const std::string& line) {
     return std::count(line.begin(), line.end(), ',');
@@ -151,7 +156,7 @@ TEST(Report, OneGpuOneMachineOneStateAreSingular) {
                         cluster_from_machine_ends({1}));
   const std::string table =
       sweep_table({planner.plan(8)}, {&planner.model(), &planner.cluster()});
-  EXPECT_EQ(table.rfind("m: 1 state, profile batch 1 | 1 GPU on 1 machine,", 0), 0u) << table;
+  EXPECT_THAT(table, StartsWith("m: 1 state, profile batch 1 | 1 GPU on 1 machine,"));
 }
 
 }  // namespace
@@ -183,7 +188,7 @@ TEST(Report, SearchStoppedAtItsEffortIsMarkedEverywhere) {
   std::string gbs, dp, overlap, p3, hybrid;
   row >> gbs >> dp >> overlap >> p3 >> hybrid;
   EXPECT_EQ(hybrid.back(), '~') << table;
-  EXPECT_NE(table.find("\n~: the search stopped at its effort limit"), std::string::npos) << table;
+  EXPECT_THAT(table, HasSubstr("\n~: the search stopped at its effort limit"));
   const std::vector<std::string> csv = lines_of(sweep_csv(points));
   ASSERT_EQ(csv.size(), 2u);
   EXPECT_EQ(csv[0].substr(csv[0].rfind(',') + 1), "exact");
@@ -196,7 +201,7 @@ TEST(Report, FinishedSearchHasNoMark) {
   const std::vector<PointResult> points{planner.plan(32)};
   ASSERT_TRUE(points[0].exact);
   const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
-  EXPECT_EQ(table.find('~'), std::string::npos) << table;
+  EXPECT_THAT(table, Not(HasSubstr("~")));
   EXPECT_EQ(lines_of(sweep_csv(points))[1].substr(lines_of(sweep_csv(points))[1].rfind(',') + 1),
             "true");
   // The stopped search's plan is never better than the finished one's.
@@ -213,7 +218,7 @@ TEST(Report, TopAlternativesFollowTheBestPlan) {
   for (int rank : {2, 3}) {
     const std::string line = line_starting(table.substr(next), std::to_string(rank) + ". speedup ");
     ASSERT_FALSE(line.empty()) << table;
-    EXPECT_NE(line.find(stages_string(points[0].plans[rank - 1])), std::string::npos) << line;
+    EXPECT_THAT(line, HasSubstr(stages_string(points[0].plans[rank - 1])));
   }
 }
 
@@ -235,14 +240,13 @@ TEST(Report, UnevenMicroBatchesSayAtMostInTextAndJson) {
   EXPECT_EQ(plan->micro_batch_size, 5);
   EXPECT_TRUE(plan->uneven_micro_batches());
   const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
-  EXPECT_NE(table.find("3 micro-batches of at most 5"), std::string::npos) << table;
+  EXPECT_THAT(table, HasSubstr("3 micro-batches of at most 5"));
   EXPECT_NE(sweep_json(points, {}).find("\"uneven_micro_batches\": true"), std::string::npos);
   // GBS 12 is 2 micro-steps of 3 per GPU, 2 micro-batches of 6: even, said plainly.
   const std::vector<PointResult> even{planner.plan(12)};
   ASSERT_NE(even[0].best(), nullptr);
   EXPECT_FALSE(even[0].best()->uneven_micro_batches());
-  EXPECT_EQ(sweep_table(even, {&planner.model(), &planner.cluster()}).find("at most"),
-            std::string::npos);
+  EXPECT_THAT(sweep_table(even, {&planner.model(), &planner.cluster()}), Not(HasSubstr("at most")));
 }
 
 }  // namespace

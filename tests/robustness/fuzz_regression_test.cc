@@ -1,6 +1,7 @@
 // One test per input the fuzz targets found (tests/data/robustness/fuzz/README.md), each
 // replayed through its target's path. A finding still open is a DISABLED_ test that
 // asserts the answer it should get.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "cli/program.h"
@@ -14,6 +15,7 @@ namespace pe {
 namespace {
 
 using robustness::expect_error_naming;
+using ::testing::HasSubstr;
 
 std::string finding(const std::string& name) {
   return std::string(PE_TEST_DATA_DIR) + "/robustness/fuzz/" + name;
@@ -39,9 +41,7 @@ TEST(FuzzRegression, ZeroTimeGraphHang) {
        "--gbs", "8"},
       {}, 30);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("zero_time_graph_hang.txt: every forward and backward time is 0"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err, HasSubstr("zero_time_graph_hang.txt: every forward and backward time is 0"));
 }
 
 // Was: the same hang through the command line (K8), fixed. The fuzz input decodes to these
@@ -56,8 +56,7 @@ TEST(FuzzRegression, PePlanZeroTimeProfileHang) {
        "--hosts", "a,b,c,d", "--export-sched", "/nonexistent-pe-dir/a.out"},
       {}, 30);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("zero_time.txt: every forward and backward time is 0"), std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err, HasSubstr("zero_time.txt: every forward and backward time is 0"));
 }
 
 // Was: the same hang with a positive but subnormal compute time (1e-321 s) (K8), fixed.
@@ -68,7 +67,7 @@ TEST(FuzzRegression, DenormalTimeGraphHang) {
        "--pbs", "8", "--devices", "2", "--gbs", "8"},
       {}, 30);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Best plan for GBS 8"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("Best plan for GBS 8"));
 }
 
 // Was (K8): GPipe's search over forward caps never ended when a forward time was subnormal
@@ -80,7 +79,7 @@ TEST(FuzzRegression, SubnormalForwardGpipeHang) {
        "2,4", "--gbs", "8", "--schedule", "gpipe"},
       {}, 30);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Best plan for GBS 8"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("Best plan for GBS 8"));
 }
 
 // Was: `duration_ms: 1e-321`, a subnormal number of ms, became 0 s, an item with no length

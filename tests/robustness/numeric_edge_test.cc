@@ -1,13 +1,14 @@
 // Numeric safety of heterogeneous (PipeEdge) schedules: zero bandwidth, zero-time layers,
 // byte counts beyond 2^53, the largest micro-batch and buffer counts, NaN and infinity,
 // one layer, more hosts than layers, and a 10,000-layer model.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -18,6 +19,8 @@
 
 namespace pe {
 namespace {
+
+using ::testing::HasSubstr;
 
 using robustness::expect_error_naming;
 
@@ -68,8 +71,7 @@ TEST(NumericEdge, ZeroBandwidthHostsCannotBeCutSoNothingFitsWhenMemoryForcesACut
   const EdgeCluster cluster = cluster_of({type_of("A", 0, 30, 4, 0.1)}, 3);
   const EdgeSchedule schedule = schedule_pipeline(model, cluster, {});
   EXPECT_TRUE(schedule.empty());
-  EXPECT_NE(schedule.infeasible_reason.find("bw_Mbps > 0"), std::string::npos)
-      << schedule.infeasible_reason;
+  EXPECT_THAT(schedule.infeasible_reason, HasSubstr("bw_Mbps > 0"));
 }
 
 TEST(NumericEdge, ZeroTimeLayersGiveAZeroBottleneckOnOneStage) {

@@ -1,10 +1,11 @@
 // Numeric safety of models: NaN, infinity, negative and overflowing values, zero-time
 // layers, and the smallest and largest shapes (one layer, 10,000 layers).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "pe/error.h"
@@ -17,6 +18,7 @@ namespace {
 
 using robustness::expect_error_naming;
 using robustness::expect_sound_plan;
+using ::testing::HasSubstr;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -92,7 +94,7 @@ TEST(NumericModel, ValuesPastTheModelLimitsAreInputErrors) {
   const PointResult point = planner.plan(1 << 30);  // nothing fits, but every number is finite
   EXPECT_FALSE(point.best());
   EXPECT_TRUE(std::isfinite(point.baselines.dp));
-  EXPECT_NE(point.no_plan_reason.find("no plan fits"), std::string::npos) << point.no_plan_reason;
+  EXPECT_THAT(point.no_plan_reason, HasSubstr("no plan fits"));
 }
 
 TEST(NumericModel, TrainingSettingsPastTheirLimitsAreUsageErrors) {

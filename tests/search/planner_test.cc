@@ -1,5 +1,6 @@
 #include "pe/planner.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -11,6 +12,8 @@
 
 namespace pe {
 namespace {
+
+using ::testing::HasSubstr;
 
 struct Loaded {
   ModelProfile model;
@@ -104,8 +107,7 @@ TEST(Planner, PrimeBatchSizeFitsAsAccumulationAndGpipeAloneSaysWhy) {
   gpipe.schedules = {Schedule::GPipe};
   const PointResult none = Planner(resnet.model, cluster, resnet.settings, gpipe).plan(4001);
   EXPECT_FALSE(none.best());
-  EXPECT_NE(none.no_plan_reason.find("gradient accumulation, which is 1F1B"), std::string::npos)
-      << none.no_plan_reason;
+  EXPECT_THAT(none.no_plan_reason, HasSubstr("gradient accumulation, which is 1F1B"));
 }
 
 TEST(Planner, NoPlanFitsIsAnAnswerWithAReason) {
@@ -113,7 +115,7 @@ TEST(Planner, NoPlanFitsIsAnAnswerWithAReason) {
   const Planner planner(m, cluster_from_machine_ends({8, 16}));
   const PointResult r = planner.plan(64);
   EXPECT_TRUE(r.plans.empty());
-  EXPECT_NE(r.no_plan_reason.find("state 0"), std::string::npos) << r.no_plan_reason;
+  EXPECT_THAT(r.no_plan_reason, HasSubstr("state 0"));
   EXPECT_FALSE(r.baselines.fits);
 }
 

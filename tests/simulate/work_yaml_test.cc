@@ -1,5 +1,6 @@
 #include "pe/importers/work_yaml.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "pe/error.h"
@@ -7,6 +8,9 @@
 
 namespace pe {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 const std::string kData = std::string(PE_TEST_DATA_DIR) + "/work/";
 
@@ -75,23 +79,15 @@ TEST(WorkYaml, BadInputNamesFileLineAndKey) {
            {"items: [\n", "w.yml:"},
            {"", "w.yml"},
        }) {
-    try {
-      parse_work_yaml(k.text, "w.yml");
-      ADD_FAILURE() << "accepted: " << k.text;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(k.expect), std::string::npos)
-          << e.what() << " / expected " << k.expect;
-    }
+    EXPECT_THAT([&] { parse_work_yaml(k.text, "w.yml"); },
+                ThrowsMessage<InputError>(HasSubstr(k.expect)))
+        << k.text;
   }
 }
 
 TEST(WorkYaml, CycleInAFile) {
-  try {
-    load_work_yaml(kData + "cycle.yml");
-    ADD_FAILURE() << "accepted a cycle";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("cycle.yml:3: after"), std::string::npos) << e.what();
-  }
+  EXPECT_THAT([] { load_work_yaml(kData + "cycle.yml"); },
+              ThrowsMessage<InputError>(HasSubstr("cycle.yml:3: after")));
   EXPECT_THROW(load_work_yaml(kData + "no-such-file.yml"), InputError);
 }
 

@@ -4,11 +4,11 @@
 
 #include <cstdio>
 
+#include "field_flags.h"
 #include "options.h"
 #include "outputs.h"
 #include "pe/error.h"
 #include "pe/importers/cluster_yaml.h"
-#include "pe/output_file.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
 #include "pe/planner.h"
@@ -100,21 +100,20 @@ int plan(const Options& o, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
+int report_error(const Error& error, std::ostream& err) {
+  const auto* usage = dynamic_cast<const UsageError*>(&error);
+  err << "pe-plan: " << (usage ? usage_message(*usage) : error.what()) << "\n";
+  return usage ? 2 : 1;
+}
+
 int run_pe_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
     const Options o = parse_options(args);
     if (o.help) return out << help_text(), 0;
     if (o.version) return out << "pe-plan " PE_VERSION "\n", 0;
     return plan(o, out, err);
-  } catch (const UsageError& e) {
-    err << "pe-plan: " << e.what() << "\n";
-    return 2;
-  } catch (const InputError& e) {
-    err << "pe-plan: " << e.what() << "\n";
-    return 1;
-  } catch (const OutputError& e) {
-    err << "pe-plan: " << e.what() << "\n";
-    return 1;
+  } catch (const Error& e) {
+    return report_error(e, err);
   }
 }
 

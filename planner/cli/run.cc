@@ -23,9 +23,10 @@ Cluster make_cluster(const Options& o) {
                                          o.devices.value_or("8,16")));
   Network& net = cluster.network;
   if (o.intra_bw) net.intra = *o.intra_bw * kGB;
-  if (o.inter_bw) net.inter_allreduce = *o.inter_bw * kGB;
-  if (o.inter_p2p_bw) net.inter_p2p = *o.inter_p2p_bw * kGB;
-  else if (o.inter_bw) net.inter_p2p = *o.inter_bw * kGB;
+  std::optional<BytesPerSecond> p2p;
+  if (o.inter_p2p_bw) p2p = *o.inter_p2p_bw * kGB;
+  if (o.inter_bw) set_inter_machine_bandwidth(net, *o.inter_bw * kGB, p2p);
+  else if (p2p) net.inter_p2p = *p2p;
   if (o.memory_gb) cluster.device_memory = *o.memory_gb * kGB;
   return cluster;
 }
@@ -41,12 +42,12 @@ Inputs load_model(const Options& o) {
   if (pbs <= 0)
     throw UsageError("the profile batch size of '" + o.profile +
                      "' is unknown: pass --pbs N (the batch size it was measured at)");
-  Inputs in{import_pipedream_graph(entry.path, pbs), {}};
+  Inputs in{import_pipedream_graph(entry.path, pbs), training_settings(entry)};
   in.model.name = entry.name;
-  in.settings.min_micro_batch = o.mbs.value_or(entry.min_micro_batch);
-  in.settings.optimizer_scaling = o.optimizer_scaling.value_or(entry.optimizer_scaling);
-  if (o.activation_bytes_per_sample) in.settings.activation_bytes_per_sample = o.activation_bytes_per_sample;
-  else in.settings.activation_bytes_per_sample = entry.activation_bytes_per_sample;
+  if (o.mbs) in.settings.min_micro_batch = *o.mbs;
+  if (o.optimizer_scaling) in.settings.optimizer_scaling = *o.optimizer_scaling;
+  if (o.activation_bytes_per_sample)
+    in.settings.activation_bytes_per_sample = o.activation_bytes_per_sample;
   return in;
 }
 

@@ -38,6 +38,12 @@ bool Cluster::one_machine(int first, int count) const {
   return count <= 1 || machine_of(first) == machine_of(first + count - 1);
 }
 
+void set_inter_machine_bandwidth(Network& network, BytesPerSecond allreduce,
+                                 std::optional<BytesPerSecond> p2p) {
+  network.inter_allreduce = allreduce;
+  network.inter_p2p = p2p.value_or(allreduce);
+}
+
 Cluster cluster_from_machine_ends(const std::vector<int>& ends) {
   if (ends.empty())
     throw UsageError(kFromEnds, kFromEnds + " needs at least one machine end, e.g. {8, 16}");

@@ -184,4 +184,12 @@ ProfileEntry find_profile(const std::string& name_or_path) {
                                  "expected a graph file or one of: " + known);
 }
 
+TrainingSettings training_settings(const ProfileEntry& entry) {
+  TrainingSettings settings;
+  settings.min_micro_batch = entry.min_micro_batch;
+  settings.optimizer_scaling = entry.optimizer_scaling;
+  settings.activation_bytes_per_sample = entry.activation_bytes_per_sample;
+  return settings;
+}
+
 }  // namespace pe

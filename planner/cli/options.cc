@@ -1,12 +1,13 @@
 #include "options.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
-#include <map>
 #include <optional>
 
+#include "flags.h"
 #include "pe/error.h"
 #include "pe/model.h"
 #include "pe/settings.h"
@@ -34,8 +35,8 @@ double parse_number(const std::string& flag, const std::string& text, bool posit
 }
 
 // A number from `low` to `high`, both given as text for the message.
-double parse_in_range(const std::string& flag, const std::string& text, double low,
-                      double high, const std::string& range) {
+double parse_in_range(const std::string& flag, const std::string& text, double low, double high,
+                      const std::string& range) {
   double value = 0;
   if (!read_finite(text, value) || value < low || value > high)
     throw UsageError(flag + ": expected a number from " + range + ", got '" + text + "'");
@@ -55,8 +56,8 @@ double parse_gigabytes(const std::string& flag, const std::string& text, const c
 double parse_bandwidth(const std::string& flag, const std::string& text) {
   const double value = parse_gigabytes(flag, text, "GB/s");
   if (value * kGB < 1)
-    throw UsageError(flag + ": expected at least 1e-9 GB/s (one byte per second), got '" +
-                     text + "'");
+    throw UsageError(flag + ": expected at least 1e-9 GB/s (one byte per second), got '" + text +
+                     "'");
   return value;
 }
 
@@ -69,8 +70,10 @@ int parse_int(const std::string& flag, const std::string& text) {
 
 // A whole number of search steps, 0 (unlimited) to 10^18.
 std::uint64_t parse_effort(const std::string& text) {
-  const std::string expected = "--search-effort: expected a whole number of steps from 0 "
-                               "(unlimited) to 1e18, got '" + text + "'";
+  const std::string expected =
+      "--search-effort: expected a whole number of steps from 0 "
+      "(unlimited) to 1e18, got '" +
+      text + "'";
   double value = 0;
   try {
     value = parse_number("--search-effort", text, false);
@@ -88,72 +91,205 @@ Format parse_format(const std::string& text) {
   throw UsageError("--format: expected table, csv or json, got '" + text + "'");
 }
 
-using Setter = std::function<void(Options&, const std::string&)>;
-
 // The value of a flag that names a file; an empty one is bad usage.
 std::string path_value(const std::string& flag, const std::string& text) {
   if (text.empty()) throw UsageError(flag + ": expected a file path, got ''");
   return text;
 }
 
-// A setter for an optional file-path flag.
-Setter path_flag(const std::string& flag, std::optional<std::string> Options::*member) {
-  return [flag, member](Options& o, const std::string& v) { o.*member = path_value(flag, v); };
+std::string schedule_value(const std::string& text) {
+  if (text != "1f1b" && text != "gpipe" && text != "best")
+    throw UsageError("--schedule: expected 1f1b, gpipe or best, got '" + text + "'");
+  return text;
 }
 
-const std::map<std::string, Setter>& value_flags() {
-  static const std::map<std::string, Setter> flags{
-      {"--profile", [](Options& o, const std::string& v) { o.profile = path_value("--profile", v); }},
-      {"--pbs", [](Options& o, const std::string& v) { o.pbs = parse_in_range("--pbs", v, kMinProfileBatch, kMaxProfileBatch, "0.001 to 2^30"); }},
-      {"--gbs", [](Options& o, const std::string& v) { o.gbs = v; }},
-      {"--devices", [](Options& o, const std::string& v) { o.devices = v; }},
-      {"--cluster", path_flag("--cluster", &Options::cluster_file)},
-      {"--intra-bw", [](Options& o, const std::string& v) { o.intra_bw = parse_bandwidth("--intra-bw", v); }},
-      {"--inter-bw", [](Options& o, const std::string& v) { o.inter_bw = parse_bandwidth("--inter-bw", v); }},
-      {"--inter-p2p-bw", [](Options& o, const std::string& v) { o.inter_p2p_bw = parse_bandwidth("--inter-p2p-bw", v); }},
-      {"--memory-gb", [](Options& o, const std::string& v) { o.memory_gb = parse_gigabytes("--memory-gb", v, "GB"); }},
-      {"--mbs", [](Options& o, const std::string& v) { o.mbs = parse_int("--mbs", v); }},
-      {"--optimizer-scaling", [](Options& o, const std::string& v) { o.optimizer_scaling = parse_in_range("--optimizer-scaling", v, 1, kMaxOptimizerScaling, "1 to 1e6"); }},
-      {"--activation-bytes-per-sample", [](Options& o, const std::string& v) { o.activation_bytes_per_sample = parse_in_range("--activation-bytes-per-sample", v, 0, kMaxModelBytes, "0 to 1e18"); }},
-      {"--schedule", [](Options& o, const std::string& v) {
-         if (v != "1f1b" && v != "gpipe" && v != "best")
-           throw UsageError("--schedule: expected 1f1b, gpipe or best, got '" + v + "'");
-         o.schedule = v;
-       }},
-      {"--top", [](Options& o, const std::string& v) { o.top = parse_int("--top", v); }},
-      {"--search-effort", [](Options& o, const std::string& v) { o.search_effort = parse_effort(v); }},
-      {"--format", [](Options& o, const std::string& v) { o.format = parse_format(v); }},
-      {"--trace", path_flag("--trace", &Options::trace)},
-      {"--svg", path_flag("--svg", &Options::svg)},
-      {"--plot", path_flag("--plot", &Options::plot)},
-      {"--fill", path_flag("--fill", &Options::fill)},
-      {"--export-sched", path_flag("--export-sched", &Options::export_sched)},
-      {"--hosts", [](Options& o, const std::string& v) { o.hosts = v; }},
-      {"--plan-gbs", [](Options& o, const std::string& v) { o.plan_gbs = parse_int("--plan-gbs", v); }},
-  };
-  return flags;
+using Set = std::function<void(const std::string&)>;
+
+// A flag that takes a value: `set` checks and stores it when the flag is parsed.
+void add(CLI::App& app, const std::string& name, const std::string& value, Set set,
+         const std::string& description) {
+  app.add_option_function<std::string>(name, std::move(set), description)
+      ->type_name(value)
+      ->trigger_on_parse();
+}
+
+// A flag that names a file.
+void add_path(CLI::App& app, const std::string& name, std::optional<std::string>& member,
+              const std::string& description) {
+  add(
+      app, name, "FILE", [name, &member](const std::string& v) { member = path_value(name, v); },
+      description);
+}
+
+void declare_model_flags(CLI::App& app, Options& o) {
+  app.option_defaults()->group("Model");
+  add(
+      app, "--profile", "NAME|PATH",
+      [&o](const std::string& v) { o.profile = path_value("--profile", v); },
+      "bundled profile name (see profiles/README.md) or a PipeDream/HPGO\n"
+      "graph.txt file (default resnet50)");
+  add(
+      app, "--pbs", "N",
+      [&o](const std::string& v) {
+        o.pbs = parse_in_range("--pbs", v, kMinProfileBatch, kMaxProfileBatch, "0.001 to 2^30");
+      },
+      "batch size the profile was taken at (default: from the catalogue or\n"
+      "a '-pbs-N' file name; required for other files); 0.001 to 2^30");
+  add(
+      app, "--mbs", "N", [&o](const std::string& v) { o.mbs = parse_int("--mbs", v); },
+      "smallest micro-batch size (default: catalogue, else 1)");
+  add(
+      app, "--optimizer-scaling", "X",
+      [&o](const std::string& v) {
+        o.optimizer_scaling =
+            parse_in_range("--optimizer-scaling", v, 1, kMaxOptimizerScaling, "1 to 1e6");
+      },
+      "weight memory multiplier for weights+gradients+optimizer state\n"
+      "(default: catalogue; 2 for SGD-momentum, 3 for Adam-like); 1 to 1e6");
+  add(
+      app, "--activation-bytes-per-sample", "B",
+      [&o](const std::string& v) {
+        o.activation_bytes_per_sample =
+            parse_in_range("--activation-bytes-per-sample", v, 0, kMaxModelBytes, "0 to 1e18");
+      },
+      "activation memory one sample needs for the whole model\n"
+      "(default: catalogue, else the profile's total); 0 to 1e18");
+}
+
+void declare_cluster_flags(CLI::App& app, Options& o) {
+  app.option_defaults()->group("Cluster");
+  add(
+      app, "--devices", "ENDS", [&o](const std::string& v) { o.devices = v; },
+      "cumulative GPU ids where machines end: 8,16 = 2 machines x 8 GPUs,\n"
+      "1,2,...,16 = 16 single-GPU machines (default 8,16)");
+  add_path(app, "--cluster", o.cluster_file,
+           "cluster YAML (machines, bandwidths, memory); see README");
+  add(
+      app, "--intra-bw", "GBPS",
+      [&o](const std::string& v) { o.intra_bw = parse_bandwidth("--intra-bw", v); },
+      "bandwidth between GPUs of a machine, GB/s (default 25)");
+  add(
+      app, "--inter-bw", "GBPS",
+      [&o](const std::string& v) { o.inter_bw = parse_bandwidth("--inter-bw", v); },
+      "all-reduce bandwidth between machines, GB/s (default 3)");
+  add(
+      app, "--inter-p2p-bw", "GBPS",
+      [&o](const std::string& v) { o.inter_p2p_bw = parse_bandwidth("--inter-p2p-bw", v); },
+      "point-to-point bandwidth between machines, GB/s (default 1, or\n"
+      "--inter-bw when only that is given)");
+  add(
+      app, "--memory-gb", "GB",
+      [&o](const std::string& v) { o.memory_gb = parse_gigabytes("--memory-gb", v, "GB"); },
+      "memory per GPU, GB = 1e9 bytes (default 16)");
+}
+
+void declare_search_flags(CLI::App& app, Options& o) {
+  app.option_defaults()->group("Search");
+  add(
+      app, "--gbs", "LIST", [&o](const std::string& v) { o.gbs = v; },
+      "global batch sizes: N, N,M,... or FIRST:LAST:STEP, which means\n"
+      "FIRST then every multiple of STEP up to LAST (default 32:4096:64)");
+  add(
+      app, "--schedule", "S", [&o](const std::string& v) { o.schedule = schedule_value(v); },
+      "1f1b, gpipe or best (default best)");
+  add(
+      app, "--top", "K", [&o](const std::string& v) { o.top = parse_int("--top", v); },
+      "also list the K best plans of distinct shapes (default 1)");
+  add(
+      app, "--search-effort", "N",
+      [&o](const std::string& v) { o.search_effort = parse_effort(v); },
+      "steps of the exact search per batch size (default 1e8, about\n"
+      "1-5 s in the worst cases; 0 = unlimited). When a batch size needs\n"
+      "more, the best plan found is shown, marked '~' (CSV/JSON: exact\n"
+      "false); it is never worse than data parallelism");
+}
+
+void declare_output_flags(CLI::App& app, Options& o) {
+  app.option_defaults()->group("Output");
+  add(
+      app, "--format", "F", [&o](const std::string& v) { o.format = parse_format(v); },
+      "table, csv or json (default table)");
+  add(
+      app, "--plan-gbs", "N",
+      [&o](const std::string& v) { o.plan_gbs = parse_int("--plan-gbs", v); },
+      "the batch size whose plan is explained below the table and used\n"
+      "by --trace, --svg, --fill and --export-sched (default: the last\n"
+      "one of --gbs)");
+  add_path(app, "--trace", o.trace, "write that plan's timeline as Chrome trace JSON (Perfetto)");
+  add_path(app, "--svg", o.svg, "write that plan's timeline as an SVG Gantt chart");
+  add_path(app, "--plot", o.plot, "write speedup vs GBS of the sweep as an SVG chart");
+  add_path(app, "--fill", o.fill, "place the extra work described in FILE into the plan's bubbles");
+  add_path(app, "--export-sched", o.export_sched,
+           "write that plan as a PipeEdge schedule YAML (needs --hosts)");
+  add(
+      app, "--hosts", "H1,H2,...", [&o](const std::string& v) { o.hosts = v; },
+      "one host name per device of the plan, in stage order");
+  app.add_flag_callback(
+      "-h,--help", [&o] { o.help = true; }, "this text");
+  app.add_flag_callback(
+      "--version", [&o] { o.version = true; }, "the version");
+}
+
+// The arguments up to the first unknown option, ready for CLI11: "--flag=value" split in
+// two. Only exact flag names are flags (no abbreviations, no "-hx" clusters, no "--"); the
+// argument after a flag that takes one is its value, whatever it looks like.
+struct Scan {
+  std::vector<std::string> tokens;
+  std::optional<std::string> unknown;      // the first argument that is no flag
+  std::optional<std::string> needs_value;  // a last flag without its value
+};
+
+Scan scan(const CLI::App& app, const std::vector<std::string>& args) {
+  Scan scan;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const std::size_t eq = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string::npos;
+    const std::string name = arg.substr(0, eq);
+    const CLI::Option* flag =
+        name.size() > 1 && name[0] == '-' ? app.get_option_no_throw(name) : nullptr;
+    const bool takes_value = flag && flag->get_items_expected_max() > 0;
+    if (!flag || (eq != std::string::npos && !takes_value)) {
+      scan.unknown = arg;
+      break;
+    }
+    if (takes_value && eq == std::string::npos && i + 1 == args.size()) {
+      scan.needs_value = name;
+      break;
+    }
+    scan.tokens.push_back(name);
+    if (eq != std::string::npos)
+      scan.tokens.push_back(arg.substr(eq + 1));
+    else if (takes_value)
+      scan.tokens.push_back(args[++i]);
+  }
+  return scan;
 }
 
 }  // namespace
 
+void declare_flags(CLI::App& app, Options& options) {
+  app.set_help_flag();  // -h, --help is declared with the other flags
+  declare_model_flags(app, options);
+  declare_cluster_flags(app, options);
+  declare_search_flags(app, options);
+  declare_output_flags(app, options);
+}
+
 Options parse_options(const std::vector<std::string>& args) {
   Options options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i], value;
-    if (flag == "-h" || flag == "--help") { options.help = true; continue; }
-    if (flag == "--version") { options.version = true; continue; }
-    const std::size_t eq = flag.find('=');
-    const bool inline_value = flag.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inline_value) value = flag.substr(eq + 1), flag = flag.substr(0, eq);
-    auto it = value_flags().find(flag);
-    if (it == value_flags().end())
-      throw UsageError("unknown option '" + args[i] + "' (see pe-plan --help)");
-    if (!inline_value) {
-      if (i + 1 >= args.size()) throw UsageError(flag + " needs a value (see pe-plan --help)");
-      value = args[++i];
-    }
-    it->second(options, value);
+  CLI::App app("pe-plan", "pe-plan");
+  declare_flags(app, options);
+  Scan tokens = scan(app, args);
+  std::reverse(tokens.tokens.begin(), tokens.tokens.end());  // CLI11 takes them last first
+  try {
+    app.parse(tokens.tokens);
+  } catch (const CLI::Error& e) {  // not expected: scan() hands CLI11 only known flags
+    throw UsageError(std::string(e.what()) + " (see pe-plan --help)");
   }
+  if (tokens.unknown)
+    throw UsageError("unknown option '" + *tokens.unknown + "' (see pe-plan --help)");
+  if (tokens.needs_value)
+    throw UsageError(*tokens.needs_value + " needs a value (see pe-plan --help)");
   if (options.devices && options.cluster_file)
     throw UsageError("give either --devices or --cluster, not both");
   return options;

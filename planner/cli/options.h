@@ -31,10 +31,13 @@ struct Options {
   std::optional<int> plan_gbs;  // which point --trace/--svg/--export-sched show
 };
 
-/// Parses argv[1..]. Throws UsageError with a message for the user.
+/// Parses argv[1..] with the flags declared once in options.cc (CLI11): exact names only, a
+/// value as the next argument (whatever it looks like) or after '=', the last of a repeated
+/// flag winning. Throws UsageError with a message for the user, for the first fault in
+/// command-line order.
 Options parse_options(const std::vector<std::string>& args);
 
-/// The --help text.
+/// The --help text, generated from the flags' declarations.
 std::string help_text();
 
 }  // namespace pe::cli

@@ -25,17 +25,6 @@ const PointResult& chosen_point(const Options& o, const std::vector<PointResult>
   });
 }
 
-std::vector<std::string> stage_names(const Plan& plan) {
-  std::vector<std::string> names;
-  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
-    const PlanStage& st = plan.stages[s];
-    names.push_back("stage " + std::to_string(s) + " (states " + std::to_string(st.first_state) +
-                    "-" + std::to_string(st.last_state) + ", " + std::to_string(st.width) +
-                    " GPU" + (st.width == 1 ? "" : "s") + ")");
-  }
-  return names;
-}
-
 std::vector<std::string> split_hosts(const std::string& text) {
   std::vector<std::string> hosts;
   std::stringstream in(text);
@@ -86,11 +75,11 @@ void write_plan_outputs(const Options& o, const PointResult& point, std::ostream
   const Timeline timeline = plan_timeline(o, *plan, err);
   const std::string title = "GBS " + std::to_string(plan->global_batch) + ": " + stages_string(*plan);
   if (o.trace)
-    write_file_atomically(*o.trace, chrome_trace_json(timeline, {title, stage_names(*plan)}));
+    write_file_atomically(*o.trace, chrome_trace_json(timeline, {title, stage_labels(*plan)}));
   if (o.svg) {
     SvgOptions svg;
     svg.title = title;
-    svg.stage_names = stage_names(*plan);
+    svg.stage_names = stage_labels(*plan);
     write_file_atomically(*o.svg, gantt_svg(timeline, svg));
   }
   if (o.export_sched) {

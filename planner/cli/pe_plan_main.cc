@@ -7,22 +7,21 @@
 #include <string>
 #include <vector>
 
+#include "pe/error.h"
 #include "run.h"
 #include "sched_pipeline_cli.h"
 
 namespace {
 
-// TBB_NUM_THREADS caps the worker threads; a bad value is a usage error.
+// TBB_NUM_THREADS caps the worker threads; a bad value is a UsageError.
 std::unique_ptr<tbb::global_control> thread_cap() {
   const char* text = std::getenv("TBB_NUM_THREADS");
   if (!text || !*text) return nullptr;
   char* end = nullptr;
   const long threads = std::strtol(text, &end, 10);
-  if (*end != '\0' || threads < 1 || threads > 4096) {
-    std::cerr << "pe-plan: TBB_NUM_THREADS must be a whole number from 1 to 4096, got '"
-              << text << "'\n";
-    std::exit(2);
-  }
+  if (*end != '\0' || threads < 1 || threads > 4096)
+    throw pe::UsageError("TBB_NUM_THREADS must be a whole number from 1 to 4096, got '" +
+                         std::string(text) + "'");
   return std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                static_cast<std::size_t>(threads));
 }
@@ -30,7 +29,12 @@ std::unique_ptr<tbb::global_control> thread_cap() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const auto cap = thread_cap();
+  std::unique_ptr<tbb::global_control> cap;
+  try {
+    cap = thread_cap();
+  } catch (const pe::Error& e) {
+    return pe::cli::report_error(e, std::cerr);
+  }
   if (argc > 1 && std::string(argv[1]) == "sched-pipeline")
     return pe::sched_pipeline_main(argc - 1, argv + 1, std::cout, std::cerr);
   const std::vector<std::string> args(argv + 1, argv + argc);

@@ -4,11 +4,11 @@
 
 #include <cstdio>
 
+#include "field_flags.h"
 #include "options.h"
 #include "outputs.h"
 #include "pe/error.h"
 #include "pe/importers/cluster_yaml.h"
-#include "pe/output_file.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
 #include "pe/planner.h"
@@ -23,9 +23,10 @@ Cluster make_cluster(const Options& o) {
                                          o.devices.value_or("8,16")));
   Network& net = cluster.network;
   if (o.intra_bw) net.intra = *o.intra_bw * kGB;
-  if (o.inter_bw) net.inter_allreduce = *o.inter_bw * kGB;
-  if (o.inter_p2p_bw) net.inter_p2p = *o.inter_p2p_bw * kGB;
-  else if (o.inter_bw) net.inter_p2p = *o.inter_bw * kGB;
+  std::optional<BytesPerSecond> p2p;
+  if (o.inter_p2p_bw) p2p = *o.inter_p2p_bw * kGB;
+  if (o.inter_bw) set_inter_machine_bandwidth(net, *o.inter_bw * kGB, p2p);
+  else if (p2p) net.inter_p2p = *p2p;
   if (o.memory_gb) cluster.device_memory = *o.memory_gb * kGB;
   return cluster;
 }
@@ -41,12 +42,12 @@ Inputs load_model(const Options& o) {
   if (pbs <= 0)
     throw UsageError("the profile batch size of '" + o.profile +
                      "' is unknown: pass --pbs N (the batch size it was measured at)");
-  Inputs in{import_pipedream_graph(entry.path, pbs), {}};
+  Inputs in{import_pipedream_graph(entry.path, pbs), training_settings(entry)};
   in.model.name = entry.name;
-  in.settings.min_micro_batch = o.mbs.value_or(entry.min_micro_batch);
-  in.settings.optimizer_scaling = o.optimizer_scaling.value_or(entry.optimizer_scaling);
-  if (o.activation_bytes_per_sample) in.settings.activation_bytes_per_sample = o.activation_bytes_per_sample;
-  else in.settings.activation_bytes_per_sample = entry.activation_bytes_per_sample;
+  if (o.mbs) in.settings.min_micro_batch = *o.mbs;
+  if (o.optimizer_scaling) in.settings.optimizer_scaling = *o.optimizer_scaling;
+  if (o.activation_bytes_per_sample)
+    in.settings.activation_bytes_per_sample = o.activation_bytes_per_sample;
   return in;
 }
 
@@ -100,21 +101,20 @@ int plan(const Options& o, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
+int report_error(const Error& error, std::ostream& err) {
+  const auto* usage = dynamic_cast<const UsageError*>(&error);
+  err << "pe-plan: " << (usage ? usage_message(*usage) : error.what()) << "\n";
+  return usage ? 2 : 1;
+}
+
 int run_pe_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
     const Options o = parse_options(args);
     if (o.help) return out << help_text(), 0;
     if (o.version) return out << "pe-plan " PE_VERSION "\n", 0;
     return plan(o, out, err);
-  } catch (const UsageError& e) {
-    err << "pe-plan: " << e.what() << "\n";
-    return 2;
-  } catch (const InputError& e) {
-    err << "pe-plan: " << e.what() << "\n";
-    return 1;
-  } catch (const OutputError& e) {
-    err << "pe-plan: " << e.what() << "\n";
-    return 1;
+  } catch (const Error& e) {
+    return report_error(e, err);
   }
 }
 

@@ -5,7 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "pe/error.h"
+
 namespace pe::cli {
+
+/// Says `error` on `err` as pe-plan does ("pe-plan: " and the message, a field named by its
+/// flag) and returns its exit code: 2 for a UsageError, 1 for any other (bad input data, an
+/// output that cannot be written).
+int report_error(const Error& error, std::ostream& err);
 
 /// Runs pe-plan with `args` (argv without the program name). Returns the exit code:
 /// 0 success (also when no plan fits), 1 bad input data, 2 bad usage.

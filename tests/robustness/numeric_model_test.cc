@@ -104,14 +104,14 @@ TEST(NumericModel, TrainingSettingsPastTheirLimitsAreUsageErrors) {
     settings.optimizer_scaling = scaling;
     expect_error_naming<UsageError>(
         [&] { Planner(make_chain_model("m", 8, chain_of(2)), cluster, settings); },
-        {"--optimizer-scaling", "from 1 to 1e6"});
+        {"TrainingSettings::optimizer_scaling", "from 1 to 1e6"});
   }
   for (double bytes : {-1.0, 1e19, kNaN}) {
     TrainingSettings settings;
     settings.activation_bytes_per_sample = bytes;
     expect_error_naming<UsageError>(
         [&] { Planner(make_chain_model("m", 8, chain_of(2)), cluster, settings); },
-        {"--activation-bytes-per-sample", "from 0 to 1e18"});
+        {"TrainingSettings::activation_bytes_per_sample", "from 0 to 1e18"});
   }
 }
 

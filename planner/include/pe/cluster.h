@@ -1,6 +1,7 @@
 // The devices a plan may use: machines of GPUs and the links between them.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct Cluster {
   /// True when devices [first, first + count) all sit on one machine.
   bool one_machine(int first, int count) const;
 };
+
+/// Sets the bandwidth between machines: `allreduce` for all-reduce, and `p2p` for
+/// point-to-point transfers when given, else `allreduce` for those too (one number given
+/// for the link between machines means both).
+void set_inter_machine_bandwidth(Network& network, BytesPerSecond allreduce,
+                                 std::optional<BytesPerSecond> p2p = std::nullopt);
 
 /// HPGO's "seps" shorthand: cumulative exclusive machine ends, so {8, 16} is 2 machines of
 /// 8 GPUs and {1, 2, ..., 16} is 16 single-GPU machines. Throws UsageError unless the ends

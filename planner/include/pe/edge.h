@@ -8,10 +8,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "pe/error.h"
 #include "pe/units.h"
 
 namespace pe {
@@ -105,10 +105,10 @@ struct EdgeSchedule {
 };
 
 /// The exact search would need more memory than EdgeSettings::search_memory_limit.
-class SearchLimitError : public std::runtime_error {
+class SearchLimitError : public Error {
  public:
   /// `what` is the message.
-  explicit SearchLimitError(const std::string& what) : std::runtime_error(what) {}
+  explicit SearchLimitError(const std::string& what) : Error(what) {}
 };
 
 /// Finds a schedule with the least bottleneck (the cost model of pe/edge_cost.h,

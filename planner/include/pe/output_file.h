@@ -1,17 +1,18 @@
 // Writing result files (traces, charts, reports) so that readers never see half a file.
 #pragma once
 
-#include <stdexcept>
 #include <string>
+
+#include "pe/error.h"
 
 namespace pe {
 
 /// An output file could not be written. Not an input error: the message names the path
 /// and the operating system's reason (e.g. "Permission denied").
-class OutputError : public std::runtime_error {
+class OutputError : public Error {
  public:
   /// `what` names the path and the reason.
-  explicit OutputError(const std::string& what) : std::runtime_error(what) {}
+  explicit OutputError(const std::string& what) : Error(what) {}
 };
 
 /// Writes `content` to `path` atomically: into a new temporary file in the same

@@ -71,4 +71,7 @@ struct Plan {
 /// "FIRST-LAST:WIDTH" per stage joined by ';' (e.g. "0-20:8;21-25:8").
 std::string stages_string(const Plan& plan);
 
+/// One label per stage for timelines and charts: "stage S (states FIRST-LAST, W GPUs)".
+std::vector<std::string> stage_labels(const Plan& plan);
+
 }  // namespace pe

@@ -11,6 +11,9 @@ namespace {
 
 constexpr long kMaxBatch = 1L << 30;
 
+// The function whose argument is at fault (UsageError::field).
+const std::string kField = "parse_batch_sizes";
+
 int parse_positive(const std::string& item, const std::string& whole) {
   std::size_t used = 0;
   long value = 0;
@@ -20,7 +23,7 @@ int parse_positive(const std::string& item, const std::string& whole) {
     used = 0;
   }
   if (used == 0 || used != item.size() || value < 1 || value > kMaxBatch)
-    throw UsageError("--gbs: '" + item + "' in '" + whole +
+    throw UsageError(kField, kField + ": '" + item + "' in '" + whole +
                      "' is not a batch size (a whole number from 1 to 2^30)");
   return static_cast<int>(value);
 }
@@ -37,10 +40,11 @@ std::vector<std::string> split(const std::string& text, char separator) {
 std::vector<int> parse_range(const std::vector<std::string>& parts, const std::string& text) {
   const int first = parse_positive(parts[0], text), last = parse_positive(parts[1], text),
             step = parse_positive(parts[2], text);
-  if (last < first) throw UsageError("--gbs: range '" + text + "' ends before it starts");
+  if (last < first)
+    throw UsageError(kField, kField + ": range '" + text + "' ends before it starts");
   if ((last - first) / step > 100000)
-    throw UsageError("--gbs: range '" + text + "' is too long, expected at most 100001 batch "
-                     "sizes ((LAST - FIRST) / STEP <= 100000)");
+    throw UsageError(kField, kField + ": range '" + text + "' is too long, expected at most "
+                     "100001 batch sizes ((LAST - FIRST) / STEP <= 100000)");
   std::vector<int> sizes{first};
   for (long v = (first / step + 1) * static_cast<long>(step); v <= last; v += step)
     sizes.push_back(static_cast<int>(v));
@@ -53,10 +57,11 @@ std::vector<int> parse_batch_sizes(const std::string& text) {
   std::vector<std::string> parts = split(text, ':');
   if (parts.size() == 3) return parse_range(parts, text);
   if (parts.size() != 1)
-    throw UsageError("--gbs: expected N, N,M,... or FIRST:LAST:STEP, got '" + text + "'");
+    throw UsageError(kField,
+                     kField + ": expected N, N,M,... or FIRST:LAST:STEP, got '" + text + "'");
   std::vector<int> sizes;
   for (const std::string& item : split(text, ',')) sizes.push_back(parse_positive(item, text));
-  if (sizes.empty()) throw UsageError("--gbs: no batch size given");
+  if (sizes.empty()) throw UsageError(kField, kField + ": no batch size given");
   return sizes;
 }
 

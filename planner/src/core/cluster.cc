@@ -12,6 +12,9 @@ namespace {
 // The most GPUs a cluster may have in all, so that device ids and counts fit an int.
 constexpr long long kMaxClusterDevices = 1000000;
 
+const std::string kFromEnds = "cluster_from_machine_ends";
+const std::string kParseEnds = "parse_machine_ends";
+
 }  // namespace
 
 int Cluster::device_count() const {
@@ -35,14 +38,21 @@ bool Cluster::one_machine(int first, int count) const {
   return count <= 1 || machine_of(first) == machine_of(first + count - 1);
 }
 
+void set_inter_machine_bandwidth(Network& network, BytesPerSecond allreduce,
+                                 std::optional<BytesPerSecond> p2p) {
+  network.inter_allreduce = allreduce;
+  network.inter_p2p = p2p.value_or(allreduce);
+}
+
 Cluster cluster_from_machine_ends(const std::vector<int>& ends) {
-  if (ends.empty()) throw UsageError("--devices needs at least one machine end, e.g. 8,16");
+  if (ends.empty())
+    throw UsageError(kFromEnds, kFromEnds + " needs at least one machine end, e.g. {8, 16}");
   Cluster cluster;
   int previous = 0;
   for (int end : ends) {
     if (end <= previous)
-      throw UsageError("--devices: machine ends must be strictly increasing positive GPU "
-                       "counts (cumulative), got " + std::to_string(end) + " after " +
+      throw UsageError(kFromEnds, kFromEnds + ": machine ends must be strictly increasing "
+                       "positive GPU counts (cumulative), got " + std::to_string(end) + " after " +
                        std::to_string(previous));
     cluster.machine_gpus.push_back(end - previous);
     previous = end;
@@ -63,11 +73,12 @@ std::vector<int> parse_machine_ends(const std::string& text) {
       used = 0;
     }
     if (used == 0 || used != item.size() || value <= 0 || value > kMaxClusterDevices)
-      throw UsageError("--devices: '" + item + "' is not a GPU count (expected e.g. 8,16)");
+      throw UsageError(kParseEnds,
+                       kParseEnds + ": '" + item + "' is not a GPU count (expected e.g. 8,16)");
     ends.push_back(static_cast<int>(value));
   }
   if (ends.empty() || text.back() == ',')
-    throw UsageError("--devices: expected comma-separated machine ends, e.g. 8,16");
+    throw UsageError(kParseEnds, kParseEnds + ": expected comma-separated machine ends, e.g. 8,16");
   return ends;
 }
 

@@ -41,4 +41,16 @@ std::string stages_string(const Plan& plan) {
   return text;
 }
 
+std::vector<std::string> stage_labels(const Plan& plan) {
+  std::vector<std::string> labels;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const PlanStage& stage = plan.stages[s];
+    labels.push_back("stage " + std::to_string(s) + " (states " +
+                     std::to_string(stage.first_state) + "-" + std::to_string(stage.last_state) +
+                     ", " + std::to_string(stage.width) + " GPU" + (stage.width == 1 ? "" : "s") +
+                     ")");
+  }
+  return labels;
+}
+
 }  // namespace pe

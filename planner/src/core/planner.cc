@@ -50,13 +50,20 @@ std::string no_plan_reason(const detail::CostModel& cost, int global_batch, bool
   return reason;
 }
 
+// The API fields the settings checks name (UsageError::field).
+const std::string kMinMicroBatch = "TrainingSettings::min_micro_batch";
+const std::string kScaling = "TrainingSettings::optimizer_scaling";
+const std::string kActivation = "TrainingSettings::activation_bytes_per_sample";
+const std::string kTop = "SearchOptions::top";
+
 void check_settings(const TrainingSettings& s) {
-  if (s.min_micro_batch < 1) throw UsageError("--mbs must be at least 1");
+  if (s.min_micro_batch < 1)
+    throw UsageError(kMinMicroBatch, kMinMicroBatch + " must be at least 1");
   if (!(s.optimizer_scaling >= 1 && s.optimizer_scaling <= kMaxOptimizerScaling))
-    throw UsageError("--optimizer-scaling must be a number from 1 to 1e6");
+    throw UsageError(kScaling, kScaling + " must be a number from 1 to 1e6");
   if (s.activation_bytes_per_sample &&
       !(*s.activation_bytes_per_sample >= 0 && *s.activation_bytes_per_sample <= kMaxModelBytes))
-    throw UsageError("--activation-bytes-per-sample must be a number from 0 to 1e18");
+    throw UsageError(kActivation, kActivation + " must be a number from 0 to 1e18");
 }
 
 }  // namespace
@@ -74,7 +81,7 @@ Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
   validate(cluster_, "cluster");
   check_settings(settings_);
   if (options_.schedules.empty()) throw UsageError("no schedule to search");
-  if (options_.top < 1) throw UsageError("--top must be at least 1");
+  if (options_.top < 1) throw UsageError(kTop, kTop + " must be at least 1");
 }
 
 PointResult Planner::plan(int global_batch) const {

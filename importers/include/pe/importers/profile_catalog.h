@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "pe/settings.h"
+
 namespace pe {
 
 /// One profile and HPGO's planning defaults for it.
@@ -51,5 +53,10 @@ std::vector<ProfileEntry> bundled_profiles();
 /// InputError for an unknown name (listing the known names), a missing file or a directory.
 /// Paths that are not regular files but can be read (devices, pipes) are taken as given.
 ProfileEntry find_profile(const std::string& name_or_path);
+
+/// The entry's planning defaults as TrainingSettings: its min_micro_batch,
+/// optimizer_scaling and activation_bytes_per_sample. The profile batch size is not a
+/// setting: pass entry.profile_batch_size to import_pipedream_graph.
+TrainingSettings training_settings(const ProfileEntry& entry);
 
 }  // namespace pe

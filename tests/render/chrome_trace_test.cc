@@ -6,14 +6,14 @@
 #include <random>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "pe/render.h"
-#include "render/json_reader.h"
 
 namespace pe {
 namespace {
 
-using testing::Json;
-using testing::parse_json;
+using Json = nlohmann::json;
 
 Timeline sample_timeline() {
   PipelineShape shape;
@@ -26,8 +26,8 @@ Timeline sample_timeline() {
 
 std::vector<const Json*> complete_events(const Json& trace) {
   std::vector<const Json*> out;
-  for (const Json& e : trace.at("traceEvents").array)
-    if (e.at("ph").string == "X") out.push_back(&e);
+  for (const Json& e : trace.at("traceEvents"))
+    if (e.at("ph") == "X") out.push_back(&e);
   return out;
 }
 
@@ -35,34 +35,35 @@ std::vector<const Json*> complete_events(const Json& trace) {
 // micro-batch, start and duration (microseconds, printed to the nanosecond).
 TEST(ChromeTrace, EventsMatchTheTimelineOneToOne) {
   const Timeline t = sample_timeline();
-  const Json trace = parse_json(chrome_trace_json(t, {"demo", {}}));
+  const Json trace = Json::parse(chrome_trace_json(t, {"demo", {}}));
   const auto events = complete_events(trace);
   ASSERT_EQ(events.size(), t.events.size());
   std::map<std::tuple<int, std::string, int>, const Json*> by_key;
   for (const Json* e : events) {
-    auto key = std::make_tuple(static_cast<int>(e->at("pid").number), e->at("cat").string,
-                               static_cast<int>(e->at("args").at("micro_batch").number));
+    auto key = std::make_tuple(e->at("pid").get<int>(), e->at("cat").get<std::string>(),
+                               e->at("args").at("micro_batch").get<int>());
     EXPECT_TRUE(by_key.emplace(key, e).second) << "duplicate event";
   }
   for (const Event& e : t.events) {
     auto it = by_key.find(std::make_tuple(e.stage, to_string(e.kind), e.micro_batch));
     ASSERT_NE(it, by_key.end()) << to_string(e.kind) << " " << e.stage << "/" << e.micro_batch;
-    EXPECT_NEAR(it->second->at("ts").number, e.start * 1e6, 5e-4);
-    EXPECT_NEAR(it->second->at("dur").number, e.duration() * 1e6, 1e-3);
+    EXPECT_NEAR(it->second->at("ts").get<double>(), e.start * 1e6, 5e-4);
+    EXPECT_NEAR(it->second->at("dur").get<double>(), e.duration() * 1e6, 1e-3);
   }
 }
 
 TEST(ChromeTrace, NamesProcessesThreadsAndEvents) {
   const Timeline t = sample_timeline();
-  const Json trace = parse_json(
+  const Json trace = Json::parse(
       chrome_trace_json(t, {"plan \"x\"", {"stage 0 (states 0-20, 8 GPUs)", ""}}));
-  EXPECT_EQ(trace.at("otherData").at("title").string, "plan \"x\"");
+  EXPECT_EQ(trace.at("otherData").at("title"), "plan \"x\"");
   std::map<int, std::string> processes;
   std::map<std::pair<int, int>, std::string> threads;
-  for (const Json& e : trace.at("traceEvents").array) {
-    const int pid = static_cast<int>(e.at("pid").number), tid = static_cast<int>(e.at("tid").number);
-    if (e.at("name").string == "process_name") processes[pid] = e.at("args").at("name").string;
-    if (e.at("name").string == "thread_name") threads[{pid, tid}] = e.at("args").at("name").string;
+  for (const Json& e : trace.at("traceEvents")) {
+    const int pid = e.at("pid").get<int>(), tid = e.at("tid").get<int>();
+    const std::string name = e.at("args").value("name", "");
+    if (e.at("name") == "process_name") processes[pid] = name;
+    if (e.at("name") == "thread_name") threads[{pid, tid}] = name;
   }
   EXPECT_EQ(processes[0], "stage 0 (states 0-20, 8 GPUs)");
   EXPECT_EQ(processes[1], "stage 1");  // empty label falls back
@@ -74,7 +75,7 @@ TEST(ChromeTrace, NamesProcessesThreadsAndEvents) {
   EXPECT_EQ(threads[std::make_pair(1, 4)], "filler");
   EXPECT_EQ(threads.count(std::make_pair(2, 1)), 0u);  // the last stage sends no activations
   std::map<std::string, int> names;
-  for (const Json* e : complete_events(trace)) ++names[e->at("name").string];
+  for (const Json* e : complete_events(trace)) ++names[e->at("name").get<std::string>()];
   EXPECT_EQ(names["F0"], 3);
   EXPECT_EQ(names["grad 2"], 2);
   EXPECT_EQ(names["all-reduce"], 3);
@@ -98,7 +99,7 @@ std::vector<Timeline> awkward_timelines() {
 }
 
 // Whole nanoseconds of a trace time in microseconds with three decimals.
-long long nanoseconds(const Json& value) { return std::llround(value.number * 1000); }
+long long nanoseconds(const Json& value) { return std::llround(value.get<double>() * 1000); }
 
 // Start and end (ns) of each complete event, by (pid, tid), in trace order.
 std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> spans_by_thread(
@@ -106,7 +107,7 @@ std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> span
   std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> spans;
   for (const Json* e : complete_events(trace)) {
     const long long start = nanoseconds(e->at("ts"));
-    spans[{static_cast<int>(e->at("pid").number), static_cast<int>(e->at("tid").number)}]
+    spans[{e->at("pid").get<int>(), e->at("tid").get<int>()}]
         .emplace_back(start, start + nanoseconds(e->at("dur")));
   }
   return spans;
@@ -117,7 +118,7 @@ std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> span
 TEST(ChromeTrace, EventsOnAThreadNeverOverlapAfterRounding) {
   int touching = 0;
   for (const Timeline& t : awkward_timelines()) {
-    const Json trace = parse_json(chrome_trace_json(t, {"plan", {}}));
+    const Json trace = Json::parse(chrome_trace_json(t, {"plan", {}}));
     for (auto& [thread, spans] : spans_by_thread(trace)) {
       std::sort(spans.begin(), spans.end());
       for (std::size_t k = 1; k < spans.size(); ++k) {
@@ -131,8 +132,9 @@ TEST(ChromeTrace, EventsOnAThreadNeverOverlapAfterRounding) {
 }
 
 TEST(ChromeTrace, EmptyTimelineIsValidJson) {
-  const Json trace = parse_json(chrome_trace_json(Timeline{}, {}));
-  EXPECT_TRUE(trace.at("traceEvents").array.empty());
+  const Json trace = Json::parse(chrome_trace_json(Timeline{}, {}));
+  EXPECT_TRUE(trace.at("traceEvents").is_array());
+  EXPECT_TRUE(trace.at("traceEvents").empty());
 }
 
 }  // namespace

@@ -7,11 +7,13 @@
 #include "render/colors.h"
 #include "pe/error.h"
 #include "render/svg.h"
+#include "report/format.h"
 
 namespace pe {
 namespace {
 
-using detail::render::fixed;
+using detail::format::fixed;
+using detail::format::stage_label;
 
 constexpr int kTop = 40;        // Title band.
 constexpr int kGap = 6;         // Between stage blocks.
@@ -27,13 +29,6 @@ struct Layout {
   double x(Seconds t) const { return left + (right - left) * t / span; }
 };
 
-std::string row_label(const SvgOptions& options, int stage) {
-  const auto index = static_cast<std::size_t>(stage);
-  if (index < options.stage_names.size() && !options.stage_names[index].empty())
-    return options.stage_names[index];
-  return "stage " + std::to_string(stage);
-}
-
 void check_options(const SvgOptions& options) {
   auto in = [](int value, int low, int high, const char* what) {
     if (value < low || value > high)
@@ -48,7 +43,8 @@ void check_options(const SvgOptions& options) {
 Layout make_layout(const Timeline& timeline, const SvgOptions& options) {
   Layout layout;
   std::size_t longest = 0;
-  for (int s = 0; s < timeline.stage_count; ++s) longest = std::max(longest, row_label(options, s).size());
+  for (int s = 0; s < timeline.stage_count; ++s)
+    longest = std::max(longest, stage_label(options.stage_names, s).size());
   const double label_width =
       std::clamp(12 + kCharWidth * static_cast<double>(longest), 70.0, options.width / 3.0);
   layout.label_chars = static_cast<std::size_t>((label_width - 12) / kCharWidth + 1e-6);
@@ -78,7 +74,8 @@ void draw_rows(detail::render::SvgWriter& svg, const Timeline& timeline, const S
       svg.rect(layout.left, top + options.row_height, layout.right - layout.left,
                3 * options.link_row_height, "#f7f7f7");
     svg.text(6, top + options.row_height / 2.0 + 4,
-             detail::render::shorten(row_label(options, s), layout.label_chars), "font-size=\"11\"");
+             detail::render::shorten(stage_label(options.stage_names, s), layout.label_chars),
+             "font-size=\"11\"");
   }
 }
 

@@ -1,7 +1,8 @@
 #include "render/svg.h"
 
-#include <charconv>
 #include <cmath>
+
+#include "report/format.h"
 
 namespace pe::detail::render {
 namespace {
@@ -12,30 +13,7 @@ std::string dash_attribute(std::string_view dash) {
 
 }  // namespace
 
-void append_fixed(std::string& out, double value, int decimals) {
-  if (!std::isfinite(value)) value = 0;
-  if (std::fabs(value) < 0.5 * std::pow(10.0, -decimals)) value = 0;  // no "-0.00"
-  char buffer[400];  // the largest double printed in full fits
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed,
-                              decimals);
-  if (result.ec != std::errc()) {
-    out += '0';
-    return;
-  }
-  out.append(buffer, result.ptr);
-}
-
-void append_int(std::string& out, long long value) {
-  char buffer[24];
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, result.ptr);
-}
-
-std::string fixed(double value, int decimals) {
-  std::string out;
-  append_fixed(out, value, decimals);
-  return out;
-}
+std::string pixels(double value) { return format::fixed(std::isfinite(value) ? value : 0, 2); }
 
 std::string xml_escape(std::string_view text) {
   std::string out;
@@ -53,25 +31,6 @@ std::string xml_escape(std::string_view text) {
     }
   }
   return out;
-}
-
-std::string json_string(std::string_view text) {
-  static const char* hex = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20) {
-      out += "\\u00";
-      out += hex[byte >> 4];
-      out += hex[byte & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 double nice_step(double range, int target) {
@@ -98,8 +57,8 @@ SvgWriter::SvgWriter(int width, int height) {
 
 void SvgWriter::rect(double x, double y, double width, double height, std::string_view fill,
                      std::string_view tooltip) {
-  out_ += "<rect x=\"" + fixed(x, 2) + "\" y=\"" + fixed(y, 2) + "\" width=\"" +
-          fixed(width, 2) + "\" height=\"" + fixed(height, 2) + "\" fill=\"";
+  out_ += "<rect x=\"" + pixels(x) + "\" y=\"" + pixels(y) + "\" width=\"" +
+          pixels(width) + "\" height=\"" + pixels(height) + "\" fill=\"";
   out_ += fill;
   if (tooltip.empty()) {
     out_ += "\"/>\n";
@@ -110,22 +69,22 @@ void SvgWriter::rect(double x, double y, double width, double height, std::strin
 
 void SvgWriter::line(double x1, double y1, double x2, double y2, std::string_view stroke,
                      double stroke_width, std::string_view dash) {
-  out_ += "<line x1=\"" + fixed(x1, 2) + "\" y1=\"" + fixed(y1, 2) + "\" x2=\"" +
-          fixed(x2, 2) + "\" y2=\"" + fixed(y2, 2) + "\" stroke=\"";
+  out_ += "<line x1=\"" + pixels(x1) + "\" y1=\"" + pixels(y1) + "\" x2=\"" +
+          pixels(x2) + "\" y2=\"" + pixels(y2) + "\" stroke=\"";
   out_ += stroke;
-  out_ += "\" stroke-width=\"" + fixed(stroke_width, 2) + "\"";
+  out_ += "\" stroke-width=\"" + pixels(stroke_width) + "\"";
   out_ += dash_attribute(dash) + "/>\n";
 }
 
 void SvgWriter::text(double x, double y, std::string_view content, std::string_view attributes) {
-  out_ += "<text x=\"" + fixed(x, 2) + "\" y=\"" + fixed(y, 2) + "\"";
+  out_ += "<text x=\"" + pixels(x) + "\" y=\"" + pixels(y) + "\"";
   if (!attributes.empty()) out_ += " " + std::string(attributes);
   out_ += ">" + xml_escape(content) + "</text>\n";
 }
 
 void SvgWriter::circle(double x, double y, double radius, std::string_view fill) {
-  out_ += "<circle cx=\"" + fixed(x, 2) + "\" cy=\"" + fixed(y, 2) + "\" r=\"" +
-          fixed(radius, 2) + "\" fill=\"";
+  out_ += "<circle cx=\"" + pixels(x) + "\" cy=\"" + pixels(y) + "\" r=\"" +
+          pixels(radius) + "\" fill=\"";
   out_ += fill;
   out_ += "\" stroke=\"white\" stroke-width=\"1\"/>\n";
 }
@@ -134,9 +93,9 @@ void SvgWriter::polyline(const std::vector<std::pair<double, double>>& points,
                          std::string_view stroke, double stroke_width, std::string_view dash) {
   out_ += "<polyline fill=\"none\" stroke=\"";
   out_ += stroke;
-  out_ += "\" stroke-width=\"" + fixed(stroke_width, 2) + "\"";
+  out_ += "\" stroke-width=\"" + pixels(stroke_width) + "\"";
   out_ += dash_attribute(dash) + " points=\"";
-  for (const auto& [x, y] : points) out_ += fixed(x, 2) + "," + fixed(y, 2) + " ";
+  for (const auto& [x, y] : points) out_ += pixels(x) + "," + pixels(y) + " ";
   out_ += "\"/>\n";
 }
 

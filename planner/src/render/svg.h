@@ -8,17 +8,12 @@
 
 namespace pe::detail::render {
 
-/// `value` with `decimals` digits after the point, locale-independent; non-finite -> "0".
-std::string fixed(double value, int decimals);
-/// Appends fixed(value, decimals) to `out` without temporaries.
-void append_fixed(std::string& out, double value, int decimals);
-/// Appends the decimal digits of `value` to `out`.
-void append_int(std::string& out, long long value);
+/// A coordinate or length in pixels: format::fixed with two decimals, 0 when not finite
+/// (an SVG attribute must be a number).
+std::string pixels(double value);
 /// Escapes &, <, >, " and ' for XML text and attributes; drops control characters that
 /// XML 1.0 forbids.
 std::string xml_escape(std::string_view text);
-/// A JSON string literal (with quotes) for `text`.
-std::string json_string(std::string_view text);
 /// A "nice" tick step (1, 2 or 5 times a power of ten) giving about `target` ticks over
 /// `range`; 1 when the range is not positive and finite.
 double nice_step(double range, int target);

@@ -122,7 +122,7 @@ void draw_axes(detail::render::SvgWriter& svg, const Axis& x, const Axis& y, con
   }
   svg.text((x.from + x.to) / 2, options.height - 14, options.x_label,
            "font-size=\"12\" text-anchor=\"middle\"");
-  const std::string centre = detail::render::fixed((y.from + y.to) / 2, 2);
+  const std::string centre = detail::render::pixels((y.from + y.to) / 2);
   svg.text(16, (y.from + y.to) / 2, options.y_label,
            "font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 16 " + centre + ")\"");
 }
@@ -146,9 +146,9 @@ void draw_legend(detail::render::SvgWriter& svg, const std::vector<SpeedupCurve>
   for (const SpeedupCurve& c : curves) longest = std::max(longest, c.name.size());
   const double width = 40 + 6.6 * static_cast<double>(std::min<std::size_t>(longest, 40));
   const double left = x.from + 10, top = y.to + 8;
-  svg.raw("<rect x=\"" + detail::render::fixed(left, 2) + "\" y=\"" + detail::render::fixed(top, 2) +
-          "\" width=\"" + detail::render::fixed(width, 2) + "\" height=\"" +
-          detail::render::fixed(8 + 16.0 * static_cast<double>(curves.size()), 2) +
+  svg.raw("<rect x=\"" + detail::render::pixels(left) + "\" y=\"" + detail::render::pixels(top) +
+          "\" width=\"" + detail::render::pixels(width) + "\" height=\"" +
+          detail::render::pixels(8 + 16.0 * static_cast<double>(curves.size())) +
           "\" fill=\"white\" fill-opacity=\"0.85\" stroke=\"#cccccc\"/>\n");
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const double row = top + 12 + 16.0 * static_cast<double>(c);

@@ -4,8 +4,8 @@
 namespace pe {
 namespace {
 
+using detail::format::counted;
 using detail::format::fixed;
-using detail::format::json_number;
 
 std::string ms(Seconds s) { return fixed(s * 1e3, 3); }
 
@@ -23,27 +23,9 @@ std::string bubble_text(const BubbleReport& r) {
   return text;
 }
 
-std::string bubble_json(const BubbleReport& r) {
-  std::string stages;
-  for (const StageBubbles& s : r.stages)
-    stages += std::string(stages.empty() ? "" : ", ") + "{\"stage\": " +
-              std::to_string(s.stage) + ", \"busy_s\": " + json_number(s.busy) +
-              ", \"idle_s\": " + json_number(s.idle) +
-              ", \"bubble_fraction\": " + json_number(s.bubble_fraction) +
-              ", \"warmup_s\": " + json_number(s.warmup) +
-              ", \"wait_transfer_s\": " + json_number(s.wait_transfer) +
-              ", \"wait_stage_s\": " + json_number(s.wait_stage) +
-              ", \"drain_s\": " + json_number(s.drain) +
-              ", \"allreduce_s\": " + json_number(s.allreduce) + "}";
-  return "{\"makespan_s\": " + json_number(r.makespan) +
-         ", \"mean_bubble_fraction\": " + json_number(r.mean_bubble_fraction) +
-         ", \"stages\": [" + stages + "]}";
-}
-
 std::string fill_text(const FillResult& r) {
   std::string text = "bubble filling: " + std::string(r.complete ? "all work placed" : "not all work fits") +
-                     " in " + std::to_string(r.iterations) + " iteration" +
-                     (r.iterations == 1 ? "" : "s") + "\n";
+                     " in " + counted(r.iterations, "iteration") + "\n";
   for (const ItemFill& item : r.items)
     text += "  " + item.name + ": " + to_string(item.status) + ", " + std::to_string(item.placed) +
             "/" + std::to_string(item.pieces) + " pieces" +

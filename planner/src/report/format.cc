@@ -2,43 +2,31 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <sstream>
+#include <cstdint>
+#include <iterator>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace pe::detail::format {
 
+void append_fixed(std::string& out, double value, int digits) {
+  if (!std::isfinite(value)) {
+    out += '-';
+    return;
+  }
+  if (std::fabs(value) < 0.5 * std::pow(10.0, -digits)) value = 0;  // no "-0.00"
+  fmt::format_to(std::back_inserter(out), "{:.{}f}", value, digits);
+}
+
 std::string fixed(double value, int digits) {
-  if (!std::isfinite(value)) return "-";
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << value;
-  return out.str();
+  std::string out;
+  append_fixed(out, value, digits);
+  return out;
 }
 
 std::string json_number(double value) {
-  if (!std::isfinite(value)) return "null";
-  std::ostringstream out;
-  out.precision(17);
-  out << value;
-  return out.str();
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
+  return std::isfinite(value) ? fmt::format("{:.17g}", value) : "null";
 }
 
 std::string right(const std::string& text, std::size_t width) {
@@ -49,8 +37,15 @@ std::string left(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
 }
 
-std::string counted(long long n, const std::string& noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+std::string counted(long long n, std::string_view noun, std::string_view plural) {
+  if (n == 1) return fmt::format("1 {}", noun);
+  return plural.empty() ? fmt::format("{} {}s", n, noun) : fmt::format("{} {}", n, plural);
+}
+
+std::string stage_label(const std::vector<std::string>& names, int stage) {
+  const auto index = static_cast<std::size_t>(stage);
+  if (stage >= 0 && index < names.size() && !names[index].empty()) return names[index];
+  return "stage " + std::to_string(stage);
 }
 
 std::vector<std::string> right_columns(const std::vector<std::vector<std::string>>& rows,
@@ -67,6 +62,65 @@ std::vector<std::string> right_columns(const std::vector<std::vector<std::string
     lines.push_back(line);
   }
   return lines;
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Printable ASCII but the quote and backslash: written as it is, quoted.
+bool plain(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return c >= ' ' && c <= '~' && c != '"' && c != '\\'; });
+}
+
+// A JSON string literal; nlohmann::json escapes all but plain text.
+void append_string(std::string& out, const std::string& text) {
+  if (plain(text)) {
+    out += '"';
+    out += text;
+    out += '"';
+    return;
+  }
+  out += Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace
+
+void append_json_line(std::string& out, const Json& value, const JsonStyle& style) {
+  if (value.is_object()) {
+    out += '{';
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (it != value.begin()) out += style.comma;
+      append_string(out, it.key());
+      out += style.colon;
+      append_json_line(out, it.value(), style);
+    }
+    out += '}';
+  } else if (value.is_array()) {
+    out += '[';
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (it != value.begin()) out += style.comma;
+      append_json_line(out, *it, style);
+    }
+    out += ']';
+  } else if (value.is_string()) {
+    append_string(out, value.get_ref<const std::string&>());
+  } else if (value.is_number_float()) {
+    out += style.number(value.get<double>());
+  } else if (value.is_number_unsigned()) {
+    out += fmt::format_int(value.get<std::uint64_t>()).c_str();
+  } else if (value.is_number_integer()) {
+    out += fmt::format_int(value.get<std::int64_t>()).c_str();
+  } else {
+    out += value.dump();  // true, false or null
+  }
+}
+
+std::string json_line(const Json& value, const JsonStyle& style) {
+  std::string out;
+  append_json_line(out, value, style);
+  return out;
 }
 
 }  // namespace pe::detail::format

@@ -1,110 +1,130 @@
+// The sweep and bubble reports as JSON.
 #include "pe/report.h"
+
+#include <nlohmann/json.hpp>
+
 #include "pe/timeline.h"
 #include "report/format.h"
 
 namespace pe {
 namespace {
 
-using detail::format::json_number;
-using detail::format::json_string;
+using Json = nlohmann::ordered_json;
 
-std::string field(const std::string& key, const std::string& value) {
-  return json_string(key) + ": " + value;
+// One line per value: ", " and ": " between items, numbers in full (null when not finite).
+constexpr detail::format::JsonStyle kStyle{", ", ": ", detail::format::json_number};
+
+std::string line(const Json& value) { return detail::format::json_line(value, kStyle); }
+
+Json bubbles_value(const BubbleReport& r) {
+  Json stages = Json::array();
+  for (const StageBubbles& s : r.stages)
+    stages.push_back({{"stage", s.stage},
+                      {"busy_s", s.busy},
+                      {"idle_s", s.idle},
+                      {"bubble_fraction", s.bubble_fraction},
+                      {"warmup_s", s.warmup},
+                      {"wait_transfer_s", s.wait_transfer},
+                      {"wait_stage_s", s.wait_stage},
+                      {"drain_s", s.drain},
+                      {"allreduce_s", s.allreduce}});
+  return {{"makespan_s", r.makespan},
+          {"mean_bubble_fraction", r.mean_bubble_fraction},
+          {"stages", stages}};
 }
 
-std::string ints(const std::vector<int>& values) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < values.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
+Json stage_value(const PlanStage& s) {
+  return {{"first_state", s.first_state},
+          {"last_state", s.last_state},
+          {"width", s.width},
+          {"devices", s.devices},
+          {"forward_s", s.times.forward},
+          {"backward_s", s.times.backward},
+          {"send_s", s.times.send},
+          {"allreduce_total_s", s.allreduce_total},
+          {"allreduce_exposed_s", s.times.allreduce},
+          {"cut_intra_machine", s.cut_intra_machine},
+          {"allreduce_intra_machine", s.allreduce_intra_machine},
+          {"weight_memory_bytes", s.weight_memory},
+          {"activation_memory_bytes", s.activation_memory},
+          {"peak_memory_bytes", s.peak_memory()}};
 }
 
-std::string stage_json(const PlanStage& s) {
-  return "{" + field("first_state", std::to_string(s.first_state)) + ", " +
-         field("last_state", std::to_string(s.last_state)) + ", " +
-         field("width", std::to_string(s.width)) + ", " + field("devices", ints(s.devices)) +
-         ", " + field("forward_s", json_number(s.times.forward)) + ", " +
-         field("backward_s", json_number(s.times.backward)) + ", " +
-         field("send_s", json_number(s.times.send)) + ", " +
-         field("allreduce_total_s", json_number(s.allreduce_total)) + ", " +
-         field("allreduce_exposed_s", json_number(s.times.allreduce)) + ", " +
-         field("cut_intra_machine", s.cut_intra_machine ? "true" : "false") + ", " +
-         field("allreduce_intra_machine", s.allreduce_intra_machine ? "true" : "false") + ", " +
-         field("weight_memory_bytes", json_number(s.weight_memory)) + ", " +
-         field("activation_memory_bytes", json_number(s.activation_memory)) + ", " +
-         field("peak_memory_bytes", json_number(s.peak_memory())) + "}";
+Json plan_value(const Plan& p, const Baselines& b) {
+  Json stages = Json::array();
+  for (const PlanStage& s : p.stages) stages.push_back(stage_value(s));
+  return {{"global_batch", p.global_batch},
+          {"pipeline_replicas", p.pipeline_replicas},
+          {"micro_batch_size", p.micro_batch_size},
+          {"micro_batches", p.micro_batches},
+          {"uneven_micro_batches", p.uneven_micro_batches()},
+          {"schedule", to_string(p.schedule)},
+          {"stages_string", stages_string(p)},
+          {"devices_used", p.device_count()},
+          {"slot_s", p.slot},
+          {"fill_drain_s", p.fill_drain},
+          {"exposed_allreduce_s", p.exposed_allreduce},
+          {"iteration_time_s", p.iteration_time},
+          {"simulated_time_s", p.simulated_time},
+          {"estimate_minus_simulated_s", p.iteration_time - p.simulated_time},
+          {"speedup", p.speedup},
+          {"simulated_speedup", simulated_speedup(p, b)},
+          {"limiter", to_string(p.limiter)},
+          {"stages", stages},
+          {"bubbles", bubbles_value(bubbles(simulate(p.shape())))}};
 }
 
-std::string plan_json(const Plan& p, const Baselines& b) {
-  std::string stages;
-  for (const PlanStage& s : p.stages) stages += (stages.empty() ? "" : ", ") + stage_json(s);
-  return "{" + field("global_batch", std::to_string(p.global_batch)) + ", " +
-         field("pipeline_replicas", std::to_string(p.pipeline_replicas)) + ", " +
-         field("micro_batch_size", std::to_string(p.micro_batch_size)) + ", " +
-         field("micro_batches", std::to_string(p.micro_batches)) + ", " +
-         field("uneven_micro_batches", p.uneven_micro_batches() ? "true" : "false") + ", " +
-         field("schedule", json_string(to_string(p.schedule))) + ", " +
-         field("stages_string", json_string(stages_string(p))) + ", " +
-         field("devices_used", std::to_string(p.device_count())) + ", " +
-         field("slot_s", json_number(p.slot)) + ", " +
-         field("fill_drain_s", json_number(p.fill_drain)) + ", " +
-         field("exposed_allreduce_s", json_number(p.exposed_allreduce)) + ", " +
-         field("iteration_time_s", json_number(p.iteration_time)) + ", " +
-         field("simulated_time_s", json_number(p.simulated_time)) + ", " +
-         field("estimate_minus_simulated_s", json_number(p.iteration_time - p.simulated_time)) +
-         ", " + field("speedup", json_number(p.speedup)) + ", " +
-         field("simulated_speedup", json_number(simulated_speedup(p, b))) + ", " +
-         field("limiter", json_string(to_string(p.limiter))) + ", " +
-         field("stages", "[" + stages + "]") + ", " +
-         field("bubbles", bubble_json(bubbles(simulate(p.shape())))) + "}";
+Json baselines_value(const Baselines& b) {
+  return {{"single_device_time_s", b.single_device_time},
+          {"allreduce_time_s", b.allreduce_time},
+          {"per_device_batch", b.per_device_batch},
+          {"max_device_batch", b.max_device_batch},
+          {"accumulation_steps", b.accumulation_steps},
+          {"fits", b.fits},
+          {"dp", b.dp},
+          {"dp_overlap", b.dp_overlap},
+          {"dp_p3", b.dp_p3}};
 }
 
-std::string baselines_json(const Baselines& b) {
-  return "{" + field("single_device_time_s", json_number(b.single_device_time)) + ", " +
-         field("allreduce_time_s", json_number(b.allreduce_time)) + ", " +
-         field("per_device_batch", std::to_string(b.per_device_batch)) + ", " +
-         field("max_device_batch", std::to_string(b.max_device_batch)) + ", " +
-         field("accumulation_steps", std::to_string(b.accumulation_steps)) + ", " +
-         field("fits", b.fits ? "true" : "false") + ", " + field("dp", json_number(b.dp)) +
-         ", " + field("dp_overlap", json_number(b.dp_overlap)) + ", " +
-         field("dp_p3", json_number(b.dp_p3)) + "}";
-}
-
-std::string point_json(const PointResult& p) {
+// A point on one line but for its plans, which start a line each.
+std::string point_text(const PointResult& p) {
   std::string plans;
   for (const Plan& plan : p.plans)
-    plans += (plans.empty() ? "" : ",\n      ") + plan_json(plan, p.baselines);
-  return "{" + field("gbs", std::to_string(p.global_batch)) + ", " +
-         field("baselines", baselines_json(p.baselines)) + ",\n     " +
-         field("plans", "[" + plans + "]") + ", " +
-         field("exact", p.exact ? "true" : "false") + ", " +
-         field("no_plan_reason", p.plans.empty() ? json_string(p.no_plan_reason) : "null") + "}";
+    plans += (plans.empty() ? "" : ",\n      ") + line(plan_value(plan, p.baselines));
+  const Json reason = p.plans.empty() ? Json(p.no_plan_reason) : Json();
+  return "{\"gbs\": " + line(p.global_batch) +
+         ", \"baselines\": " + line(baselines_value(p.baselines)) + ",\n     \"plans\": [" +
+         plans + "], \"exact\": " + line(p.exact) + ", \"no_plan_reason\": " + line(reason) +
+         "}";
 }
 
-std::string context_json(const ReportContext& c) {
-  std::string text = "{";
-  if (c.model)
-    text += field("model", json_string(c.model->name)) + ", " +
-            field("source", json_string(c.model->source)) + ", " +
-            field("states", std::to_string(c.model->size())) + ", " +
-            field("profile_batch_size", json_number(c.model->profile_batch_size));
-  if (c.cluster)
-    text += std::string(c.model ? ", " : "") +
-            field("machine_gpus", ints(c.cluster->machine_gpus)) + ", " +
-            field("device_memory_bytes", json_number(c.cluster->device_memory)) + ", " +
-            field("intra_bw", json_number(c.cluster->network.intra)) + ", " +
-            field("inter_allreduce_bw", json_number(c.cluster->network.inter_allreduce)) +
-            ", " + field("inter_p2p_bw", json_number(c.cluster->network.inter_p2p));
-  return text + "}";
+Json context_value(const ReportContext& c) {
+  Json context = Json::object();
+  if (c.model) {
+    context["model"] = c.model->name;
+    context["source"] = c.model->source;
+    context["states"] = c.model->size();
+    context["profile_batch_size"] = c.model->profile_batch_size;
+  }
+  if (c.cluster) {
+    context["machine_gpus"] = c.cluster->machine_gpus;
+    context["device_memory_bytes"] = c.cluster->device_memory;
+    context["intra_bw"] = c.cluster->network.intra;
+    context["inter_allreduce_bw"] = c.cluster->network.inter_allreduce;
+    context["inter_p2p_bw"] = c.cluster->network.inter_p2p;
+  }
+  return context;
 }
 
 }  // namespace
 
+std::string bubble_json(const BubbleReport& report) { return line(bubbles_value(report)); }
+
 std::string sweep_json(const std::vector<PointResult>& points, const ReportContext& context) {
   std::string body;
-  for (const PointResult& p : points) body += (body.empty() ? "\n    " : ",\n    ") + point_json(p);
-  return "{\n  " + field("context", context_json(context)) + ",\n  " +
-         field("points", "[" + body + "\n  ]") + "\n}\n";
+  for (const PointResult& p : points) body += (body.empty() ? "\n    " : ",\n    ") + point_text(p);
+  return "{\n  \"context\": " + line(context_value(context)) + ",\n  \"points\": [" + body +
+         "\n  ]\n}\n";
 }
 
 }  // namespace pe

@@ -123,10 +123,10 @@ double simulated_speedup(const Plan& plan, const Baselines& baselines) {
 
 std::string plan_text(const Plan& plan, const ModelProfile& model) {
   std::ostringstream out;
-  out << "GBS " << plan.global_batch << ": " << plan.pipeline_replicas << " pipeline cop"
-      << (plan.pipeline_replicas == 1 ? "y" : "ies") << " x " << plan.stages.size()
-      << " stage" << (plan.stages.size() == 1 ? "" : "s") << ", " << plan.micro_batches
-      << " micro-batch" << (plan.micro_batches == 1 ? "" : "es") << " of "
+  out << "GBS " << plan.global_batch << ": "
+      << counted(plan.pipeline_replicas, "pipeline copy", "pipeline copies") << " x "
+      << counted(static_cast<long long>(plan.stages.size()), "stage") << ", "
+      << counted(plan.micro_batches, "micro-batch", "micro-batches") << " of "
       << (plan.uneven_micro_batches() ? "at most " : "") << plan.micro_batch_size << ", "
       << to_string(plan.schedule) << "\n";
   out << "  estimate " << ms(plan.iteration_time) << " = " << plan.micro_batches - 1
@@ -139,7 +139,7 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
     const PlanStage& st = plan.stages[s];
     out << "  stage " << s << ": states " << st.first_state << "-" << st.last_state << " ("
         << model.states[st.first_state].name << " .. " << model.states[st.last_state].name
-        << ") on " << st.width << " GPU" << (st.width == 1 ? "" : "s") << " per copy "
+        << ") on " << counted(st.width, "GPU") << " per copy "
         << device_list(st.devices) << "\n    fwd " << ms(st.times.forward) << ", bwd "
         << ms(st.times.backward) << ", all-reduce " << ms(st.allreduce_total) << " ("
         << ms(st.times.allreduce) << " after its backward)"

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "cost/evaluate.h"
+#include "cost/stage_samples.h"
 #include "search/pipeline_dp.h"
 
 namespace pe::detail {
@@ -177,9 +178,8 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
           Best& best) {
   const int width = cost.cluster().device_count() / shape.replicas;
   for (int stages = 1; stages <= width && stages <= static_cast<int>(cost.states()); stages *= 2) {
-    // One stage may use the whole copy (whole_model_device_samples); pipeline stages stop
-    // at the micro-batch size.
-    const int per_stage = stages == 1 ? width : std::min(width / stages, shape.micro_batch);
+    // One stage may use the whole copy, pipeline stages up to the micro-batch size.
+    const int per_stage = max_stage_width(stages == 1, shape.micro_batch, width / stages);
     PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
                       shape.schedule, {}};
     std::size_t first = 0;

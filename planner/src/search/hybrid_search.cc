@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "cost/evaluate.h"
+#include "cost/micro_step.h"
 #include "cost/stage_samples.h"
 #include "search/pipeline_dp.h"
 
@@ -223,22 +224,12 @@ std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_
   const int width = cost.cluster().device_count() / replicas;
   const int share = global_batch / replicas;
   const int per_device = (share + width - 1) / width;
-  const std::size_t last = cost.states() - 1;
-  auto fits = [&](int step) {
-    return cost.weight_memory(0, last) + cost.activation_memory(0, last, step) <=
-           cost.cluster().device_memory;
-  };
-  if (!fits(1)) return std::nullopt;
-  int low = 1, high = per_device;  // the largest micro-step that fits lies in [low, high]
-  while (low < high) {
-    const int mid = low + (high - low + 1) / 2;
-    if (fits(mid)) low = mid;
-    else high = mid - 1;
-  }
-  const int steps = (per_device + low - 1) / low;
+  const int step = largest_micro_step(cost, per_device);
+  if (step < 1) return std::nullopt;
+  const int steps = (per_device + step - 1) / step;
   if (share / steps < std::min(cost.settings().min_micro_batch, share)) return std::nullopt;
   return PipelineSpec{replicas, width, (share + steps - 1) / steps, steps, Schedule::OneFOneB,
-                      {{0, last, 0, width}}};
+                      {{0, cost.states() - 1, 0, width}}};
 }
 
 std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,

@@ -56,7 +56,7 @@ std::string plan_json(const Plan& p, const Baselines& b) {
          field("simulated_speedup", json_number(simulated_speedup(p, b))) + ", " +
          field("limiter", json_string(to_string(p.limiter))) + ", " +
          field("stages", "[" + stages + "]") + ", " +
-         field("bubbles", bubble_json(bubbles(simulate(p.shape())))) + "}";
+         field("bubbles", p.simulation ? bubble_json(p.simulation->bubbles) : "null") + "}";
 }
 
 std::string baselines_json(const Baselines& b) {

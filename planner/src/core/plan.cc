@@ -37,7 +37,8 @@ void simulate_plan(Plan& plan) {
   Timeline timeline = simulate(plan.shape());
   BubbleReport idle = bubbles(timeline);
   plan.simulated_time = timeline.makespan;
-  plan.simulation = std::make_shared<const Simulation>(Simulation{std::move(timeline), std::move(idle)});
+  plan.simulation =
+      std::make_shared<const Simulation>(Simulation{std::move(timeline), std::move(idle)});
 }
 
 std::string stages_string(const Plan& plan) {

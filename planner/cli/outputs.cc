@@ -49,7 +49,7 @@ void write_plot(const std::string& path, const std::vector<PointResult>& points)
 
 // Timeline of the chosen plan, with bubble filling when asked for.
 Timeline plan_timeline(const Options& o, const Plan& plan, std::ostream& err) {
-  Timeline timeline = simulate(plan.shape());
+  Timeline timeline = plan.simulation->timeline;
   if (!o.fill) return timeline;
   const FillResult filled = fill_bubbles(timeline, load_work_yaml(*o.fill));
   err << fill_text(filled);

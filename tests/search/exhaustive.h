@@ -9,13 +9,15 @@
 #include "cost/cost_model.h"
 #include "pe/plan.h"
 #include "cost/evaluate.h"
+#include "cost/stage_samples.h"
 #include "search/hybrid_search.h"
 
 namespace pe::testing {
 
 /// Calls `visit` with every feasible plan of every shape: all cut sets, all widths
-/// (each stage at least one device, at most the micro-batch unless it is the only stage,
-/// in total at most a copy's devices), stages packed from device 0 of each copy.
+/// (each stage at least one device, at most max_stage_width: the micro-batch unless it is
+/// the only stage; in total at most a copy's devices), stages packed from device 0 of each
+/// copy. Each plan's cost is evaluate()'s, so the stage samples are stage_samples'.
 inline void for_each_plan(const detail::CostModel& cost, int global_batch,
                           const std::vector<Schedule>& schedules,
                           const std::function<void(const Plan&)>& visit) {
@@ -33,7 +35,9 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
         return;
       }
       for (std::size_t last = first; last < n; ++last)
-        for (int r = 1; offset + r <= width && (r <= shape.micro_batch || (first == 0 && last + 1 == n)); ++r) {
+        for (int r = 1; r <= detail::max_stage_width(first == 0 && last + 1 == n,
+                                                     shape.micro_batch, width - offset);
+             ++r) {
           spec.stages.push_back({first, last, offset, r});
           place(last + 1, offset + r);
           spec.stages.pop_back();

@@ -95,7 +95,7 @@ TEST_P(NeverWorse, HybridAtLeastDataParallelOnBothClusters) {
 
 // Batch sizes 16 GPUs do not divide (63 of 1000 per GPU): data parallelism then runs
 // uneven shares, and gradient accumulation where memory asks for it; a one-stage plan does
-// the same (whole_model_device_samples), so the hybrid speedup is still at least DP's.
+// the same (stage_samples), so the hybrid speedup is still at least DP's.
 TEST_P(NeverWorse, HybridAtLeastDataParallelOnBatchSizesTheGpusDoNotDivide) {
   const ProfileEntry e = find_profile(GetParam());
   const ModelProfile model = import_pipedream_graph(e.path, e.profile_batch_size);

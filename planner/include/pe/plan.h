@@ -1,11 +1,14 @@
 // A hybrid-parallel training plan and the numbers behind it.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "pe/bubbles.h"
 #include "pe/schedule.h"
+#include "pe/timeline.h"
 #include "pe/units.h"
 
 namespace pe {
@@ -39,6 +42,13 @@ struct PlanStage {
   Bytes peak_memory() const { return weight_memory + activation_memory; }
 };
 
+/// The event-driven simulation of a plan: its timeline (simulate(plan.shape())) and the
+/// bubbles of that timeline.
+struct Simulation {
+  Timeline timeline;     ///< Every event of one iteration.
+  BubbleReport bubbles;  ///< bubbles(timeline).
+};
+
 /// A complete plan for one global batch size.
 struct Plan {
   int global_batch = 0;       ///< Global batch size: samples per iteration, all replicas.
@@ -55,9 +65,15 @@ struct Plan {
   Seconds fill_drain = 0;       ///< One micro-batch through every stage and cut, both ways.
   Seconds exposed_allreduce = 0;///< All-reduce not hidden behind remaining backward work.
   Seconds iteration_time = 0;   ///< Analytic estimate: (M-1)*slot + fill_drain + exposed.
-  Seconds simulated_time = 0;   ///< Event-driven simulation of the same plan.
+  Seconds simulated_time = 0;   ///< simulation->timeline.makespan (0: not simulated).
   double speedup = 0;           ///< One-device time / iteration_time (the estimate).
   Limiter limiter = Limiter::Compute;  ///< What limits the estimate the most.
+  /// The plan simulated once, when it was made: Planner::plan sets it on every plan it
+  /// returns, simulate_plan() on any other. Reporters and renderers read it instead of
+  /// simulating again. Copies of a plan share it (it is never changed in place); null for
+  /// a plan not simulated, and stale once the stages, micro-batches or schedule change
+  /// (simulate_plan() again).
+  std::shared_ptr<const Simulation> simulation;
 
   /// Devices the plan uses: the stages' widths summed, times pipeline_replicas.
   int device_count() const;
@@ -67,6 +83,11 @@ struct Plan {
   /// The stages' times, micro-batches and schedule, for simulate().
   PipelineShape shape() const;
 };
+
+/// Simulates `plan` (simulate(plan.shape())) and stores the timeline and its bubbles in
+/// plan.simulation, and the makespan in plan.simulated_time: for plans built or changed by
+/// hand. Throws as simulate() does.
+void simulate_plan(Plan& plan);
 
 /// "FIRST-LAST:WIDTH" per stage joined by ';' (e.g. "0-20:8;21-25:8").
 std::string stages_string(const Plan& plan);

@@ -22,14 +22,16 @@ struct ReportContext {
 
 /// A human-readable table, one row per batch size, then the best plan of one point spelled
 /// out stage by stage: the point of batch size `explained`, or the last one when that is
-/// empty or not among the points.
+/// empty or not among the points. The plan's bubbles are those of its stored simulation
+/// (Plan::simulation; none when it has none).
 std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context,
                         std::optional<int> explained = std::nullopt);
 
 /// CSV with header `gbs,dp,dp_overlap,dp_p3,hybrid,...` (see README), one row per point.
 std::string sweep_csv(const std::vector<PointResult>& points);
 
-/// JSON: the context, and for each point the baselines and every field of every plan.
+/// JSON: the context, and for each point the baselines and every field of every plan
+/// ("bubbles" from Plan::simulation, null when a plan has none).
 std::string sweep_json(const std::vector<PointResult>& points, const ReportContext& context);
 
 /// One plan spelled out: shape, estimate, then a line per stage.

@@ -1,5 +1,7 @@
 #include "pe/plan.h"
 
+#include <utility>
+
 namespace pe {
 
 std::string to_string(Limiter limiter) {
@@ -29,6 +31,14 @@ PipelineShape Plan::shape() const {
   shape.schedule = schedule;
   for (const PlanStage& stage : stages) shape.stages.push_back(stage.times);
   return shape;
+}
+
+void simulate_plan(Plan& plan) {
+  Timeline timeline = simulate(plan.shape());
+  BubbleReport idle = bubbles(timeline);
+  plan.simulated_time = timeline.makespan;
+  plan.simulation =
+      std::make_shared<const Simulation>(Simulation{std::move(timeline), std::move(idle)});
 }
 
 std::string stages_string(const Plan& plan) {

@@ -6,7 +6,7 @@
 #include "cost/evaluate.h"
 #include "pe/error.h"
 #include "pe/planner.h"
-#include "pe/timeline.h"
+
 
 namespace pe {
 namespace {
@@ -142,7 +142,7 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   const detail::CostModel cost(model_, cluster_, settings_);
   detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
   LayoutCost result{std::move(ev.plan), ev.fits, ""};
-  result.plan.simulated_time = simulate(result.plan.shape()).makespan;
+  simulate_plan(result.plan);
   if (!result.fits) result.memory_note = memory_note(result.plan, cluster_.device_memory);
   return result;
 }

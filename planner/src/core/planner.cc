@@ -10,7 +10,6 @@
 
 #include "cost/cost_model.h"
 #include "pe/error.h"
-#include "pe/timeline.h"
 #include "search/hybrid_search.h"
 
 namespace pe {
@@ -93,7 +92,7 @@ PointResult Planner::plan(int global_batch) const {
   detail::SearchResult found = detail::search_plans(cost, global_batch, options_);
   result.plans = std::move(found.plans);
   result.exact = found.exact;
-  for (Plan& plan : result.plans) plan.simulated_time = simulate(plan.shape()).makespan;
+  for (Plan& plan : result.plans) simulate_plan(plan);
   if (result.plans.empty()) {
     result.no_plan_reason = no_plan_reason(cost, global_batch, found.exact, options_.effort);
     // Accumulation plans are 1F1B (GPipe keeps every micro-batch's activations).

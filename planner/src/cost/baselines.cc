@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cost/cost_model.h"
+#include "cost/micro_step.h"
 
 namespace pe {
 namespace {
@@ -91,12 +92,8 @@ Seconds ring_allreduce(Bytes bytes, int devices, BytesPerSecond bandwidth) {
 
 int max_device_batch(const ModelProfile& model, const TrainingSettings& settings,
                      Bytes device_memory) {
-  detail::CostModel cost(model, Cluster{{1}, {}, device_memory}, settings);
-  const Bytes free = device_memory - cost.weight_memory(0, model.size() - 1);
-  const Bytes per_sample = cost.activation_per_sample();
-  if (free <= 0) return 0;
-  if (per_sample <= 0) return 1 << 30;
-  return static_cast<int>(std::min(std::floor(free / per_sample), double(1 << 30)));
+  const detail::CostModel cost(model, Cluster{{1}, {}, device_memory}, settings);
+  return detail::largest_micro_step(cost, 1 << 30);
 }
 
 Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& cluster,

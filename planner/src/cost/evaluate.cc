@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cost/stage_samples.h"
+
 namespace pe::detail {
 namespace {
 
@@ -9,12 +11,8 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
                      int share, std::size_t index) {
   const StageSpec& s = spec.stages[index];
   const bool last = index + 1 == spec.stages.size();
-  const double samples = device_samples(spec.micro_batch, s.width);
-  // Compute time: a one-stage plan's devices spread the iteration's samples over its
-  // micro-steps (whole_model_device_samples); a stage of a pipeline runs each micro-batch.
-  const double timed = spec.stages.size() == 1
-                           ? whole_model_device_samples(share, spec.micro_batches, s.width)
-                           : samples;
+  const StageSamples samples = stage_samples(spec.stages.size() == 1, share, spec.micro_batch,
+                                             spec.micro_batches, s.width);
   PlanStage stage;
   stage.first_state = s.first;
   stage.last_state = s.last;
@@ -25,18 +23,18 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
   stage.cut_intra_machine =
       !last && layout.compact(s.offset, spec.stages[index + 1].offset +
                                             spec.stages[index + 1].width - s.offset);
-  stage.times.forward = cost.forward(s.first, s.last, timed);
-  stage.times.backward = cost.backward(s.first, s.last, timed);
+  stage.times.forward = cost.forward(s.first, s.last, samples.timed);
+  stage.times.backward = cost.backward(s.first, s.last, samples.timed);
   stage.times.send =
       last ? 0 : cost.transfer(cost.crossing(s.last, spec.micro_batch), stage.cut_intra_machine);
   const int reducers = s.width * spec.replicas;
   stage.allreduce_total =
       cost.allreduce(cost.parameters(s.first, s.last), reducers, stage.allreduce_intra_machine);
-  stage.times.allreduce = cost.exposed_allreduce(s.first, s.last, timed, reducers,
+  stage.times.allreduce = cost.exposed_allreduce(s.first, s.last, samples.timed, reducers,
                                                  stage.allreduce_intra_machine);
   stage.weight_memory = cost.weight_memory(s.first, s.last);
-  stage.activation_memory =
-      spec_in_flight(spec, static_cast<int>(index)) * cost.activation_memory(s.first, s.last, samples);
+  stage.activation_memory = spec_in_flight(spec, static_cast<int>(index)) *
+                            cost.activation_memory(s.first, s.last, samples.memory);
   return stage;
 }
 

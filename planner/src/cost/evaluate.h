@@ -9,21 +9,6 @@
 
 namespace pe::detail {
 
-/// Per-device samples of a micro-batch of `micro_batch` split over `width` devices.
-inline double device_samples(int micro_batch, int width) {
-  return static_cast<double>((micro_batch + width - 1) / width);
-}
-
-/// Per-device samples of one micro-batch, on average, for a stage that holds the whole
-/// model (a one-stage plan) of a copy whose share of the batch is `share`. Its devices
-/// exchange nothing between micro-batches, so, as in data parallelism with gradient
-/// accumulation, each runs its ceil(share / w) samples of the iteration in M micro-steps
-/// of at most ceil(b / w) (= device_samples, which sets the memory; b >= share / M). Times
-/// are linear in samples, so the average gives the iteration's compute.
-inline double whole_model_device_samples(int share, int micro_batches, int width) {
-  return static_cast<double>((share + width - 1) / width) / micro_batches;
-}
-
 /// Fills in a plan's devices, per-stage times, memory and the estimate (README, "The model behind the numbers"):
 ///   slot        = 1F1B: max over stages of (f + g), over cuts of the one-way transfer c,
 ///                 and over stages s with k = S - s < M of (fill_drain of stages s..S-1) / k
@@ -36,9 +21,9 @@ inline double whole_model_device_samples(int share, int micro_batches, int width
 /// AR_s is the part of stage s's all-reduce left after its own last backward (layers are
 /// reduced as their backward ends); stage s's last backward ends sum_{t<s}(g_t + c_t)
 /// before stage 0's, so that much more of it hides behind the drain. f and g are times of
-/// device_samples per device, for a one-stage plan of whole_model_device_samples (with
-/// global_batch / replicas as the share). `fits` is false when a device's peak exceeds
-/// memory.
+/// the stage's timed samples per device, activations those of its memory samples
+/// (stage_samples, with global_batch / replicas as the share). `fits` is false when a
+/// device's peak exceeds memory.
 struct Evaluation {
   Plan plan;
   bool fits = true;

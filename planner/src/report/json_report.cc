@@ -71,7 +71,7 @@ Json plan_value(const Plan& p, const Baselines& b) {
           {"simulated_speedup", simulated_speedup(p, b)},
           {"limiter", to_string(p.limiter)},
           {"stages", stages},
-          {"bubbles", bubbles_value(bubbles(simulate(p.shape())))}};
+          {"bubbles", p.simulation ? bubbles_value(p.simulation->bubbles) : Json()}};
 }
 
 Json baselines_value(const Baselines& b) {

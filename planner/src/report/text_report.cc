@@ -163,7 +163,8 @@ std::string sweep_table(const std::vector<PointResult>& points, const ReportCont
   text += "\n";
   if (const Plan* plan = shown.best(); plan && context.model)
     text += "Best plan for " + plan_text(*plan, *context.model) +
-            bubble_text(bubbles(simulate(plan->shape()))) + alternatives_text(shown);
+            (plan->simulation ? bubble_text(plan->simulation->bubbles) : "") +
+            alternatives_text(shown);
   for (const PointResult& point : points)
     if (!point.best() && !point.no_plan_reason.empty())
       text += "GBS " + std::to_string(point.global_batch) + ": " + point.no_plan_reason + "\n";

@@ -14,6 +14,8 @@
 #include <tuple>
 
 #include "cost/evaluate.h"
+#include "cost/micro_step.h"
+#include "cost/stage_samples.h"
 #include "search/pipeline_dp.h"
 
 namespace pe::detail {
@@ -177,9 +179,8 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
           Best& best) {
   const int width = cost.cluster().device_count() / shape.replicas;
   for (int stages = 1; stages <= width && stages <= static_cast<int>(cost.states()); stages *= 2) {
-    // One stage may use the whole copy (whole_model_device_samples); pipeline stages stop
-    // at the micro-batch size.
-    const int per_stage = stages == 1 ? width : std::min(width / stages, shape.micro_batch);
+    // One stage may use the whole copy, pipeline stages up to the micro-batch size.
+    const int per_stage = max_stage_width(stages == 1, shape.micro_batch, width / stages);
     PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
                       shape.schedule, {}};
     std::size_t first = 0;
@@ -223,22 +224,12 @@ std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_
   const int width = cost.cluster().device_count() / replicas;
   const int share = global_batch / replicas;
   const int per_device = (share + width - 1) / width;
-  const std::size_t last = cost.states() - 1;
-  auto fits = [&](int step) {
-    return cost.weight_memory(0, last) + cost.activation_memory(0, last, step) <=
-           cost.cluster().device_memory;
-  };
-  if (!fits(1)) return std::nullopt;
-  int low = 1, high = per_device;  // the largest micro-step that fits lies in [low, high]
-  while (low < high) {
-    const int mid = low + (high - low + 1) / 2;
-    if (fits(mid)) low = mid;
-    else high = mid - 1;
-  }
-  const int steps = (per_device + low - 1) / low;
+  const int step = largest_micro_step(cost, per_device);
+  if (step < 1) return std::nullopt;
+  const int steps = (per_device + step - 1) / step;
   if (share / steps < std::min(cost.settings().min_micro_batch, share)) return std::nullopt;
   return PipelineSpec{replicas, width, (share + steps - 1) / steps, steps, Schedule::OneFOneB,
-                      {{0, last, 0, width}}};
+                      {{0, cost.states() - 1, 0, width}}};
 }
 
 std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,

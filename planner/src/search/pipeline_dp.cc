@@ -19,6 +19,7 @@
 
 #include "cost/evaluate.h"
 #include "cost/layout.h"
+#include "cost/stage_samples.h"
 
 namespace pe::detail {
 namespace {
@@ -102,9 +103,16 @@ class Dp {
     return cost_.forward(first, last, q_.micro_batch) + cost_.backward(first, last, q_.micro_batch);
   }
 
-  // Most devices one stage on `devices` can use: a stage of width r takes at least 1/r of
-  // its one-device time, and widths stop at the micro-batch size.
-  int parallelism(int devices) const { return std::min(devices, q_.micro_batch); }
+  // Most devices one pipeline stage on `devices` can use: a stage of width r takes at least
+  // 1/r of its one-device time.
+  int parallelism(int devices) const { return max_stage_width(false, q_.micro_batch, devices); }
+
+  // The stage_samples of a stage on r devices; a copy's share is b x M (the shapes searched
+  // here divide it evenly).
+  StageSamples samples_on(bool one_stage, int r) const {
+    return stage_samples(one_stage, q_.micro_batch * q_.micro_batches, q_.micro_batch,
+                         q_.micro_batches, r);
+  }
 
   // Lower bound on the fill_drain of the stages before state a on devices [0, o): each
   // stage's f + g is at least its work over its width, and no width exceeds parallelism(o).
@@ -131,7 +139,8 @@ class Dp {
       return false;
     if (pf + pb > cap_ * o || sf + sb > cap_ * rest) return false;
     // From state 0 a one-stage plan may use all `rest` devices (fill()).
-    return prefix_bound(a, o) + (sf + sb) / (a == 0 ? rest : parallelism(rest)) <= bound_;
+    return prefix_bound(a, o) + (sf + sb) / max_stage_width(a == 0, q_.micro_batch, rest) <=
+           bound_;
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
@@ -139,12 +148,12 @@ class Dp {
     return s.weights + kept * s.activations <= cost_.cluster().device_memory;
   }
 
-  // A one-stage plan (a = 0, which the loop of widen() stops short of) may use every
-  // device of a copy, whatever the micro-batch size (whole_model_device_samples).
+  // A one-stage plan (a = 0, which the loop of widen() stops short of) may be wider than
+  // a pipeline stage (max_stage_width).
   void fill(std::size_t a, int o) {
     if (a == 0)
-      for (int r = 1; r <= w_; ++r) offer_whole_model(r);
-    for (int r = 1; r <= w_ - o && r <= q_.micro_batch; ++r) widen(a, o, r);
+      for (int r = 1; r <= max_stage_width(true, q_.micro_batch, w_); ++r) offer_whole_model(r);
+    for (int r = 1; r <= parallelism(w_ - o); ++r) widen(a, o, r);
     keep_undominated(candidates_, cell(a, o));
   }
 
@@ -170,41 +179,40 @@ class Dp {
 
 // Every stage [a, e] on devices [o, o + r), for growing e until it stops fitting.
 void Dp::widen(std::size_t a, int o, int r) {
-  const double samples = device_samples(q_.micro_batch, r);
+  const StageSamples samples = samples_on(false, r);
   const bool ar_intra = layout_.all_replicas_compact(o, r);
   const Seconds before = prefix_bound(a, o);
-  CostModel::ExposedScan exposed(cost_, a, samples, r * q_.replicas, ar_intra);
+  CostModel::ExposedScan exposed(cost_, a, samples.timed, r * q_.replicas, ar_intra);
   Stage s{a, a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1)};
   for (s.last = a; s.last + (a == 0 ? 1 : 0) < n_ && spend(1); ++s.last) {
-    s.times.forward = cost_.forward(a, s.last, samples);
-    s.times.backward = cost_.backward(a, s.last, samples);
+    s.times.forward = cost_.forward(a, s.last, samples.timed);
+    s.times.backward = cost_.backward(a, s.last, samples.timed);
     const Seconds compute = s.times.forward + s.times.backward;
     if (!stage_fits_caps(s.times) || before + compute > bound_) break;
     s.weights = cost_.weight_memory(a, s.last);
-    s.activations = cost_.activation_memory(a, s.last, samples);
+    s.activations = cost_.activation_memory(a, s.last, samples.memory);
     if (!fits(s, 1)) break;
     s.times.allreduce = exposed.extend_to(s.last);
     extend(s);
   }
 }
 
-// A stage of every state on r devices is a one-stage plan, whose compute evaluate() takes
-// from whole_model_device_samples (at most a pipeline stage's), with the memory of
-// device_samples per device, as evaluate() has it.
+// A stage of every state on r devices is a one-stage plan, with its compute and memory
+// from stage_samples, as evaluate() has it.
 void Dp::offer_whole_model(int r) {
   if (!spend(n_)) return;
   const std::size_t last = n_ - 1;
-  const double samples =
-      whole_model_device_samples(q_.micro_batch * q_.micro_batches, q_.micro_batches, r);
+  const StageSamples samples = samples_on(true, r);
   const bool ar_intra = layout_.all_replicas_compact(0, r);
   Stage s{0, last, 0, r, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1)};
-  s.times.forward = cost_.forward(0, last, samples);
-  s.times.backward = cost_.backward(0, last, samples);
+  s.times.forward = cost_.forward(0, last, samples.timed);
+  s.times.backward = cost_.backward(0, last, samples.timed);
   if (!stage_fits_caps(s.times) || s.times.forward + s.times.backward > bound_) return;
   s.weights = cost_.weight_memory(0, last);
-  s.activations = cost_.activation_memory(0, last, device_samples(q_.micro_batch, r));
+  s.activations = cost_.activation_memory(0, last, samples.memory);
   if (!fits(s, 1)) return;
-  s.times.allreduce = cost_.exposed_allreduce(0, last, samples, r * q_.replicas, ar_intra);
+  s.times.allreduce =
+      cost_.exposed_allreduce(0, last, samples.timed, r * q_.replicas, ar_intra);
   extend(s);
 }
 

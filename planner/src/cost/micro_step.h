@@ -1,0 +1,17 @@
+// The largest micro-step of gradient accumulation that fits a device's memory: used by the
+// data-parallel baselines (max_device_batch) and the accumulation plans of the search.
+#pragma once
+
+#include "cost/cost_model.h"
+
+namespace pe::detail {
+
+/// The largest per-device sample count s <= `limit` whose activations for the whole model
+/// fit beside its weights, gradients and optimizer state:
+///   weight_memory(whole model) + activation_memory(whole model, s) <= device memory,
+/// i.e. about (memory - optimizer_scaling x P) / activation bytes per sample, checked
+/// against that inequality so that it agrees with evaluate()'s memory check. `limit` when
+/// activations take no memory; 0 when not even one sample (or `limit` < 1) fits.
+int largest_micro_step(const CostModel& cost, int limit);
+
+}  // namespace pe::detail

@@ -1,6 +1,7 @@
 #include "field_flags.h"
 
 #include <map>
+#include <utility>
 
 namespace pe::cli {
 
@@ -10,6 +11,7 @@ std::string flag_for_field(const std::string& field) {
       {"TrainingSettings::optimizer_scaling", "--optimizer-scaling"},
       {"TrainingSettings::activation_bytes_per_sample", "--activation-bytes-per-sample"},
       {"SearchOptions::top", "--top"},
+      {"SearchOptions::effort", "--search-effort"},
       {"parse_batch_sizes", "--gbs"},
       {"parse_machine_ends", "--devices"},
       {"cluster_from_machine_ends", "--devices"},
@@ -18,15 +20,34 @@ std::string flag_for_field(const std::string& field) {
   return it == flags.end() ? "" : it->second;
 }
 
+namespace {
+
+// Every mention of `from` in `text` replaced by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+}  // namespace
+
+std::string cli_wording(std::string text) {
+  // Phrases first: they name a field with a value that is not the flag's.
+  static const std::pair<const char*, const char*> phrases[] = {
+      {"SearchOptions::schedules with Schedule::OneFOneB", "--schedule 1f1b or best"},
+  };
+  for (const auto& [from, to] : phrases) text = replace_all(std::move(text), from, to);
+  for (const char* field : {"TrainingSettings::min_micro_batch", "SearchOptions::effort"})
+    text = replace_all(std::move(text), field, flag_for_field(field));
+  return text;
+}
+
 std::string usage_message(const UsageError& error) {
-  std::string message = error.what();
   const std::string& field = error.field();
   const std::string flag = flag_for_field(field);
-  if (field.empty() || flag.empty()) return message;
-  for (std::size_t at = message.find(field); at != std::string::npos;
-       at = message.find(field, at + flag.size()))
-    message.replace(at, field.size(), flag);
-  return message;
+  if (field.empty() || flag.empty()) return error.what();
+  return replace_all(error.what(), field, flag);
 }
 
 }  // namespace pe::cli

@@ -79,7 +79,7 @@ std::string render(const Options& o, const std::vector<PointResult>& points,
     case Format::Json: return sweep_json(points, context);
     case Format::Table: break;
   }
-  return sweep_table(points, context, o.plan_gbs);
+  return cli_wording(sweep_table(points, context, o.plan_gbs));
 }
 
 int plan(const Options& o, std::ostream& out, std::ostream& err) {
@@ -87,7 +87,8 @@ int plan(const Options& o, std::ostream& out, std::ostream& err) {
   check_plan_gbs(o, batches);
   Inputs in = load_model(o);
   const Planner planner(in.model, make_cluster(o), in.settings, search_options(o));
-  const std::vector<PointResult> points = planner.sweep(batches, progress_bar(batches.size(), err));
+  std::vector<PointResult> points = planner.sweep(batches, progress_bar(batches.size(), err));
+  for (PointResult& point : points) point.no_plan_reason = cli_wording(point.no_plan_reason);
   const ReportContext context{&planner.model(), &planner.cluster()};
   out << render(o, points, context);
   // The table lists why a batch size has no plan; CSV rows cannot, so stderr does.

@@ -75,7 +75,12 @@ int sched_pipeline_main(int argc, char** argv, std::ostream& out, std::ostream& 
   } catch (const InputError& e) {
     err << kProgram << ": error: " << e.what() << '\n';
   } catch (const SearchLimitError& e) {
-    err << kProgram << ": error: " << e.what() << '\n';
+    // The library names the API setting; this program's flag sets it.
+    std::string message = e.what();
+    const std::string field = "EdgeSettings::search_memory_limit";
+    if (const std::size_t at = message.find(field); at != std::string::npos)
+      message.replace(at, field.size(), "sched-pipeline --search-memory-mb");
+    err << kProgram << ": error: " << message << '\n';
   } catch (const std::exception& e) {
     err << kProgram << ": internal error: " << e.what() << '\n';
   }

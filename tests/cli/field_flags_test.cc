@@ -1,6 +1,7 @@
 // pe-plan names the flag where the library names the API field a bad setting belongs to.
 #include "field_flags.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "pe/cluster.h"
@@ -52,6 +53,28 @@ TEST(FieldFlags, LibraryMessagesReadAsBefore) {
   } catch (const UsageError& e) {
     EXPECT_EQ(usage_message(e), "--devices: expected comma-separated machine ends, e.g. 8,16");
   }
+}
+
+// What the library says when no plan fits names the API; pe-plan names its flags.
+TEST(FieldFlags, NoPlanReasonsNameTheFlags) {
+  EXPECT_EQ(cli_wording("micro-batches of at least 4 samples (TrainingSettings::min_micro_batch 4)"),
+            "micro-batches of at least 4 samples (--mbs 4)");
+  EXPECT_EQ(cli_wording("not proven; SearchOptions::effort 0 searches to the end"),
+            "not proven; --search-effort 0 searches to the end");
+  EXPECT_EQ(cli_wording("which is 1F1B: SearchOptions::schedules with Schedule::OneFOneB can plan it"),
+            "which is 1F1B: --schedule 1f1b or best can plan it");
+  EXPECT_EQ(cli_wording("nothing to replace"), "nothing to replace");
+  // A real reason from the library, reworded.
+  // One sample per device fits; a floor of 4 on 2 devices needs 2 per device in every step.
+  ModelProfile model = make_chain_model("m", 1, {{"a", 1e-3, 2e-3, 1e9, 1e9}});
+  TrainingSettings settings;
+  settings.min_micro_batch = 4;
+  Cluster cluster = cluster_from_machine_ends({2});
+  cluster.device_memory = 2e9 + 1.5e9;
+  const PointResult point = Planner(model, cluster, settings).plan(8);
+  ASSERT_EQ(point.best(), nullptr);
+  EXPECT_THAT(point.no_plan_reason, ::testing::HasSubstr("TrainingSettings::min_micro_batch 4"));
+  EXPECT_THAT(cli_wording(point.no_plan_reason), ::testing::HasSubstr("(--mbs 4)"));
 }
 
 }  // namespace

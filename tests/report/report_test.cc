@@ -97,9 +97,10 @@ TEST(Report, TooHighMicroBatchFloorSaysSoInTheReasonAndTheLegend) {
   EXPECT_TRUE(point.exact);
   EXPECT_FALSE(point.baselines.fits);
   EXPECT_THAT(point.no_plan_reason,
-              HasSubstr("at GBS 8 with micro-batches of at least 4 samples (--mbs 4)"));
+              HasSubstr("at GBS 8 with micro-batches of at least 4 samples "
+                                 "(TrainingSettings::min_micro_batch 4)"));
   const std::string table = sweep_table({point}, {&planner.model(), &planner.cluster()});
-  EXPECT_THAT(table, HasSubstr("below the micro-batch floor (--mbs)"));
+  EXPECT_THAT(table, HasSubstr("below the micro-batch floor (TrainingSettings::min_micro_batch)"));
 }
 
 TEST(Report, DataParallelThatFitsHasNoMark) {

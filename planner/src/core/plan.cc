@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "report/format.h"
+
 namespace pe {
 
 std::string to_string(Limiter limiter) {
@@ -57,8 +59,7 @@ std::vector<std::string> stage_labels(const Plan& plan) {
     const PlanStage& stage = plan.stages[s];
     labels.push_back("stage " + std::to_string(s) + " (states " +
                      std::to_string(stage.first_state) + "-" + std::to_string(stage.last_state) +
-                     ", " + std::to_string(stage.width) + " GPU" + (stage.width == 1 ? "" : "s") +
-                     ")");
+                     ", " + detail::format::counted(stage.width, "GPU") + ")");
   }
   return labels;
 }

@@ -40,12 +40,13 @@ std::string no_plan_reason(const detail::CostModel& cost, int global_batch, bool
            gigabytes(memory);
   if (!exact)
     return "no plan found within the search effort (" + std::to_string(effort) +
-           " steps), so none is proven to fit or not; --search-effort 0 searches to the end";
+           " steps), so none is proven to fit or not; SearchOptions::effort 0 searches to the end";
   const int floor = std::min(cost.settings().min_micro_batch, global_batch);
   std::string reason = "no plan fits in " + gigabytes(memory) + " per device at GBS " +
                        std::to_string(global_batch) + " with micro-batches of at least " +
                        std::to_string(floor) + " samples";
-  if (floor > 1) reason += " (--mbs " + std::to_string(cost.settings().min_micro_batch) + ")";
+  if (floor > 1)
+    reason += " (TrainingSettings::min_micro_batch " + std::to_string(cost.settings().min_micro_batch) + ")";
   return reason;
 }
 
@@ -99,7 +100,7 @@ PointResult Planner::plan(int global_batch) const {
     if (result.baselines.fits && found.exact &&
         std::count(options_.schedules.begin(), options_.schedules.end(), Schedule::OneFOneB) == 0)
       result.no_plan_reason += "; data parallelism fits with gradient accumulation, which is "
-                               "1F1B: --schedule 1f1b or best can plan it";
+                               "1F1B: SearchOptions::schedules with Schedule::OneFOneB can plan it";
   }
   return result;
 }

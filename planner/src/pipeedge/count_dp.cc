@@ -57,7 +57,7 @@ void CountDp::fail_limit(double bytes) const {
                          " of tables (limit " + size_text(static_cast<double>(memory_limit_)) +
                          ") for " + std::to_string(radices_.size()) +
                          " distinct device types; give device types with the same profile "
-                         "one name, or raise the limit (sched-pipeline --search-memory-mb)");
+                         "one name, or raise the limit (EdgeSettings::search_memory_limit)");
 }
 
 std::size_t CountDp::most_vectors_within(std::size_t layers, std::size_t memory_limit) {

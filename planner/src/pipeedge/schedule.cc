@@ -135,7 +135,7 @@ std::string infeasible_reason(const StageTables& tables, std::size_t hosts) {
   throw SearchLimitError(
       "no schedule found with " + std::to_string(stats.hosts_left_out) +
       " hosts left out of the search, and the exact search over all of them needs more than "
-      "the memory limit; raise it (sched-pipeline --search-memory-mb)");
+      "the memory limit; raise it (EdgeSettings::search_memory_limit)");
 }
 
 void check_settings(const EdgeSettings& settings) {

@@ -92,10 +92,10 @@ std::string legend(const std::vector<PointResult>& points) {
   if (floor)
     text += std::string(kNoFit) +
             ": plain data parallelism does not fit: its gradient-accumulation steps would "
-            "go below the micro-batch floor (--mbs) on all GPUs together\n";
+            "go below the micro-batch floor (TrainingSettings::min_micro_batch) on all GPUs together\n";
   if (inexact)
     text += std::string(kInexact) +
-            ": the search stopped at its effort limit (--search-effort); the best plan found, "
+            ": the search stopped at its effort limit (SearchOptions::effort); the best plan found, "
             "not proven optimal\n";
   return text;
 }

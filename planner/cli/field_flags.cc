@@ -15,6 +15,10 @@ std::string flag_for_field(const std::string& field) {
       {"parse_batch_sizes", "--gbs"},
       {"parse_machine_ends", "--devices"},
       {"cluster_from_machine_ends", "--devices"},
+      {"parse_stage_layout", "--plan"},
+      {"PlanLayout::stages", "--plan"},
+      {"PlanLayout::micro_batches", "--microbatches"},
+      {"PlanLayout::pipeline_replicas", "--plan-copies"},
   };
   const auto it = flags.find(field);
   return it == flags.end() ? "" : it->second;

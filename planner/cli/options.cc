@@ -191,7 +191,8 @@ void declare_search_flags(CLI::App& app, Options& o) {
       "FIRST then every multiple of STEP up to LAST (default 32:4096:64)");
   add(
       app, "--schedule", "S", [&o](const std::string& v) { o.schedule = schedule_value(v); },
-      "1f1b, gpipe or best (default best)");
+      "1f1b, gpipe or best (default best); with --plan, that plan's\n"
+      "schedule (best: 1f1b)");
   add(
       app, "--top", "K", [&o](const std::string& v) { o.top = parse_int("--top", v); },
       "also list the K best plans of distinct shapes (default 1)");
@@ -202,6 +203,25 @@ void declare_search_flags(CLI::App& app, Options& o) {
       "1-5 s in the worst cases; 0 = unlimited). When a batch size needs\n"
       "more, the best plan found is shown, marked '~' (CSV/JSON: exact\n"
       "false); it is never worse than data parallelism");
+}
+
+void declare_given_plan_flags(CLI::App& app, Options& o) {
+  app.option_defaults()->group("A plan of your own");
+  add(
+      app, "--plan", "STAGES",
+      [&o](const std::string& v) { o.plan = v; },
+      "also cost this plan: stages FIRST-LAST:WIDTH;... as pe-plan prints\n"
+      "them (e.g. 0-20:15;21-24:1), at the --plan-gbs batch size; it is\n"
+      "explained after the table and compared with the best plan found,\n"
+      "and --trace, --svg, --fill and --export-sched show it instead");
+  add(
+      app, "--microbatches", "M",
+      [&o](const std::string& v) { o.microbatches = parse_int("--microbatches", v); },
+      "micro-batches per iteration of the --plan plan (default 1)");
+  add(
+      app, "--plan-copies", "R",
+      [&o](const std::string& v) { o.plan_copies = parse_int("--plan-copies", v); },
+      "copies of the whole --plan pipeline, data parallel (default 1)");
 }
 
 void declare_output_flags(CLI::App& app, Options& o) {
@@ -272,6 +292,7 @@ void declare_flags(CLI::App& app, Options& options) {
   declare_model_flags(app, options);
   declare_cluster_flags(app, options);
   declare_search_flags(app, options);
+  declare_given_plan_flags(app, options);
   declare_output_flags(app, options);
 }
 
@@ -292,6 +313,11 @@ Options parse_options(const std::vector<std::string>& args) {
     throw UsageError(*tokens.needs_value + " needs a value (see pe-plan --help)");
   if (options.devices && options.cluster_file)
     throw UsageError("give either --devices or --cluster, not both");
+  if (!options.plan && (options.microbatches || options.plan_copies))
+    throw UsageError(std::string(options.microbatches ? "--microbatches" : "--plan-copies") +
+                     " describes a plan of your own: give its stages with --plan");
+  if (options.plan && options.format == Format::Csv)
+    throw UsageError("--plan is reported in --format table or json, not csv");
   return options;
 }
 

@@ -29,6 +29,8 @@ struct Options {
   Format format = Format::Table;
   std::optional<std::string> trace, svg, plot, fill, export_sched, hosts;
   std::optional<int> plan_gbs;  // which point --trace/--svg/--export-sched show
+  std::optional<std::string> plan;  // a hand-written plan's stages, to cost
+  std::optional<int> microbatches, plan_copies;  // of that plan
 };
 
 /// Parses argv[1..] with the flags declared once in options.cc (CLI11): exact names only, a

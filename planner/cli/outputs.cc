@@ -65,8 +65,9 @@ std::string schedule_for_hosts(const Plan& plan, const std::string& hosts) {
   }
 }
 
-void write_plan_outputs(const Options& o, const PointResult& point, std::ostream& err) {
-  const Plan* plan = point.best();
+void write_plan_outputs(const Options& o, const PointResult& point, const Plan* given,
+                        std::ostream& err) {
+  const Plan* plan = given ? given : point.best();
   if (!plan) {
     err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason
         << "; no timeline or schedule written\n";
@@ -98,11 +99,11 @@ void check_plan_gbs(const Options& o, const std::vector<int>& batches) {
                      o.gbs + "'");
 }
 
-void write_extra_outputs(const Options& o, const Planner&, const std::vector<PointResult>& points,
-                         std::ostream& err) {
+void write_extra_outputs(const Options& o, const std::vector<PointResult>& points,
+                         const Plan* given, std::ostream& err) {
   if (points.empty()) return;
   if (o.plot) write_plot(*o.plot, points);
-  if (wants_plan_outputs(o)) write_plan_outputs(o, chosen_point(o, points), err);
+  if (wants_plan_outputs(o)) write_plan_outputs(o, chosen_point(o, points), given, err);
 }
 
 }  // namespace pe::cli

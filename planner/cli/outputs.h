@@ -15,9 +15,10 @@ namespace pe::cli {
 void check_plan_gbs(const Options& o, const std::vector<int>& batches);
 
 /// Writes --trace, --svg, --plot, --fill and --export-sched outputs (atomically); the
-/// options have passed check_plan_gbs.
+/// options have passed check_plan_gbs. The per-plan outputs show `given` (the --plan plan)
+/// when there is one, else the best plan of the chosen point.
 /// Throws UsageError or InputError.
-void write_extra_outputs(const Options& o, const Planner& planner,
-                         const std::vector<PointResult>& points, std::ostream& err);
+void write_extra_outputs(const Options& o, const std::vector<PointResult>& points,
+                         const Plan* given, std::ostream& err);
 
 }  // namespace pe::cli

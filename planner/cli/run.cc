@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 
 #include "field_flags.h"
 #include "options.h"
@@ -82,21 +83,35 @@ std::string render(const Options& o, const std::vector<PointResult>& points,
   return cli_wording(sweep_table(points, context, o.plan_gbs));
 }
 
+// The --plan plan, costed at the --plan-gbs batch size (before the sweep, so that a plan
+// that does not match the model is reported at once).
+std::optional<LayoutCost> cost_given_plan(const Options& o, const Planner& planner,
+                                          const std::vector<int>& batches) {
+  if (!o.plan) return std::nullopt;
+  PlanLayout layout;
+  layout.stages = parse_stage_layout(*o.plan);
+  layout.micro_batches = o.microbatches.value_or(1);
+  layout.pipeline_replicas = o.plan_copies.value_or(1);
+  layout.schedule = o.schedule == "gpipe" ? Schedule::GPipe : Schedule::OneFOneB;
+  return planner.evaluate(layout, o.plan_gbs.value_or(batches.back()));
+}
+
 int plan(const Options& o, std::ostream& out, std::ostream& err) {
   const std::vector<int> batches = parse_batch_sizes(o.gbs);
   check_plan_gbs(o, batches);
   Inputs in = load_model(o);
   const Planner planner(in.model, make_cluster(o), in.settings, search_options(o));
+  const std::optional<LayoutCost> given = cost_given_plan(o, planner, batches);
   std::vector<PointResult> points = planner.sweep(batches, progress_bar(batches.size(), err));
   for (PointResult& point : points) point.no_plan_reason = cli_wording(point.no_plan_reason);
-  const ReportContext context{&planner.model(), &planner.cluster()};
+  const ReportContext context{&planner.model(), &planner.cluster(), given ? &*given : nullptr};
   out << render(o, points, context);
   // The table lists why a batch size has no plan; CSV rows cannot, so stderr does.
   if (o.format == Format::Csv)
     for (const PointResult& point : points)
       if (!point.best()) err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason << "\n";
   out << std::flush;  // before any output file that is this same stream (/dev/stdout)
-  write_extra_outputs(o, planner, points, err);
+  write_extra_outputs(o, points, given ? &given->plan : nullptr, err);
   return 0;
 }
 

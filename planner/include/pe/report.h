@@ -18,6 +18,10 @@ namespace pe {
 struct ReportContext {
   const ModelProfile* model = nullptr;  ///< The model planned; null: not described.
   const Cluster* cluster = nullptr;     ///< The cluster planned on; null: not described.
+  /// A hand-written plan costed at one of the points (Planner::evaluate); null: none. The
+  /// table explains it after the best plan of its batch size and compares the two; JSON
+  /// adds it as "given_plan".
+  const LayoutCost* given_plan = nullptr;
 };
 
 /// A human-readable table, one row per batch size, then the best plan of one point spelled

@@ -12,6 +12,10 @@ namespace pe {
 namespace {
 
 constexpr long long kMaxSimulatedPairs = 1LL << 26;  // stages x micro-batches (simulate)
+// The fields a UsageError names.
+constexpr const char* kStages = "PlanLayout::stages";
+constexpr const char* kMicroBatches = "PlanLayout::micro_batches";
+constexpr const char* kCopies = "PlanLayout::pipeline_replicas";
 
 std::string stage_name(std::size_t index) { return "stage " + std::to_string(index); }
 
@@ -33,11 +37,12 @@ StageLayout parse_stage(const std::string& text, std::size_t index) {
       !parse_count(text.substr(0, dash), first) ||
       !parse_count(text.substr(dash + 1, colon - dash - 1), last) ||
       !parse_count(text.substr(colon + 1), width))
-    throw UsageError("plan layout: " + stage_name(index) + " is '" + text +
-                     "', expected FIRST-LAST:WIDTH (e.g. 0-20:15)");
+    throw UsageError("parse_stage_layout", "parse_stage_layout: " + stage_name(index) + " is '" +
+                                               text + "', expected FIRST-LAST:WIDTH (e.g. 0-20:15)");
   if (width < 1 || width > (1u << 30))
-    throw UsageError("plan layout: " + stage_name(index) + " '" + text +
-                     "' has width " + std::to_string(width) + ", expected 1 to 2^30 devices");
+    throw UsageError("parse_stage_layout", "parse_stage_layout: " + stage_name(index) + " '" +
+                                               text + "' has width " + std::to_string(width) +
+                                               ", expected 1 to 2^30 devices");
   return {first, last, static_cast<int>(width)};
 }
 
@@ -50,56 +55,63 @@ std::string gigabytes(Bytes bytes) {
 
 // Stages cover states 0..states-1 once, in order.
 void check_coverage(const std::vector<StageLayout>& stages, std::size_t states) {
-  if (stages.empty()) throw UsageError("PlanLayout::stages is empty, expected at least one stage");
+  if (stages.empty())
+    throw UsageError(kStages, "PlanLayout::stages is empty, expected at least one stage");
+  const std::string where = std::string(kStages) + ": ";
   std::size_t next = 0;
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const StageLayout& s = stages[i];
     const std::string range =
         std::to_string(s.first_state) + "-" + std::to_string(s.last_state);
     if (s.last_state < s.first_state)
-      throw UsageError("plan layout: " + stage_name(i) + " " + range + " ends before it starts");
+      throw UsageError(kStages, where + stage_name(i) + " " + range + " ends before it starts");
     if (s.first_state != next)
-      throw UsageError("plan layout: " + stage_name(i) + " " + range + " starts at state " +
+      throw UsageError(kStages, where + stage_name(i) + " " + range + " starts at state " +
                        std::to_string(s.first_state) + ", expected " + std::to_string(next) +
                        (s.first_state < next ? " (it overlaps the stage before)"
                                              : " (states in between belong to no stage)"));
     if (s.last_state >= states)
-      throw UsageError("plan layout: " + stage_name(i) + " " + range + " ends past the model's " +
+      throw UsageError(kStages, where + stage_name(i) + " " + range + " ends past the model's " +
                        "last state " + std::to_string(states - 1));
     next = s.last_state + 1;
   }
   if (next != states)
-    throw UsageError("plan layout: the last stage ends at state " + std::to_string(next - 1) +
+    throw UsageError(kStages, where + "the last stage ends at state " + std::to_string(next - 1) +
                      ", expected the model's last state " + std::to_string(states - 1));
 }
 
 // Devices, copies and the micro-batch split; returns the micro-batch size.
 int check_split(const PlanLayout& layout, int devices, int global_batch) {
   if (layout.pipeline_replicas < 1)
-    throw UsageError("PlanLayout::pipeline_replicas must be at least 1");
-  if (layout.micro_batches < 1) throw UsageError("PlanLayout::micro_batches must be at least 1");
+    throw UsageError(kCopies, "PlanLayout::pipeline_replicas must be at least 1");
+  if (layout.micro_batches < 1)
+    throw UsageError(kMicroBatches, "PlanLayout::micro_batches must be at least 1");
   long long per_copy = 0;
   for (const StageLayout& s : layout.stages) per_copy += s.width;
   if (per_copy * layout.pipeline_replicas > devices)
-    throw UsageError("plan layout: needs " + std::to_string(per_copy) + " devices per copy x " +
+    throw UsageError(kStages, "PlanLayout::stages: needs " + std::to_string(per_copy) +
+                                  " devices per copy x " +
                      std::to_string(layout.pipeline_replicas) + " copies = " +
                      std::to_string(per_copy * layout.pipeline_replicas) +
                      " devices, but the cluster has " + std::to_string(devices));
   if (global_batch % layout.pipeline_replicas != 0)
-    throw UsageError("plan layout: global batch " + std::to_string(global_batch) +
+    throw UsageError(kCopies, "PlanLayout::pipeline_replicas: global batch " +
+                                  std::to_string(global_batch) +
                      " does not split into " + std::to_string(layout.pipeline_replicas) +
                      " equal copies");
   const int share = global_batch / layout.pipeline_replicas;
   if (layout.micro_batches > share)
-    throw UsageError("plan layout: " + std::to_string(layout.micro_batches) +
+    throw UsageError(kMicroBatches, "PlanLayout::micro_batches: " +
+                                        std::to_string(layout.micro_batches) +
                      " micro-batches of a copy's " + std::to_string(share) +
                      " samples leave some empty");
   if (layout.stages.size() > 1 && share % layout.micro_batches != 0)
-    throw UsageError("plan layout: a copy's " + std::to_string(share) +
+    throw UsageError(kMicroBatches, "PlanLayout::micro_batches: a copy's " + std::to_string(share) +
                      " samples do not split into " + std::to_string(layout.micro_batches) +
                      " equal micro-batches (only a one-stage plan accumulates uneven ones)");
   if (static_cast<long long>(layout.stages.size()) * layout.micro_batches > kMaxSimulatedPairs)
-    throw UsageError("plan layout: stages x micro-batches exceeds 2^26, too large to simulate");
+    throw UsageError(kMicroBatches, "PlanLayout::micro_batches: stages x micro-batches exceeds "
+                                    "2^26, too large to simulate");
   return (share + layout.micro_batches - 1) / layout.micro_batches;
 }
 

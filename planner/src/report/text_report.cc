@@ -115,6 +115,34 @@ std::string alternatives_text(const PointResult& p) {
   return text;
 }
 
+// The best plan found at the given plan's batch size, if any.
+const Plan* best_at(const std::vector<PointResult>& points, int global_batch) {
+  for (const PointResult& p : points)
+    if (p.global_batch == global_batch) return p.best();
+  return nullptr;
+}
+
+// How much faster the best plan found is than the given one, by estimate and simulation.
+std::string comparison_text(const Plan& given, const Plan* best) {
+  if (!best) return "  no plan found by the search to compare with\n";
+  return "  the best plan found (" + stages_string(*best) + ", " +
+         std::to_string(best->micro_batches) + "x" + std::to_string(best->micro_batch_size) +
+         ", R " + std::to_string(best->pipeline_replicas) + ", " + to_string(best->schedule) +
+         ") is " + fixed(given.iteration_time / best->iteration_time, 3) +
+         "x as fast by estimate, " + fixed(given.simulated_time / best->simulated_time, 3) +
+         "x simulated\n";
+}
+
+// The hand-written plan of the context: its numbers, whether it fits, and the comparison.
+std::string given_plan_text(const std::vector<PointResult>& points, const LayoutCost& given,
+                            const ModelProfile& model) {
+  const Plan& plan = given.plan;
+  std::string text = "\nGiven plan for " + plan_text(plan, model);
+  if (!given.fits) text += "  does not fit: " + given.memory_note + "\n";
+  if (plan.simulation) text += bubble_text(plan.simulation->bubbles);
+  return text + comparison_text(plan, best_at(points, plan.global_batch));
+}
+
 }  // namespace
 
 double simulated_speedup(const Plan& plan, const Baselines& baselines) {
@@ -168,6 +196,8 @@ std::string sweep_table(const std::vector<PointResult>& points, const ReportCont
   for (const PointResult& point : points)
     if (!point.best() && !point.no_plan_reason.empty())
       text += "GBS " + std::to_string(point.global_batch) + ": " + point.no_plan_reason + "\n";
+  if (context.given_plan && context.model)
+    text += given_plan_text(points, *context.given_plan, *context.model);
   return text;
 }
 

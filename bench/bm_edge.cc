@@ -27,7 +27,8 @@ pe::EdgeModel vit_like(std::size_t layers, double weight_scale) {
 }
 
 /// Device type `index` of a family: speeds, block-kind factors, memory and NIC vary.
-pe::EdgeDeviceType edge_type(std::size_t index, std::size_t layers, const std::vector<double>& memory) {
+pe::EdgeDeviceType edge_type(std::size_t index, std::size_t layers,
+                             const std::vector<double>& memory) {
   static constexpr double kBase[4] = {0.46, 0.08, 0.35, 0.30};
   static constexpr double kBandwidth[4] = {1000, 500, 250, 100};
   pe::EdgeDeviceType type;

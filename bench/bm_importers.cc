@@ -12,8 +12,7 @@ void BM_PipedreamGraph_Import(benchmark::State& state, const char* profile) {
   const pe::ProfileEntry entry = pe::find_profile(profile);
   std::size_t states = 0;
   for (auto _ : state) {
-    const pe::ModelProfile model =
-        pe::import_pipedream_graph(entry.path, entry.profile_batch_size);
+    const pe::ModelProfile model = pe::import_pipedream_graph(entry.path, entry.profile_batch_size);
     states = model.size();
     benchmark::DoNotOptimize(states);
   }
@@ -23,8 +22,7 @@ void BM_PipedreamGraph_Import(benchmark::State& state, const char* profile) {
 
 BENCHMARK_CAPTURE(BM_PipedreamGraph_Import, vgg19, "vgg19")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_PipedreamGraph_Import, resnet50, "resnet50")->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_PipedreamGraph_Import, resnet101, "resnet101")
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_PipedreamGraph_Import, resnet101, "resnet101")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_PipedreamGraph_Import, gnmt_16, "gnmt_16")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_PipedreamGraph_Import, inception_v3, "inception_v3")
     ->Unit(benchmark::kMicrosecond);

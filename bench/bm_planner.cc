@@ -37,8 +37,14 @@ void BM_Planner_DefaultSweep(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(planner.sweep(batches));
   state.counters["points"] = static_cast<double>(batches.size());
 }
-BENCHMARK(BM_Planner_DefaultSweep)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Planner_DefaultSweep)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Arg(8)
+    ->Arg(16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // How time grows with states: the default sweep for VGG-19 (25 states), ResNet-50 (176)
 // and ResNet-101 (346) on 2 x 8 GPUs, 2 threads.
@@ -48,9 +54,15 @@ void BM_Planner_SweepByModel(benchmark::State& state, const char* profile) {
   for (auto _ : state) benchmark::DoNotOptimize(planner.sweep(batches));
   state.counters["states"] = static_cast<double>(planner.model().size());
 }
-BENCHMARK_CAPTURE(BM_Planner_SweepByModel, vgg19, "vgg19")->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_Planner_SweepByModel, resnet50, "resnet50")->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_Planner_SweepByModel, resnet101, "resnet101")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Planner_SweepByModel, vgg19, "vgg19")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_Planner_SweepByModel, resnet50, "resnet50")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_Planner_SweepByModel, resnet101, "resnet101")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // Plans one batch size per iteration; counter exact = 1 when the search finished within
 // the default effort (SearchOptions::effort).
@@ -72,8 +84,13 @@ void BM_Planner_PointByDevices(benchmark::State& state) {
   time_point(state, planner, 512);
   state.counters["devices"] = devices;
 }
-BENCHMARK(BM_Planner_PointByDevices)->Arg(8)->Arg(16)->Arg(64)->Arg(256)
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Planner_PointByDevices)
+    ->Arg(8)
+    ->Arg(16)
+    ->Arg(64)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // The slowest bundled point we know: NASNet-A large (1,250 states) at GBS 32 on 2 x 8 GPUs,
 // where the search stops at the default effort (SearchOptions::effort). Argument: threads.
@@ -83,9 +100,15 @@ void BM_Planner_EffortBoundPoint(benchmark::State& state) {
   const pe::Planner planner = make_planner("nasnetalarge", {8, 16});
   time_point(state, planner, 32);
 }
-BENCHMARK(BM_Planner_EffortBoundPoint)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)
+BENCHMARK(BM_Planner_EffortBoundPoint)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Arg(8)
+    ->Arg(16)
     ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()->Iterations(1);
+    ->UseRealTime()
+    ->Iterations(1);
 
 }  // namespace
 

@@ -42,9 +42,9 @@ int main() try {
   for (pe::Schedule schedule : {pe::Schedule::OneFOneB, pe::Schedule::GPipe}) {
     const std::optional<pe::Plan> plan = best_plan(model, settings, schedule);
     if (!plan) continue;
-    std::cout << "best " << pe::to_string(schedule) << " plan " << pe::stages_string(*plan)
-              << ", " << plan->micro_batches << " micro-batches: estimate "
-              << plan->iteration_time * 1e3 << " ms\n";
+    std::cout << "best " << pe::to_string(schedule) << " plan " << pe::stages_string(*plan) << ", "
+              << plan->micro_batches << " micro-batches: estimate " << plan->iteration_time * 1e3
+              << " ms\n";
     print_timeline("  its timeline", plan->shape());
     if (schedule != pe::Schedule::OneFOneB) continue;
     // Same stages and micro-batches, other schedule (GPipe keeps every micro-batch's

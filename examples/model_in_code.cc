@@ -22,12 +22,12 @@ pe::ModelProfile transformer_chain() {
 
 pe::Cluster two_machines() {
   pe::Cluster cluster;
-  cluster.machine_gpus = {4, 4};               // Device ids 0-3 and 4-7.
-  cluster.network.intra = 200 * pe::kGB;       // Bytes per second inside a machine.
+  cluster.machine_gpus = {4, 4};          // Device ids 0-3 and 4-7.
+  cluster.network.intra = 200 * pe::kGB;  // Bytes per second inside a machine.
   cluster.network.inter_allreduce = 12.5 * pe::kGB;
   cluster.network.inter_p2p = 12.5 * pe::kGB;
   cluster.device_memory = 40 * pe::kGB;
-  pe::validate(cluster, "two_machines()");     // Throws InputError when inconsistent.
+  pe::validate(cluster, "two_machines()");  // Throws InputError when inconsistent.
   return cluster;
 }
 

@@ -22,8 +22,8 @@ int main() {
     const pe::Planner planner(model, pe::cluster_from_machine_ends({8, 16}), settings);
     const pe::PointResult point = planner.plan(512);
 
-    std::cout << model.name << ": " << model.size() << " cut states, GBS "
-              << point.global_batch << "\n"
+    std::cout << model.name << ": " << model.size() << " cut states, GBS " << point.global_batch
+              << "\n"
               << "data parallel speedup " << point.baselines.dp << " (overlap "
               << point.baselines.dp_overlap << ", P3 " << point.baselines.dp_p3 << ")\n";
     if (const pe::Plan* best = point.best()) {

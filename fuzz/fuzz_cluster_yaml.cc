@@ -12,10 +12,11 @@ namespace {
 constexpr int kMaxPlannedDevices = 32;
 
 const pe::ModelProfile& chain() {
-  static const pe::ModelProfile model = pe::make_chain_model(
-      "chain", 8,
-      {{"a", 1e-3, 2e-3, 4e6, 1e6}, {"b", 2e-3, 4e-3, 2e6, 8e6},
-       {"c", 1e-3, 1e-3, 1e6, 0}, {"d", 4e-3, 8e-3, 1e5, 3e7}});
+  static const pe::ModelProfile model = pe::make_chain_model("chain", 8,
+                                                             {{"a", 1e-3, 2e-3, 4e6, 1e6},
+                                                              {"b", 2e-3, 4e-3, 2e6, 8e6},
+                                                              {"c", 1e-3, 1e-3, 1e6, 0},
+                                                              {"d", 4e-3, 8e-3, 1e5, 3e7}});
   return model;
 }
 

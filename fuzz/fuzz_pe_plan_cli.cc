@@ -58,8 +58,9 @@ std::vector<FlagVocabulary> cluster_flags() {
 
 std::vector<FlagVocabulary> search_flags() {
   return {
-      {"--gbs", {"8", "64", "1", "3", "65536", "0", "-5", "1,2,3", "8:64:8", "64:8:8", "1:2",
-                 "8:64:0", "1073741825", "a,b", "8,", ",", ""}},
+      {"--gbs",
+       {"8", "64", "1", "3", "65536", "0", "-5", "1,2,3", "8:64:8", "64:8:8", "1:2", "8:64:0",
+        "1073741825", "a,b", "8,", ",", ""}},
       {"--schedule", {"1f1b", "gpipe", "best", "2f2b", ""}},
       {"--top", {"1", "3", "0", "-1", "100000"}},
       {"--format", {"table", "csv", "json", "xml"}},
@@ -99,8 +100,8 @@ const std::vector<FlagVocabulary>& vocabulary() {
 
 void run_vocabulary(pe::fuzz::ByteReader& in) {
   // Small defaults first; the fuzzed pairs may override them with vocabulary values.
-  std::vector<std::string> args{"--profile", source_path("tests/data/graphs/chain.txt"),
-                                "--pbs", "8", "--gbs", "16"};
+  std::vector<std::string> args{
+      "--profile", source_path("tests/data/graphs/chain.txt"), "--pbs", "8", "--gbs", "16"};
   for (std::string& arg : pe::fuzz::vocabulary_args(in, vocabulary(), 12))
     args.push_back(std::move(arg));
   std::ostringstream out, err;

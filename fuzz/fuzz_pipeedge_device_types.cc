@@ -33,8 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> warnings;
   PipeEdgeDeviceTypes types;
   try {
-    types = parse_pipeedge_device_types(in.rest(), "fuzz/device_types.yml", query, layers,
-                                        warnings);
+    types =
+        parse_pipeedge_device_types(in.rest(), "fuzz/device_types.yml", query, layers, warnings);
   } catch (const InputError&) {
     return 0;
   }

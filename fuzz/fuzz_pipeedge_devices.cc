@@ -14,10 +14,9 @@ namespace {
 constexpr std::size_t kMaxScheduledHosts = 12;
 
 const pe::PipeEdgeDeviceTypes& fixed_types() {
-  static const pe::PipeEdgeDeviceTypes types{
-      {{"A", 1000, 2048, {0.1, 0.2, 0.1, 0.3, 0.2, 0.1}},
-       {"B", 100, 512, {0.05, 0.1, 0.05, 0.1, 0.1, 0.05}}},
-      {"C"}};
+  static const pe::PipeEdgeDeviceTypes types{{{"A", 1000, 2048, {0.1, 0.2, 0.1, 0.3, 0.2, 0.1}},
+                                              {"B", 100, 512, {0.05, 0.1, 0.05, 0.1, 0.1, 0.05}}},
+                                             {"C"}};
   return types;
 }
 
@@ -44,7 +43,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(!host.name.empty() && names.insert(host.name).second,
                   "an empty or repeated host name");
   }
-  if (cluster.hosts.size() <= kMaxScheduledHosts)
-    fuzz::schedule_and_check(fixed_model(), cluster);
+  if (cluster.hosts.size() <= kMaxScheduledHosts) fuzz::schedule_and_check(fixed_model(), cluster);
   return 0;
 }

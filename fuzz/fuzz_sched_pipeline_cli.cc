@@ -19,8 +19,7 @@ using pe::fuzz::FlagVocabulary;
 using pe::fuzz::source_path;
 
 std::vector<std::string> counts() {
-  return {"8", "1", "2", "0", "-1", "8abc", "4294967295", "4294967296", "18446744073709551616",
-          ""};
+  return {"8", "1", "2", "0", "-1", "8abc", "4294967295", "4294967296", "18446744073709551616", ""};
 }
 
 std::vector<std::string> files(const std::string& name) {
@@ -39,7 +38,8 @@ const std::vector<FlagVocabulary>& vocabulary() {
       {"--buffers", counts()},
       {"-d", {"torch.float32", "torch.float16", ""}},
       {"-m",
-       {"google/vit-base-patch16-224", "google/vit-large-patch16-224", "DummyModel", "tiny", "nope", ""}},
+       {"google/vit-base-patch16-224", "google/vit-large-patch16-224", "DummyModel", "tiny", "nope",
+        ""}},
       {"-M", files("models.yml")},
       {"-T", files("device_types.yml")},
       {"-D", files("devices.yml")},
@@ -58,8 +58,7 @@ void run_vocabulary(pe::fuzz::ByteReader& in) {
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   std::ostringstream out, err;
-  const int code =
-      pe::sched_pipeline_main(static_cast<int>(args.size()), argv.data(), out, err);
+  const int code = pe::sched_pipeline_main(static_cast<int>(args.size()), argv.data(), out, err);
   pe::fuzz::require(code == 0 || code == 1, "exit code other than 0 or 1");
   pe::fuzz::require(code == 0 || !err.str().empty(), "an error without a message");
   pe::fuzz::require(err.str().find("internal error") == std::string::npos,

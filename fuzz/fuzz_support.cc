@@ -46,8 +46,10 @@ std::vector<std::string> vocabulary_args(ByteReader& in,
 std::vector<std::string> split_args(const std::string& text) {
   std::vector<std::string> args(1);
   for (char c : text) {
-    if (c == '\0') args.emplace_back();
-    else args.back() += c;
+    if (c == '\0')
+      args.emplace_back();
+    else
+      args.back() += c;
   }
   return args;
 }

@@ -16,10 +16,10 @@ constexpr int kStages = 3, kMicroBatches = 4;
 constexpr long kMaxPieces = 512;
 
 const pe::Timeline& fixed_timeline() {
-  static const pe::Timeline timeline = pe::simulate(
-      {{{1e-3, 2e-3, 1e-4, 5e-4}, {2e-3, 3e-3, 2e-4, 5e-4}, {1e-3, 1e-3, 0, 1e-3}},
-       kMicroBatches,
-       pe::Schedule::OneFOneB});
+  static const pe::Timeline timeline =
+      pe::simulate({{{1e-3, 2e-3, 1e-4, 5e-4}, {2e-3, 3e-3, 2e-4, 5e-4}, {1e-3, 1e-3, 0, 1e-3}},
+                    kMicroBatches,
+                    pe::Schedule::OneFOneB});
   return timeline;
 }
 

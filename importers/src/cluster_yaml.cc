@@ -39,8 +39,8 @@ void read_machines(const YAML::Node& list, const std::string& file, Cluster& clu
 }
 
 // A positive number of GB (or GB/s) in bytes; throws when the bytes overflow a double.
-double positive_gigabytes(const YAML::Node& node, const std::string& file,
-                          const std::string& key, const std::string& unit = "GB") {
+double positive_gigabytes(const YAML::Node& node, const std::string& file, const std::string& key,
+                          const std::string& unit = "GB") {
   const double bytes = non_negative(node, file, key, true) * kGB;
   if (!std::isfinite(bytes))
     throw InputError(where(file, node, key), "expected a number of " + unit +
@@ -53,8 +53,10 @@ double positive_gigabytes(const YAML::Node& node, const std::string& file,
 double bandwidth(const YAML::Node& node, const std::string& file, const std::string& key) {
   const double bytes = positive_gigabytes(node, file, key, "GB/s");
   if (bytes < 1)
-    throw InputError(where(file, node, key), "expected at least 1e-9 GB/s (one byte per "
-                                             "second), got '" + node.Scalar() + "'");
+    throw InputError(where(file, node, key),
+                     "expected at least 1e-9 GB/s (one byte per "
+                     "second), got '" +
+                         node.Scalar() + "'");
   return bytes;
 }
 

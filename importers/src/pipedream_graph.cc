@@ -62,8 +62,8 @@ std::vector<CutState> cut_states(const OperatorGraph& g, const std::vector<std::
 
 ModelProfile parse_pipedream_graph(const std::string& text, const std::string& file_label,
                                    double profile_batch_size) {
-  const OperatorGraph graph =
-      detail::pipedream::build_operator_graph(detail::pipedream::read_graph_text(text, file_label), file_label);
+  const OperatorGraph graph = detail::pipedream::build_operator_graph(
+      detail::pipedream::read_graph_text(text, file_label), file_label);
   ModelProfile model;
   model.name = model_name(file_label);
   model.source = file_label;

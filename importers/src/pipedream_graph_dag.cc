@@ -21,10 +21,10 @@ std::map<std::string, std::size_t> index_nodes(const GraphText& text, const std:
     const NodeLine& node = text.nodes[i];
     const auto [it, fresh] = index.emplace(node.id, i);
     if (!fresh)
-      throw InputError(location(file, node.line),
-                       "duplicate node id '" + node.id + "' (first defined on line " +
-                           std::to_string(text.nodes[it->second].line) +
-                           "), expected each id once");
+      throw InputError(location(file, node.line), "duplicate node id '" + node.id +
+                                                      "' (first defined on line " +
+                                                      std::to_string(text.nodes[it->second].line) +
+                                                      "), expected each id once");
   }
   return index;
 }
@@ -43,8 +43,8 @@ std::vector<ResolvedEdge> resolve_edges(const GraphText& text, const std::string
   std::vector<ResolvedEdge> edges;
   edges.reserve(text.edges.size());
   for (const EdgeLine& e : text.edges)
-    edges.push_back({resolve(index, e.source, file, e.line),
-                     resolve(index, e.target, file, e.line), e.line});
+    edges.push_back(
+        {resolve(index, e.source, file, e.line), resolve(index, e.target, file, e.line), e.line});
   return edges;
 }
 
@@ -79,16 +79,18 @@ void check_connected(const OperatorGraph& result, const std::string& file) {
   while (!todo.empty()) {
     const std::size_t v = todo.back();
     todo.pop_back();
-    for (const auto e : boost::make_iterator_range(boost::out_edges(v, g))) visit(boost::target(e, g));
-    for (const auto e : boost::make_iterator_range(boost::in_edges(v, g))) visit(boost::source(e, g));
+    for (const auto e : boost::make_iterator_range(boost::out_edges(v, g)))
+      visit(boost::target(e, g));
+    for (const auto e : boost::make_iterator_range(boost::in_edges(v, g)))
+      visit(boost::source(e, g));
   }
   for (std::size_t v = 0; v < reached.size(); ++v)
     if (!reached[v]) {
       const NodeLine& node = result.operators[v];
       const NodeLine& first = result.operators[0];
       throw InputError(location(file, node.line),
-                       "node '" + node.id + "' is not connected to node '" + first.id +
-                           "' (line " + std::to_string(first.line) +
+                       "node '" + node.id + "' is not connected to node '" + first.id + "' (line " +
+                           std::to_string(first.line) +
                            ") by any edge, expected one connected graph (an edge line missing?)");
     }
 }
@@ -108,8 +110,9 @@ OperatorGraph build_operator_graph(const GraphText& text, const std::string& fil
     result.operators.push_back(text.nodes[i]);
   }
   if (result.operators.empty())
-    throw InputError(file, "no operators left after removing Input sources and __getitem__ "
-                           "sinks, expected at least one operator");
+    throw InputError(file,
+                     "no operators left after removing Input sources and __getitem__ "
+                     "sinks, expected at least one operator");
   result.graph = Digraph(result.operators.size());
   for (const ResolvedEdge& e : edges)
     if (kept[e.source] && kept[e.target])

@@ -18,9 +18,8 @@ struct EdgeInfo {
 
 /// Directed graph of operators. `setS` out-edge lists collapse exact duplicate edges and
 /// iterate in target order, so every traversal is deterministic.
-using Digraph =
-    boost::adjacency_list<boost::setS, boost::vecS, boost::bidirectionalS, boost::no_property,
-                          EdgeInfo>;
+using Digraph = boost::adjacency_list<boost::setS, boost::vecS, boost::bidirectionalS,
+                                      boost::no_property, EdgeInfo>;
 
 /// The operators left after clean-up. Vertex i of `graph` is `operators[i]`; vertices are
 /// numbered in file order.

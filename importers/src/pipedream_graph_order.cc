@@ -127,14 +127,12 @@ std::vector<Vertex> find_cycle(const GreedyKahn& kahn, std::size_t count) {
     path += g.operators[cycle[i]].id + " -> ";
   }
   path += g.operators[cycle.front()].id;
-  throw InputError(location(file, line),
-                   "the graph has a cycle " + path + ", expected a DAG");
+  throw InputError(location(file, line), "the graph has a cycle " + path + ", expected a DAG");
 }
 
 }  // namespace
 
-std::vector<std::size_t> low_crossing_order(const OperatorGraph& graph,
-                                            const std::string& file) {
+std::vector<std::size_t> low_crossing_order(const OperatorGraph& graph, const std::string& file) {
   GreedyKahn kahn(graph);
   std::vector<std::size_t> order = kahn.run();
   if (order.size() < graph.operators.size())

@@ -42,8 +42,7 @@ std::string quoted(std::string_view value) {
 
 std::vector<std::string_view> split(std::string_view s, std::string_view separator) {
   std::vector<std::string_view> parts;
-  for (std::size_t at = s.find(separator); at != std::string_view::npos;
-       at = s.find(separator)) {
+  for (std::size_t at = s.find(separator); at != std::string_view::npos; at = s.find(separator)) {
     parts.push_back(s.substr(0, at));
     s.remove_prefix(at + separator.size());
   }
@@ -57,8 +56,7 @@ double parse_number(std::string_view text, const Where& where, std::string_view 
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
   const bool whole = error == std::errc() && end == value.data() + value.size();
   if (!whole || !std::isfinite(number) || number < 0 || value.front() == '-')
-    throw InputError(where.at(key),
-                     "expected a finite non-negative number, got " + quoted(value));
+    throw InputError(where.at(key), "expected a finite non-negative number, got " + quoted(value));
   return number;
 }
 
@@ -67,8 +65,8 @@ double parse_activation(std::string_view text, const Where& where, std::string_v
   const std::string_view value = trim(text);
   if (value.empty() || value.front() != '[') return parse_number(value, where, key);
   if (value.size() < 3 || value.back() != ']')
-    throw InputError(where.at(key), "expected a number or a list '[a; b; ...]', got " +
-                                        quoted(value));
+    throw InputError(where.at(key),
+                     "expected a number or a list '[a; b; ...]', got " + quoted(value));
   double sum = 0;
   for (std::string_view item : split(value.substr(1, value.size() - 2), ";"))
     sum += parse_number(item, where, key);
@@ -78,10 +76,9 @@ double parse_activation(std::string_view text, const Where& where, std::string_v
 std::size_t metadata_index(std::string_view key, const Where& where) {
   for (std::size_t i = 0; i < kMetadataKeys.size(); ++i)
     if (kMetadataKeys[i] == key) return i;
-  throw InputError(where.at(key),
-                   "unknown metadata key " + quoted(key) +
-                       ", expected forward_compute_time, backward_compute_time, "
-                       "activation_size and parameter_size");
+  throw InputError(where.at(key), "unknown metadata key " + quoted(key) +
+                                      ", expected forward_compute_time, backward_compute_time, "
+                                      "activation_size and parameter_size");
 }
 
 void parse_metadata(std::string_view token, const Where& where, NodeLine& node) {
@@ -111,21 +108,21 @@ void check_stage_id(std::string_view token, const Where& where) {
   const std::string_view field = trim(token);
   const std::string_view value =
       field.starts_with(kPrefix) ? field.substr(kPrefix.size()) : std::string_view();
-  const bool digits = !value.empty() && value.size() <= 9 &&
-                      std::all_of(value.begin(), value.end(),
-                                  [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits =
+      !value.empty() && value.size() <= 9 &&
+      std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!digits)
     throw InputError(where.at("stage_id"),
-                     "expected 'stage_id=K' with K a non-negative integer, got " +
-                         quoted(field));
+                     "expected 'stage_id=K' with K a non-negative integer, got " + quoted(field));
 }
 
 NodeLine parse_node(std::string_view line, const Where& where) {
   const std::vector<std::string_view> tokens = split(line, kSeparator);
   if (tokens.size() != 3 && tokens.size() != 4)
-    throw InputError(where.at(), "expected 'ID -- DESCRIPTION -- METADATA[ -- stage_id=K]' "
-                                 "(3 or 4 fields separated by ' -- '), got " +
-                                     std::to_string(tokens.size()) + " fields");
+    throw InputError(where.at(),
+                     "expected 'ID -- DESCRIPTION -- METADATA[ -- stage_id=K]' "
+                     "(3 or 4 fields separated by ' -- '), got " +
+                         std::to_string(tokens.size()) + " fields");
   NodeLine node;
   node.id = std::string(trim(tokens[0]));
   node.description = std::string(trim(tokens[1]));

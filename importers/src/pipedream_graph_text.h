@@ -17,7 +17,7 @@ struct NodeLine {
   Seconds backward = 0;
   Bytes activation = 0;  ///< Sum of the list when activation_size is `[a; b; ...]`.
   Bytes parameters = 0;
-  long line = 0;         ///< 1-based line number in the file.
+  long line = 0;  ///< 1-based line number in the file.
 };
 
 /// One edge line `SRC -- DST`, ids as written.

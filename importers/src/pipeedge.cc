@@ -12,7 +12,8 @@ namespace {
 
 /// The text of an input file; `what` names it when its path is empty.
 std::string file_text(const std::string& path, const std::string& what) {
-  if (path.empty()) throw InputError("", "the path of the " + what + " is empty, expected a file name");
+  if (path.empty())
+    throw InputError("", "the path of the " + what + " is empty, expected a file name");
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw InputError(path, "is a directory; expected a YAML file");
@@ -25,11 +26,11 @@ PipeEdgeInput load_pipeedge_input(const PipeEdgeFiles& files, const PipeEdgeQuer
   PipeEdgeInput input;
   input.model = parse_pipeedge_model(file_text(files.models, "models file"), files.models,
                                      query.model_name, input.warnings);
-  const PipeEdgeDeviceTypes types = parse_pipeedge_device_types(
-      file_text(files.device_types, "device types file"), files.device_types, query,
-      input.model.layers(), input.warnings);
-  input.cluster.hosts = parse_pipeedge_devices(file_text(files.devices, "devices file"), files.devices,
-                                               types, input.warnings);
+  const PipeEdgeDeviceTypes types =
+      parse_pipeedge_device_types(file_text(files.device_types, "device types file"),
+                                  files.device_types, query, input.model.layers(), input.warnings);
+  input.cluster.hosts = parse_pipeedge_devices(file_text(files.devices, "devices file"),
+                                               files.devices, types, input.warnings);
   input.cluster.types = types.usable;
   return input;
 }

@@ -28,7 +28,8 @@ Profile read_profile(const YAML::Node& node, const std::string& file, const std:
   Profile profile;
   profile.path = path;
   profile.batch_size = count(required(node, "batch_size", file, path), file, path + ".batch_size");
-  profile.dtype = detail::yaml_input::text(required(node, "dtype", file, path), file, path + ".dtype");
+  profile.dtype =
+      detail::yaml_input::text(required(node, "dtype", file, path), file, path + ".dtype");
   profile.times_node = required(node, "time_s", file, path);
   profile.times = number_list(profile.times_node, file, path + ".time_s");
   return profile;
@@ -64,11 +65,11 @@ YAML::Node model_profile_list(const YAML::Node& entry, const std::string& file,
 /// Picks the first matching profile; a warning when none or several match.
 bool select_profile(const std::vector<Profile>& matches, const std::string& where_type,
                     const PipeEdgeQuery& query, std::vector<std::string>& warnings) {
-  const std::string key = "batch_size " + std::to_string(query.micro_batch) + " and dtype " +
-                          query.dtype;
+  const std::string key =
+      "batch_size " + std::to_string(query.micro_batch) + " and dtype " + query.dtype;
   if (matches.empty()) {
-    warnings.push_back(where_type + ": no profile of model '" + query.model_name + "' with " +
-                       key + "; the type is skipped");
+    warnings.push_back(where_type + ": no profile of model '" + query.model_name + "' with " + key +
+                       "; the type is skipped");
     return false;
   }
   for (std::size_t k = 1; k < matches.size(); ++k)
@@ -85,10 +86,10 @@ bool read_type(const YAML::Node& key, const YAML::Node& entry, const std::string
   require_map(entry, file, name, "with bw_Mbps, mem_MB and model_profiles");
   reject_duplicate_keys(entry, file, name);
   warn_unknown_keys(entry, {"bw_Mbps", "mem_MB", "model_profiles"}, file, name, warnings);
-  type.bandwidth_mbps =
-      detail::yaml_input::non_negative(required(entry, "bw_Mbps", file, name), file, name + ".bw_Mbps");
-  type.memory_mib =
-      detail::yaml_input::non_negative(required(entry, "mem_MB", file, name), file, name + ".mem_MB");
+  type.bandwidth_mbps = detail::yaml_input::non_negative(required(entry, "bw_Mbps", file, name),
+                                                         file, name + ".bw_Mbps");
+  type.memory_mib = detail::yaml_input::non_negative(required(entry, "mem_MB", file, name), file,
+                                                     name + ".mem_MB");
   const YAML::Node list = model_profile_list(entry, file, name, query);
   const std::string where_type = where(file, key, name);
   if (!list || list.IsNull()) {

@@ -26,8 +26,8 @@ std::vector<std::uint64_t> expand_outputs(std::vector<std::uint64_t> outputs, st
                                           const YAML::Node& node, const std::string& file,
                                           const std::string& path,
                                           std::vector<std::string>& warnings) {
-  const std::string seen = std::to_string(outputs.size()) + " values for " +
-                           std::to_string(layers) + " layers";
+  const std::string seen =
+      std::to_string(outputs.size()) + " values for " + std::to_string(layers) + " layers";
   if (outputs.size() > layers)
     throw InputError(where(file, node, path), seen + "; expected at most one per layer");
   if (outputs.empty() && layers > 0)
@@ -59,8 +59,8 @@ EdgeModel read_model(const YAML::Node& entry, const std::string& file, const std
     throw InputError(where(file, memory, name + ".mem_MB"),
                      std::to_string(model.weights_mib.size()) + " values for " +
                          std::to_string(layers) + " layers; expected one per layer");
-  model.parameters_out = expand_outputs(std::move(values), layers, outputs, file,
-                                        name + ".parameters_out", warnings);
+  model.parameters_out =
+      expand_outputs(std::move(values), layers, outputs, file, name + ".parameters_out", warnings);
   return model;
 }
 
@@ -73,8 +73,8 @@ EdgeModel parse_pipeedge_model(const std::string& text, const std::string& file,
   reject_duplicate_keys(root, file, "");
   const YAML::Node entry = root[model_name];
   if (!entry)
-    throw InputError(file, "model '" + model_name + "' not found; the file defines: " +
-                               model_names(root));
+    throw InputError(
+        file, "model '" + model_name + "' not found; the file defines: " + model_names(root));
   return read_model(entry, file, model_name, warnings);
 }
 

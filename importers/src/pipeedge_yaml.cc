@@ -33,7 +33,8 @@ YAML::Node required(const YAML::Node& map, const std::string& key, const std::st
   return value;
 }
 
-void reject_duplicate_keys(const YAML::Node& map, const std::string& file, const std::string& path) {
+void reject_duplicate_keys(const YAML::Node& map, const std::string& file,
+                           const std::string& path) {
   std::set<std::string> seen;
   for (const auto& item : map) {
     const std::string key = item.first.IsScalar() ? item.first.Scalar() : describe(item.first);
@@ -67,7 +68,8 @@ std::vector<double> number_list(const YAML::Node& node, const std::string& file,
   std::vector<double> values;
   values.reserve(node.size());
   for (std::size_t k = 0; k < node.size(); ++k)
-    values.push_back(detail::yaml_input::non_negative(node[k], file, path + "[" + std::to_string(k) + "]"));
+    values.push_back(
+        detail::yaml_input::non_negative(node[k], file, path + "[" + std::to_string(k) + "]"));
   return values;
 }
 

@@ -15,9 +15,13 @@ namespace {
 namespace fs = std::filesystem;
 using namespace detail::yaml_input;
 
-const std::vector<std::string> kEntryKeys = {
-    "name",          "path", "profile_batch_size", "min_micro_batch", "optimizer_scaling",
-    "activation_bytes_per_sample", "notes"};
+const std::vector<std::string> kEntryKeys = {"name",
+                                             "path",
+                                             "profile_batch_size",
+                                             "min_micro_batch",
+                                             "optimizer_scaling",
+                                             "activation_bytes_per_sample",
+                                             "notes"};
 
 int read_min_micro_batch(const YAML::Node& entry, const std::string& file) {
   const YAML::Node node = child(entry, "min_micro_batch", file, true);
@@ -35,12 +39,11 @@ ProfileEntry read_entry(const YAML::Node& entry, const std::string& file,
   ProfileEntry p;
   p.name = text(child(entry, "name", file, true), file, "name");
   p.path = (directory / text(child(entry, "path", file, true), file, "path")).string();
-  p.profile_batch_size =
-      non_negative(child(entry, "profile_batch_size", file, true), file, "profile_batch_size",
-                   true);
+  p.profile_batch_size = non_negative(child(entry, "profile_batch_size", file, true), file,
+                                      "profile_batch_size", true);
   p.min_micro_batch = read_min_micro_batch(entry, file);
-  p.optimizer_scaling = non_negative(child(entry, "optimizer_scaling", file, true), file,
-                                     "optimizer_scaling", true);
+  p.optimizer_scaling =
+      non_negative(child(entry, "optimizer_scaling", file, true), file, "optimizer_scaling", true);
   const YAML::Node activation = child(entry, "activation_bytes_per_sample", file, false);
   if (activation && !activation.IsNull())
     p.activation_bytes_per_sample =
@@ -168,8 +171,8 @@ ProfileEntry find_profile(const std::string& name_or_path) {
   for (const ProfileEntry& entry : catalog) {
     if (entry.name != name_or_path) continue;
     if (!is_file(entry.path))
-      throw InputError(entry.path, "profile '" + entry.name + "' is listed in " +
-                                       catalog_file() + " but its file is missing");
+      throw InputError(entry.path, "profile '" + entry.name + "' is listed in " + catalog_file() +
+                                       " but its file is missing");
     return entry;
   }
   // Regular files, but also devices and pipes (`<(...)`), are read as given.
@@ -180,8 +183,10 @@ ProfileEntry find_profile(const std::string& name_or_path) {
   if (type != fs::file_type::not_found) return entry_for_path(name_or_path, catalog);
   const std::string known =
       have_catalog ? known_names(catalog) : "(no catalogue at " + catalog_file() + ")";
-  throw InputError(name_or_path, "no such file and no bundled profile of that name, "
-                                 "expected a graph file or one of: " + known);
+  throw InputError(name_or_path,
+                   "no such file and no bundled profile of that name, "
+                   "expected a graph file or one of: " +
+                       known);
 }
 
 TrainingSettings training_settings(const ProfileEntry& entry) {

@@ -74,10 +74,11 @@ void check_piece_length(const YAML::Node& map, const std::string& file, const Wo
   if (piece > 0) return;
   const char* key = item.split_total ? "total_ms" : "duration_ms";
   const YAML::Node node = child(map, key, file, true);
-  throw InputError(where(file, node, key),
-                   "expected pieces longer than 0 s, got '" + node.Scalar() + "'" +
-                       (item.split_total ? " over " + std::to_string(item.chunks) + " chunks" : "") +
-                       ", which is 0 s in seconds (below 5e-324 s)");
+  throw InputError(
+      where(file, node, key),
+      "expected pieces longer than 0 s, got '" + node.Scalar() + "'" +
+          (item.split_total ? " over " + std::to_string(item.chunks) + " chunks" : "") +
+          ", which is 0 s in seconds (below 5e-324 s)");
 }
 
 WorkItem read_item(const YAML::Node& map, const std::string& file) {
@@ -95,7 +96,8 @@ WorkItem read_item(const YAML::Node& map, const std::string& file) {
   read_length(map, file, item);
   read_chunks(map, file, item);
   check_piece_length(map, file, item);
-  if (YAML::Node stages = child(map, "stages", file, false)) item.stages = read_stages(stages, file);
+  if (YAML::Node stages = child(map, "stages", file, false))
+    item.stages = read_stages(stages, file);
   return item;
 }
 
@@ -108,9 +110,9 @@ void check_after(const WorkList& work, const std::vector<YAML::Node>& after_node
     const WorkItem& item = work.items[i];
     if (item.after != WorkAfter::Item) continue;
     if (!position.count(item.after_item))
-      throw InputError(where(file, after_nodes[i], "after"),
-                       "no item named '" + item.after_item + "' (expected forward, backward "
-                       "or an item name)");
+      throw InputError(where(file, after_nodes[i], "after"), "no item named '" + item.after_item +
+                                                                 "' (expected forward, backward "
+                                                                 "or an item name)");
     std::size_t at = i, steps = 0;
     while (work.items[at].after == WorkAfter::Item && steps++ <= work.items.size())
       at = position[work.items[at].after_item];

@@ -111,8 +111,8 @@ class FirstPass : public YAML::EventHandler {
  private:
   struct Frame {
     bool is_map;
-    std::size_t nodes;                   ///< Nodes seen so far (keys and values alternate).
-    std::map<std::string, long> keys;    ///< Scalar keys and their 1-based lines.
+    std::size_t nodes;                 ///< Nodes seen so far (keys and values alternate).
+    std::map<std::string, long> keys;  ///< Scalar keys and their 1-based lines.
   };
 
   /// Counts a node in its parent; a scalar key seen before in the same map throws.

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <vector>
 #include <system_error>
+#include <vector>
 
 namespace pe::detail::yaml_input {
 
@@ -72,8 +72,7 @@ double number(const YAML::Node& node, const std::string& file, const std::string
   const std::string seen = text(node, file, key);
   double value = 0;
   if (!read_finite(seen, value))
-    throw InputError(where(file, node, key),
-                     "expected a finite number, got '" + seen + "'");
+    throw InputError(where(file, node, key), "expected a finite number, got '" + seen + "'");
   return value;
 }
 
@@ -89,27 +88,26 @@ double non_negative(const YAML::Node& node, const std::string& file, const std::
   double value = number(node, file, key);
   if (value < 0 || (strictly_positive && value == 0))
     throw InputError(where(file, node, key),
-                     std::string("expected a ") + (strictly_positive ? "positive" : "non-negative") +
-                         " number, got '" + node.Scalar() + "'" +
+                     std::string("expected a ") +
+                         (strictly_positive ? "positive" : "non-negative") + " number, got '" +
+                         node.Scalar() + "'" +
                          (value == 0 && strictly_positive ? underflow_note(node.Scalar()) : ""));
   return value;
 }
 
 long long count(const YAML::Node& node, const std::string& file, const std::string& key) {
   const std::string seen = text(node, file, key);
-  const bool digits = !seen.empty() && std::all_of(seen.begin(), seen.end(), [](char c) {
-    return c >= '0' && c <= '9';
-  });
+  const bool digits = !seen.empty() && std::all_of(seen.begin(), seen.end(),
+                                                   [](char c) { return c >= '0' && c <= '9'; });
   if (!digits)
-    throw InputError(where(file, node, key),
-                     "expected a non-negative integer, got '" + seen + "'");
+    throw InputError(where(file, node, key), "expected a non-negative integer, got '" + seen + "'");
   long long value = 0;
   const auto [end, error] = std::from_chars(seen.data(), seen.data() + seen.size(), value);
   if (error != std::errc() || end != seen.data() + seen.size())
     throw InputError(where(file, node, key),
                      "expected a non-negative integer up to " +
-                         std::to_string(std::numeric_limits<long long>::max()) + ", got '" +
-                         seen + "'");
+                         std::to_string(std::numeric_limits<long long>::max()) + ", got '" + seen +
+                         "'");
   return value;
 }
 
@@ -117,9 +115,8 @@ long long count_in(const YAML::Node& node, const std::string& file, const std::s
                    long long low, long long high, const std::string& what) {
   const std::string seen = text(node, file, key);
   long long value = 0;
-  const bool digits = !seen.empty() && std::all_of(seen.begin(), seen.end(), [](char c) {
-    return c >= '0' && c <= '9';
-  });
+  const bool digits = !seen.empty() && std::all_of(seen.begin(), seen.end(),
+                                                   [](char c) { return c >= '0' && c <= '9'; });
   const auto [end, error] = std::from_chars(seen.data(), seen.data() + seen.size(), value);
   if (!digits || error != std::errc() || value < low || value > high)
     throw InputError(where(file, node, key), "expected " + std::to_string(low) + ".." +

@@ -208,8 +208,7 @@ void declare_search_flags(CLI::App& app, Options& o) {
 void declare_given_plan_flags(CLI::App& app, Options& o) {
   app.option_defaults()->group("A plan of your own");
   add(
-      app, "--plan", "STAGES",
-      [&o](const std::string& v) { o.plan = v; },
+      app, "--plan", "STAGES", [&o](const std::string& v) { o.plan = v; },
       "also cost this plan: stages FIRST-LAST:WIDTH;... as pe-plan prints\n"
       "them (e.g. 0-20:15;21-24:1), at the --plan-gbs batch size; it is\n"
       "explained after the table and compared with the best plan found,\n"

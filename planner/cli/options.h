@@ -28,8 +28,8 @@ struct Options {
   std::uint64_t search_effort = kDefaultSearchEffort;  // 0 = unlimited
   Format format = Format::Table;
   std::optional<std::string> trace, svg, plot, fill, export_sched, hosts;
-  std::optional<int> plan_gbs;  // which point --trace/--svg/--export-sched show
-  std::optional<std::string> plan;  // a hand-written plan's stages, to cost
+  std::optional<int> plan_gbs;                   // which point --trace/--svg/--export-sched show
+  std::optional<std::string> plan;               // a hand-written plan's stages, to cost
   std::optional<int> microbatches, plan_copies;  // of that plan
 };
 

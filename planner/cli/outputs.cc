@@ -20,9 +20,8 @@ bool wants_plan_outputs(const Options& o) { return o.trace || o.svg || o.fill ||
 // The point --plan-gbs names (check_plan_gbs made sure it is there), else the last one.
 const PointResult& chosen_point(const Options& o, const std::vector<PointResult>& points) {
   if (!o.plan_gbs) return points.back();
-  return *std::find_if(points.begin(), points.end(), [&](const PointResult& p) {
-    return p.global_batch == *o.plan_gbs;
-  });
+  return *std::find_if(points.begin(), points.end(),
+                       [&](const PointResult& p) { return p.global_batch == *o.plan_gbs; });
 }
 
 std::vector<std::string> split_hosts(const std::string& text) {
@@ -33,8 +32,8 @@ std::vector<std::string> split_hosts(const std::string& text) {
 }
 
 void write_plot(const std::string& path, const std::vector<PointResult>& points) {
-  std::vector<SpeedupCurve> curves{{"DP", {}}, {"DP + overlap", {}}, {"DP + P3", {}},
-                                   {"best hybrid", {}}};
+  std::vector<SpeedupCurve> curves{
+      {"DP", {}}, {"DP + overlap", {}}, {"DP + P3", {}}, {"best hybrid", {}}};
   for (const PointResult& p : points) {
     const double x = p.global_batch;
     if (p.baselines.fits) {  // no DP point where data parallelism does not fit a GPU
@@ -74,7 +73,8 @@ void write_plan_outputs(const Options& o, const PointResult& point, const Plan* 
     return;
   }
   const Timeline timeline = plan_timeline(o, *plan, err);
-  const std::string title = "GBS " + std::to_string(plan->global_batch) + ": " + stages_string(*plan);
+  const std::string title =
+      "GBS " + std::to_string(plan->global_batch) + ": " + stages_string(*plan);
   if (o.trace)
     write_file_atomically(*o.trace, chrome_trace_json(timeline, {title, stage_labels(*plan)}));
   if (o.svg) {

@@ -19,15 +19,17 @@ namespace pe::cli {
 namespace {
 
 Cluster make_cluster(const Options& o) {
-  Cluster cluster = o.cluster_file ? load_cluster_yaml(*o.cluster_file)
-                                   : cluster_from_machine_ends(parse_machine_ends(
-                                         o.devices.value_or("8,16")));
+  Cluster cluster = o.cluster_file
+                        ? load_cluster_yaml(*o.cluster_file)
+                        : cluster_from_machine_ends(parse_machine_ends(o.devices.value_or("8,16")));
   Network& net = cluster.network;
   if (o.intra_bw) net.intra = *o.intra_bw * kGB;
   std::optional<BytesPerSecond> p2p;
   if (o.inter_p2p_bw) p2p = *o.inter_p2p_bw * kGB;
-  if (o.inter_bw) set_inter_machine_bandwidth(net, *o.inter_bw * kGB, p2p);
-  else if (p2p) net.inter_p2p = *p2p;
+  if (o.inter_bw)
+    set_inter_machine_bandwidth(net, *o.inter_bw * kGB, p2p);
+  else if (p2p)
+    net.inter_p2p = *p2p;
   if (o.memory_gb) cluster.device_memory = *o.memory_gb * kGB;
   return cluster;
 }
@@ -67,8 +69,8 @@ SweepControl progress_bar(std::size_t points, std::ostream& err) {
   if (points < 2 || !isatty(fileno(stderr))) return control;
   control.progress = [&err](std::size_t done, std::size_t all) {
     const std::size_t width = 40, filled = width * done / all;
-    err << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] "
-        << done << "/" << all << (done == all ? "\r\033[K" : "") << std::flush;
+    err << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done
+        << "/" << all << (done == all ? "\r\033[K" : "") << std::flush;
   };
   return control;
 }
@@ -76,9 +78,12 @@ SweepControl progress_bar(std::size_t points, std::ostream& err) {
 std::string render(const Options& o, const std::vector<PointResult>& points,
                    const ReportContext& context) {
   switch (o.format) {
-    case Format::Csv: return sweep_csv(points);
-    case Format::Json: return sweep_json(points, context);
-    case Format::Table: break;
+    case Format::Csv:
+      return sweep_csv(points);
+    case Format::Json:
+      return sweep_json(points, context);
+    case Format::Table:
+      break;
   }
   return cli_wording(sweep_table(points, context, o.plan_gbs));
 }
@@ -109,7 +114,8 @@ int plan(const Options& o, std::ostream& out, std::ostream& err) {
   // The table lists why a batch size has no plan; CSV rows cannot, so stderr does.
   if (o.format == Format::Csv)
     for (const PointResult& point : points)
-      if (!point.best()) err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason << "\n";
+      if (!point.best())
+        err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason << "\n";
   out << std::flush;  // before any output file that is this same stream (/dev/stdout)
   write_extra_outputs(o, points, given ? &given->plan : nullptr, err);
   return 0;

@@ -3,4 +3,6 @@
 
 #include "sched_pipeline_cli.h"
 
-int main(int argc, char** argv) { return pe::sched_pipeline_main(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+  return pe::sched_pipeline_main(argc, argv, std::cout, std::cerr);
+}

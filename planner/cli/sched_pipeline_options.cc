@@ -17,15 +17,15 @@ struct OptionSpec {
 
 /// Options without a short form have letter '\0' (and are looked up by name only).
 constexpr std::array<OptionSpec, 10> kOptions = {{{'b', "batch-size", true},
-                                                 {'i', "buffers-in", true},
-                                                 {'o', "buffers-out", true},
-                                                 {'d', "dtype", true},
-                                                 {'m', "model-name", true},
-                                                 {'M', "models-file", true},
-                                                 {'T', "dev-types-file", true},
-                                                 {'D', "dev-file", true},
-                                                 {'h', "help", false},
-                                                 {'\0', "search-memory-mb", true}}};
+                                                  {'i', "buffers-in", true},
+                                                  {'o', "buffers-out", true},
+                                                  {'d', "dtype", true},
+                                                  {'m', "model-name", true},
+                                                  {'M', "models-file", true},
+                                                  {'T', "dev-types-file", true},
+                                                  {'D', "dev-file", true},
+                                                  {'h', "help", false},
+                                                  {'\0', "search-memory-mb", true}}};
 
 constexpr std::uint64_t kLargestNumber = 4294967295ULL;
 
@@ -58,8 +58,9 @@ std::uint64_t parse_number(const OptionSpec& spec, const std::string& text, std:
   const std::string expected = least > 0 ? "a positive integer" : "a non-negative integer";
   const std::size_t first = std::min(text.find_first_not_of('0'), text.size());
   const std::string significant = first == text.size() && !text.empty() ? "0" : text.substr(first);
-  const bool digits = !text.empty() && significant.size() <= 10 &&
-                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits =
+      !text.empty() && significant.size() <= 10 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   const std::uint64_t value = digits ? std::stoull(significant) : 0;
   if (!digits || value < least || value > kLargestNumber)
     throw UsageError(label(spec) + ": expected " + expected + " up to " +
@@ -69,16 +70,36 @@ std::uint64_t parse_number(const OptionSpec& spec, const std::string& text, std:
 
 void apply(const OptionSpec& spec, const std::string& value, SchedPipelineOptions& options) {
   switch (spec.letter) {
-    case 'b': options.batch_size = parse_number(spec, value, 1); break;
-    case 'i': options.buffers_in = parse_number(spec, value, 0); break;
-    case 'o': options.buffers_out = parse_number(spec, value, 0); break;
-    case 'd': options.dtype = value; break;
-    case 'm': options.model_name = value; break;
-    case 'M': options.models_file = value; break;
-    case 'T': options.dev_types_file = value; break;
-    case 'D': options.dev_file = value; break;
-    case '\0': options.search_memory_mb = parse_number(spec, value, 1); break;
-    default: options.help = true; break;
+    case 'b':
+      options.batch_size = parse_number(spec, value, 1);
+      break;
+    case 'i':
+      options.buffers_in = parse_number(spec, value, 0);
+      break;
+    case 'o':
+      options.buffers_out = parse_number(spec, value, 0);
+      break;
+    case 'd':
+      options.dtype = value;
+      break;
+    case 'm':
+      options.model_name = value;
+      break;
+    case 'M':
+      options.models_file = value;
+      break;
+    case 'T':
+      options.dev_types_file = value;
+      break;
+    case 'D':
+      options.dev_file = value;
+      break;
+    case '\0':
+      options.search_memory_mb = parse_number(spec, value, 1);
+      break;
+    default:
+      options.help = true;
+      break;
   }
 }
 

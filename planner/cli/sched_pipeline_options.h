@@ -9,10 +9,10 @@ namespace pe {
 
 /// Parsed sched-pipeline options with the original's defaults.
 struct SchedPipelineOptions {
-  std::uint64_t batch_size = 8;   ///< -b/--batch-size: the micro-batch size, >= 1.
-  std::uint64_t buffers_in = 2;   ///< -i/--buffers-in, >= 0.
-  std::uint64_t buffers_out = 2;  ///< -o/--buffers-out, >= 0.
-  std::string dtype = "torch.float32";                     ///< -d/--dtype
+  std::uint64_t batch_size = 8;         ///< -b/--batch-size: the micro-batch size, >= 1.
+  std::uint64_t buffers_in = 2;         ///< -i/--buffers-in, >= 0.
+  std::uint64_t buffers_out = 2;        ///< -o/--buffers-out, >= 0.
+  std::string dtype = "torch.float32";  ///< -d/--dtype
   std::string model_name = "google/vit-base-patch16-224";  ///< -m/--model-name
   std::string models_file = "models.yml";                  ///< -M/--models-file
   std::string dev_types_file = "device_types.yml";         ///< -T/--dev-types-file

@@ -1,4 +1,5 @@
-// pe-plan's output must not depend on the number of worker threads (README, "Determinism and ties").
+// pe-plan's output must not depend on the number of worker threads (README, "Determinism and
+// ties").
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -25,9 +26,8 @@ TEST(PePlanDeterminism, DefaultSweepIsByteIdenticalWithOneTwoAndEightThreads) {
     for (int threads : {2, 8}) {
       const ProgramResult many = default_sweep(threads, format);
       ASSERT_EQ(many.exit_code, 0) << many.err;
-      EXPECT_TRUE(many.out == one.out)
-          << threads << " threads differ from 1 thread (format "
-          << (format.empty() ? "table" : format.back()) << ")";
+      EXPECT_TRUE(many.out == one.out) << threads << " threads differ from 1 thread (format "
+                                       << (format.empty() ? "table" : format.back()) << ")";
     }
   }
 }

@@ -33,8 +33,8 @@ ProgramResult sched_pipeline(const std::vector<std::string>& args) {
 
 std::vector<std::string> tiny_pipeedge(const std::string& models) {
   const std::string dir = kData + "/robustness/pipeedge/";
-  return {"-m", "tiny", "-M", dir + models, "-T", dir + "device_types.yml", "-D",
-          dir + "devices.yml"};
+  return {
+      "-m", "tiny", "-M", dir + models, "-T", dir + "device_types.yml", "-D", dir + "devices.yml"};
 }
 
 TEST(PePlanExitCode, HelpAndVersionExitZeroOnStdout) {
@@ -62,8 +62,8 @@ TEST(PePlanExitCode, BadInputExitsOneNamingFileLineAndKey) {
 }
 
 TEST(PePlanExitCode, EmptyPathFlagsAreBadUsage) {
-  for (const char* flag : {"--profile", "--cluster", "--fill", "--trace", "--svg", "--plot",
-                           "--export-sched"}) {
+  for (const char* flag :
+       {"--profile", "--cluster", "--fill", "--trace", "--svg", "--plot", "--export-sched"}) {
     const ProgramResult r = pe_plan({flag, ""});
     EXPECT_EQ(r.exit_code, 2) << flag;
     EXPECT_THAT(r.err, HasSubstr(std::string(flag) + ": expected a file path, got ''"));
@@ -80,8 +80,8 @@ TEST(SchedPipelineExitCode, EmptyOrEndlessInputFilesAreNamed) {
 }
 
 TEST(PePlanExitCode, NoPlanFitsExitsZeroAndSaysWhy) {
-  const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "16",
-                                   "--memory-gb", "1e-9"});
+  const ProgramResult r =
+      pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "16", "--memory-gb", "1e-9"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("no plan fits"));
 }
@@ -151,10 +151,12 @@ TEST(PePlanExitCode, FlagValueThatOverflowsBytesIsBadUsage) {
 // The plan's device count is known only after planning; a --hosts list of another length
 // is bad usage that names --hosts and counts both in the singular where they are 1.
 TEST(PePlanExitCode, ScheduleExportWithTheWrongHostCountNamesHosts) {
-  const std::string needs = "--hosts: the schedule export needs one host name per device of the "
-                            "plan: got ";
-  const std::vector<std::string> common{"--profile", kChain, "--pbs", "8", "--gbs", "8",
-                                        "--export-sched", "/nonexistent-pe-dir/s.yml"};
+  const std::string needs =
+      "--hosts: the schedule export needs one host name per device of the "
+      "plan: got ";
+  const std::vector<std::string> common{
+      "--profile", kChain, "--pbs",          "8",
+      "--gbs",     "8",    "--export-sched", "/nonexistent-pe-dir/s.yml"};
   for (const auto& [devices, hosts, counts] :
        {std::tuple<const char*, const char*, const char*>{"1", "a,b", "2 names for 1 device\n"},
         {"8", "a", "1 name for 8 devices\n"}}) {
@@ -167,9 +169,9 @@ TEST(PePlanExitCode, ScheduleExportWithTheWrongHostCountNamesHosts) {
 }
 
 TEST(PePlanExitCode, ScheduleExportWithAHostNamedTwiceIsBadUsage) {
-  const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--devices",
-                                   "2", "--export-sched", "/nonexistent-pe-dir/s.yml", "--hosts",
-                                   "a,a"});
+  const ProgramResult r =
+      pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--devices", "2", "--export-sched",
+               "/nonexistent-pe-dir/s.yml", "--hosts", "a,a"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("--hosts: host 'a' is named twice"));
 }

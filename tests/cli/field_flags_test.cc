@@ -57,12 +57,14 @@ TEST(FieldFlags, LibraryMessagesReadAsBefore) {
 
 // What the library says when no plan fits names the API; pe-plan names its flags.
 TEST(FieldFlags, NoPlanReasonsNameTheFlags) {
-  EXPECT_EQ(cli_wording("micro-batches of at least 4 samples (TrainingSettings::min_micro_batch 4)"),
-            "micro-batches of at least 4 samples (--mbs 4)");
+  EXPECT_EQ(
+      cli_wording("micro-batches of at least 4 samples (TrainingSettings::min_micro_batch 4)"),
+      "micro-batches of at least 4 samples (--mbs 4)");
   EXPECT_EQ(cli_wording("not proven; SearchOptions::effort 0 searches to the end"),
             "not proven; --search-effort 0 searches to the end");
-  EXPECT_EQ(cli_wording("which is 1F1B: SearchOptions::schedules with Schedule::OneFOneB can plan it"),
-            "which is 1F1B: --schedule 1f1b or best can plan it");
+  EXPECT_EQ(
+      cli_wording("which is 1F1B: SearchOptions::schedules with Schedule::OneFOneB can plan it"),
+      "which is 1F1B: --schedule 1f1b or best can plan it");
   EXPECT_EQ(cli_wording("nothing to replace"), "nothing to replace");
   // A real reason from the library, reworded.
   // One sample per device fits; a floor of 4 on 2 devices needs 2 per device in every step.

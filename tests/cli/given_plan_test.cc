@@ -52,8 +52,8 @@ TEST(GivenPlan, IsExplainedAndComparedWithTheBestPlan) {
 }
 
 TEST(GivenPlanJson, CarriesTheGivenPlanAndItsRatio) {
-  const ProgramResult r = pe_plan({"--gbs", "8", "--plan", "0-2:2", "--microbatches", "2",
-                                   "--format", "json"});
+  const ProgramResult r =
+      pe_plan({"--gbs", "8", "--plan", "0-2:2", "--microbatches", "2", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   const nlohmann::json& given = doc.at("given_plan");
@@ -62,14 +62,14 @@ TEST(GivenPlanJson, CarriesTheGivenPlanAndItsRatio) {
   EXPECT_EQ(given.at("fits"), true);
   EXPECT_TRUE(given.at("memory_note").is_null());
   EXPECT_GE(given.at("simulated_time_over_best").get<double>(), 1.0 - 1e-9);
-  EXPECT_DOUBLE_EQ(given.at("time_over_best").get<double>() *
-                       doc.at("points").at(0).at("plans").at(0).at("iteration_time_s").get<double>(),
-                   given.at("iteration_time_s").get<double>());
+  EXPECT_DOUBLE_EQ(
+      given.at("time_over_best").get<double>() *
+          doc.at("points").at(0).at("plans").at(0).at("iteration_time_s").get<double>(),
+      given.at("iteration_time_s").get<double>());
 }
 
 TEST(GivenPlan, ThatDoesNotFitIsAnAnswer) {
-  const ProgramResult r =
-      pe_plan({"--gbs", "64", "--plan", "0-2:1", "--memory-gb", "1e-9"});
+  const ProgramResult r = pe_plan({"--gbs", "64", "--plan", "0-2:1", "--memory-gb", "1e-9"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  does not fit: stage 0 needs "));
   EXPECT_THAT(r.out, HasSubstr("no plan found by the search to compare with"));
@@ -79,9 +79,9 @@ TEST(GivenPlan, TraceAndChartShowTheGivenPlan) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("pe_given_plan_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  const ProgramResult r = pe_plan({"--gbs", "8", "--plan", "0-1:1;2-2:1", "--microbatches", "4",
-                                   "--trace", (dir / "t.json").string(), "--svg",
-                                   (dir / "g.svg").string()});
+  const ProgramResult r =
+      pe_plan({"--gbs", "8", "--plan", "0-1:1;2-2:1", "--microbatches", "4", "--trace",
+               (dir / "t.json").string(), "--svg", (dir / "g.svg").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(read(dir / "t.json"), HasSubstr("GBS 8: 0-1:1;2-2:1"));
   EXPECT_THAT(read(dir / "g.svg"), HasSubstr("GBS 8: 0-1:1;2-2:1"));

@@ -31,8 +31,7 @@ void expect_golden(const std::string& name, const std::string& actual) {
     std::ofstream(path, std::ios::binary) << actual;
     GTEST_SKIP() << "rewrote " << path;
   }
-  EXPECT_EQ(actual, read(path)) << "differs from " << path
-                                << " (PE_UPDATE_GOLDEN=1 rewrites it)";
+  EXPECT_EQ(actual, read(path)) << "differs from " << path << " (PE_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 TEST(CliGolden, SchedPipelineReadmeExample) {
@@ -46,17 +45,17 @@ TEST(CliGolden, SchedPipelineReadmeExample) {
 
 TEST(CliGolden, SchedPipelineTinyModel) {
   const std::string dir = kData + "/robustness/pipeedge/";
-  const ProgramResult r = run_program(
-      sched_pipeline_program(), {"-m", "tiny", "-M", dir + "models.yml", "-T",
-                                 dir + "device_types.yml", "-D", dir + "devices.yml"});
+  const ProgramResult r =
+      run_program(sched_pipeline_program(), {"-m", "tiny", "-M", dir + "models.yml", "-T",
+                                             dir + "device_types.yml", "-D", dir + "devices.yml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_golden("sched_pipeline_tiny.yml", r.out);
 }
 
 TEST(CliGolden, PePlanChainCsv) {
-  const ProgramResult r = run_program(
-      pe_plan_program(), {"--profile", kData + "/graphs/chain.txt", "--pbs", "8", "--gbs",
-                          "8:64:8", "--devices", "2,4", "--format", "csv"});
+  const ProgramResult r =
+      run_program(pe_plan_program(), {"--profile", kData + "/graphs/chain.txt", "--pbs", "8",
+                                      "--gbs", "8:64:8", "--devices", "2,4", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_golden("pe_plan_chain.csv", r.out);
 }

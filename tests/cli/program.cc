@@ -67,8 +67,7 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 [[noreturn]] void exec_child(const char* program, char** argv, char** envp, int out, int err,
                              unsigned timeout_seconds) {
   const int null_input = open("/dev/null", O_RDONLY);
-  if (null_input < 0 || dup2(null_input, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-    _exit(127);
+  if (null_input < 0 || dup2(null_input, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
   alarm(timeout_seconds);
   execve(program, argv, envp);
   _exit(127);

@@ -135,20 +135,30 @@ TEST(PlanLayout, StagesMustCoverTheModelOnceInOrder) {
   EXPECT_THAT(error({{0, 20, 8}}), HasSubstr("the last stage ends at state 20, expected"));
   EXPECT_THAT(error({{0, 20, 8}, {21, 19, 8}}), HasSubstr("stage 1 21-19 ends before it starts"));
   EXPECT_THAT(error({}), HasSubstr("PlanLayout::stages is empty"));
-  EXPECT_THAT(error({{0, 20, 15}, {21, 24, 2}}),
-              HasSubstr("needs 17 devices per copy x 1 copies = 17 devices, but the cluster has 16"));
+  EXPECT_THAT(
+      error({{0, 20, 15}, {21, 24, 2}}),
+      HasSubstr("needs 17 devices per copy x 1 copies = 17 devices, but the cluster has 16"));
 }
 
 TEST(PlanLayout, BatchMustSplitAsWritten) {
   const Planner planner = planner_for("vgg19", one_to(16));
   const std::vector<StageLayout> two{{0, 20, 4}, {21, 24, 4}};
-  EXPECT_THAT([&] { planner.evaluate({two, 3, Schedule::OneFOneB, 1}, 512); },
-              ThrowsMessage<UsageError>(HasSubstr("do not split into 3 equal micro-batches")));
+  EXPECT_THAT(
+      [&] {
+        planner.evaluate({two, 3, Schedule::OneFOneB, 1}, 512);
+      },
+      ThrowsMessage<UsageError>(HasSubstr("do not split into 3 equal micro-batches")));
   const std::vector<StageLayout> narrow{{0, 20, 2}, {21, 24, 2}};
-  EXPECT_THAT([&] { planner.evaluate({narrow, 4, Schedule::OneFOneB, 3}, 512); },
-              ThrowsMessage<UsageError>(HasSubstr("does not split into 3 equal copies")));
-  EXPECT_THAT([&] { planner.evaluate({two, 513, Schedule::OneFOneB, 1}, 512); },
-              ThrowsMessage<UsageError>(HasSubstr("leave some empty")));
+  EXPECT_THAT(
+      [&] {
+        planner.evaluate({narrow, 4, Schedule::OneFOneB, 3}, 512);
+      },
+      ThrowsMessage<UsageError>(HasSubstr("does not split into 3 equal copies")));
+  EXPECT_THAT(
+      [&] {
+        planner.evaluate({two, 513, Schedule::OneFOneB, 1}, 512);
+      },
+      ThrowsMessage<UsageError>(HasSubstr("leave some empty")));
   // One stage accumulates uneven micro-batches, as the search's one-stage plans do.
   const LayoutCost one = planner.evaluate({{{0, 24, 16}}, 3, Schedule::OneFOneB, 1}, 512);
   EXPECT_EQ(one.plan.micro_batch_size, 171);

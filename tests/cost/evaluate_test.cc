@@ -39,7 +39,8 @@ TEST(Evaluate, TwoStagePipelineByHand) {
 TEST(Evaluate, EqualStagesMatchTheTextbookPipeline) {
   // S equal stages, no communication: (M - 1) * t + S * t for both schedules.
   std::vector<Layer> layers(4, Layer{"l", 0.25, 0.5, 0, 0});
-  const detail::CostModel cost(make_chain_model("eq", 1, layers), cluster_from_machine_ends({4}), {});
+  const detail::CostModel cost(make_chain_model("eq", 1, layers), cluster_from_machine_ends({4}),
+                               {});
   for (Schedule schedule : {Schedule::OneFOneB, Schedule::GPipe}) {
     detail::PipelineSpec spec{1, 4, 1, 6, schedule, {}};
     for (int s = 0; s < 4; ++s) spec.stages.push_back({std::size_t(s), std::size_t(s), s, 1});

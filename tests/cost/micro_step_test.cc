@@ -41,7 +41,7 @@ TEST(LargestMicroStep, TheLimitWhenActivationsTakeNoMemory) {
 
 TEST(LargestMicroStep, FollowsTheActivationOverrideAndOptimizerScaling) {
   TrainingSettings settings;
-  settings.optimizer_scaling = 4;               // 2 GB of weights
+  settings.optimizer_scaling = 4;  // 2 GB of weights
   settings.activation_bytes_per_sample = 0.5e9;
   EXPECT_EQ(largest_micro_step(cost_with(7.5e9, one_layer(), settings), 100), 11);
 }

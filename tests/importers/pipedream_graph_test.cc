@@ -124,8 +124,8 @@ TEST(PipedreamGraph, RemovesInputSourcesAndGetitemSinks) {
   // is not a source (kept). LSTM's list activation [200; 50] sums to 250.
   const ModelProfile m = import_pipedream_graph(kGraphs + "inputs_and_sinks.txt", 64);
   EXPECT_EQ(m.operator_count, 5u);
-  EXPECT_EQ(names(m), (std::vector<std::string>{"Embedding", "LSTM", "__getitem__(1)",
-                                                "Linear", "InputNorm"}));
+  EXPECT_EQ(names(m), (std::vector<std::string>{"Embedding", "LSTM", "__getitem__(1)", "Linear",
+                                                "InputNorm"}));
   EXPECT_EQ(crossings(m), (std::vector<double>{100, 250, 80, 10, 0}));
   EXPECT_DOUBLE_EQ(m.whole().forward, 7e-3);    // 1 + 3 + 0 + 2 + 1 ms, no Input
   EXPECT_DOUBLE_EQ(m.whole().backward, 13e-3);  // 2 + 6 + 0 + 4 + 1 ms
@@ -138,7 +138,8 @@ TEST(PipedreamGraph, ListActivationsAreSummed) {
   const ModelProfile m = parse_pipedream_graph(
       node("a",
            "forward_compute_time=1, backward_compute_time=1, activation_size=[1.5; 2; 4e1], "
-           "parameter_size=0") + node("b") + edge("a", "b"),
+           "parameter_size=0") +
+          node("b") + edge("a", "b"),
       "g.txt", 1);
   EXPECT_DOUBLE_EQ(m.states[0].activation, 43.5);
   EXPECT_DOUBLE_EQ(m.states[0].crossing, 43.5);
@@ -148,8 +149,7 @@ TEST(PipedreamGraph, MultiSourceMultiSinkGraph) {
   // Sources a and c, sinks b and d (a->b, c->d, a->d): every operator is a state, each
   // output stops crossing once its consumers are placed.
   const ModelProfile m = parse_pipedream_graph(node("a") + node("b") + node("c") + node("d") +
-                                                   edge("a", "b") + edge("c", "d") +
-                                                   edge("a", "d"),
+                                                   edge("a", "b") + edge("c", "d") + edge("a", "d"),
                                                "g.txt", 1);
   EXPECT_EQ(m.size(), 4u);
   EXPECT_EQ(crossings(m).back(), 0);
@@ -186,8 +186,8 @@ TEST(PipedreamGraph, MetadataKeysMayComeInAnyOrder) {
 
 TEST(PipedreamGraph, WindowsLineEndingsAndTrailingBlanks) {
   const std::string unix_text = node("a") + node("b") + edge("a", "b");
-  const std::string windows_text = "a -- op a -- " + kMetadata + " \r\n\r\nb -- op b -- " +
-                                   kMetadata + "\r\n \t a -- b\r\n";
+  const std::string windows_text =
+      "a -- op a -- " + kMetadata + " \r\n\r\nb -- op b -- " + kMetadata + "\r\n \t a -- b\r\n";
   const ModelProfile a = parse_pipedream_graph(unix_text, "g.txt", 1);
   const ModelProfile b = parse_pipedream_graph(windows_text, "g.txt", 1);
   EXPECT_EQ(names(a), names(b));
@@ -214,54 +214,61 @@ TEST(PipedreamGraph, LongDescriptionsAreShortened) {
 }
 
 TEST(PipedreamGraph, RejectsBadNumber) {
-  expect_error(node("a") + node("b", "forward_compute_time=1x, backward_compute_time=2, "
-                                     "activation_size=3, parameter_size=4"),
+  expect_error(node("a") + node("b",
+                                "forward_compute_time=1x, backward_compute_time=2, "
+                                "activation_size=3, parameter_size=4"),
                "bad.txt:2:", {"forward_compute_time", "'1x'", "number"});
 }
 
 TEST(PipedreamGraph, RejectsNan) {
-  expect_error(node("a", "forward_compute_time=1, backward_compute_time=nan, "
-                         "activation_size=3, parameter_size=4"),
+  expect_error(node("a",
+                    "forward_compute_time=1, backward_compute_time=nan, "
+                    "activation_size=3, parameter_size=4"),
                "bad.txt:1:", {"backward_compute_time", "'nan'"});
 }
 
 TEST(PipedreamGraph, RejectsInfinity) {
-  expect_error(node("a") + "\n" + node("b", "forward_compute_time=1, backward_compute_time=2, "
-                                            "activation_size=3, parameter_size=inf"),
+  expect_error(node("a") + "\n" +
+                   node("b",
+                        "forward_compute_time=1, backward_compute_time=2, "
+                        "activation_size=3, parameter_size=inf"),
                "bad.txt:3:", {"parameter_size", "'inf'"});
 }
 
 TEST(PipedreamGraph, RejectsNegativeValue) {
-  expect_error(node("a", "forward_compute_time=-1, backward_compute_time=2, "
-                         "activation_size=3, parameter_size=4"),
+  expect_error(node("a",
+                    "forward_compute_time=-1, backward_compute_time=2, "
+                    "activation_size=3, parameter_size=4"),
                "bad.txt:1:", {"forward_compute_time", "'-1'", "non-negative"});
 }
 
 TEST(PipedreamGraph, RejectsBadListItem) {
-  expect_error(node("a", "forward_compute_time=1, backward_compute_time=2, "
-                         "activation_size=[3; x], parameter_size=4"),
+  expect_error(node("a",
+                    "forward_compute_time=1, backward_compute_time=2, "
+                    "activation_size=[3; x], parameter_size=4"),
                "bad.txt:1:", {"activation_size", "'x'"});
-  expect_error(node("a", "forward_compute_time=1, backward_compute_time=2, "
-                         "activation_size=[3; 4, parameter_size=4"),
+  expect_error(node("a",
+                    "forward_compute_time=1, backward_compute_time=2, "
+                    "activation_size=[3; 4, parameter_size=4"),
                "bad.txt:1:", {"activation_size", "'[3; 4'"});
 }
 
 TEST(PipedreamGraph, RejectsWrongNodeTokenCount) {
   expect_error(node("a") + "b -- op b\n", "bad.txt:2:", {"got 2 fields"});
-  expect_error("a -- op -- x -- " + kMetadata + " -- stage_id=1\n", "bad.txt:1:",
-               {"got 5 fields"});
+  expect_error("a -- op -- x -- " + kMetadata + " -- stage_id=1\n", "bad.txt:1:", {"got 5 fields"});
 }
 
 TEST(PipedreamGraph, RejectsWrongEdgeTokenCount) {
   expect_error(node("a") + node("b") + "\ta -- b -- c\n", "bad.txt:3:", {"'a -- b -- c'"});
   expect_error(node("a") + "\ta\n", "bad.txt:2:", {"SRC_ID -- DST_ID"});
-  expect_error(node("a") + " " + node("b"), "bad.txt:2:",
-               {"(an indented line)", "a node line must not be indented"});
+  expect_error(node("a") + " " + node("b"),
+               "bad.txt:2:", {"(an indented line)", "a node line must not be indented"});
 }
 
 TEST(PipedreamGraph, RejectsUnknownMetadataKey) {
-  expect_error(node("a", "forward_compute_time=1, backward_time=2, activation_size=3, "
-                         "parameter_size=4"),
+  expect_error(node("a",
+                    "forward_compute_time=1, backward_time=2, activation_size=3, "
+                    "parameter_size=4"),
                "bad.txt:1:", {"unknown metadata key 'backward_time'"});
 }
 
@@ -271,8 +278,8 @@ TEST(PipedreamGraph, RejectsMissingMetadataKey) {
 }
 
 TEST(PipedreamGraph, RejectsRepeatedMetadataKey) {
-  expect_error(node("a", kMetadata + ", parameter_size=4"), "bad.txt:1:",
-               {"parameter_size", "twice"});
+  expect_error(node("a", kMetadata + ", parameter_size=4"),
+               "bad.txt:1:", {"parameter_size", "twice"});
 }
 
 TEST(PipedreamGraph, RejectsMetadataWithoutEquals) {
@@ -280,32 +287,30 @@ TEST(PipedreamGraph, RejectsMetadataWithoutEquals) {
 }
 
 TEST(PipedreamGraph, RejectsBadStageId) {
-  expect_error(node("a", kMetadata + " -- stage_id=one"), "bad.txt:1:",
-               {"stage_id", "'stage_id=one'"});
+  expect_error(node("a", kMetadata + " -- stage_id=one"),
+               "bad.txt:1:", {"stage_id", "'stage_id=one'"});
   expect_error(node("a", kMetadata + " -- stage=1"), "bad.txt:1:", {"'stage=1'"});
 }
 
 TEST(PipedreamGraph, RejectsUnknownNodeInEdge) {
-  expect_error(node("a") + node("b") + edge("a", "b") + edge("b", "zz"), "bad.txt:4:",
-               {"unknown node 'zz'"});
+  expect_error(node("a") + node("b") + edge("a", "b") + edge("b", "zz"),
+               "bad.txt:4:", {"unknown node 'zz'"});
 }
 
 TEST(PipedreamGraph, RejectsDuplicateNodeId) {
-  expect_error(node("a") + node("b") + node("a"), "bad.txt:3:",
-               {"duplicate node id 'a'", "line 1"});
+  expect_error(node("a") + node("b") + node("a"),
+               "bad.txt:3:", {"duplicate node id 'a'", "line 1"});
 }
 
 TEST(PipedreamGraph, RejectsCycle) {
-  const std::string message =
-      error_of(node("a") + node("b") + node("c") + edge("a", "b") + edge("b", "c") +
-               edge("c", "b"));
+  const std::string message = error_of(node("a") + node("b") + node("c") + edge("a", "b") +
+                                       edge("b", "c") + edge("c", "b"));
   EXPECT_THAT(message, StartsWith("bad.txt:6:"));  // the edge closing b -> c -> b
   EXPECT_THAT(message, AllOf(HasSubstr("cycle"), HasSubstr("b -> c"), HasSubstr("c -> b")));
 }
 
 TEST(PipedreamGraph, RejectsSelfLoop) {
-  expect_error(node("a") + node("b") + edge("a", "b") + edge("b", "b"), "bad.txt:4:",
-               {"b -> b"});
+  expect_error(node("a") + node("b") + edge("a", "b") + edge("b", "b"), "bad.txt:4:", {"b -> b"});
 }
 
 TEST(PipedreamGraph, RejectsEmptyFile) {
@@ -323,8 +328,9 @@ TEST(PipedreamGraph, RejectsNonPositiveBatchSize) {
 }
 
 TEST(PipedreamGraph, RejectsTotalsThatOverflow) {
-  const std::string huge = "forward_compute_time=1e308, backward_compute_time=0, "
-                           "activation_size=0, parameter_size=1e308";
+  const std::string huge =
+      "forward_compute_time=1e308, backward_compute_time=0, "
+      "activation_size=0, parameter_size=1e308";
   EXPECT_THROW(parse_pipedream_graph(node("a", huge) + node("b", huge) + node("c", huge) +
                                          edge("a", "b") + edge("b", "c"),
                                      "g.txt", 1),

@@ -65,11 +65,10 @@ Totals scan_totals(const std::string& path) {
       continue;
     }
     const std::size_t first = line.find(" -- "), second = line.find(" -- ", first + 4);
-    nodes[line.substr(0, first)] = {line.substr(first + 4, second - first - 4),
-                                    value_after(line, "forward_compute_time="),
-                                    value_after(line, "backward_compute_time="),
-                                    value_after(line, "activation_size="),
-                                    value_after(line, "parameter_size=")};
+    nodes[line.substr(0, first)] = {
+        line.substr(first + 4, second - first - 4), value_after(line, "forward_compute_time="),
+        value_after(line, "backward_compute_time="), value_after(line, "activation_size="),
+        value_after(line, "parameter_size=")};
   }
   Totals totals;
   for (const auto& [id, n] : nodes) {
@@ -115,9 +114,7 @@ fs::path scratch_dir(const std::string& test) {
   return dir;
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void write_file(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 const std::string kTinyGraph =
     "a -- op -- forward_compute_time=1, backward_compute_time=2, activation_size=3, "
@@ -319,7 +316,8 @@ TEST(ProfileCatalog, MalformedCatalogueNamesFileLineAndKey) {
   for (const Case& c : std::vector<Case>{
            {head + "    profile_batch_size: 0\n" + tail, "catalog.yml:4: profile_batch_size"},
            {head + "    profile_batch_size: 1\n    min_micro_batch: 0\n"
-                   "    optimizer_scaling: 2\n", "catalog.yml:5: min_micro_batch"},
+                   "    optimizer_scaling: 2\n",
+            "catalog.yml:5: min_micro_batch"},
            {head + "    profile_batch_size: 1\n" + tail + "    colour: red\n",
             "catalog.yml:7: colour"},
            {head + "    profile_batch_size: 1\n" + tail + head.substr(10) +

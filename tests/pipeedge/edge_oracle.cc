@@ -28,11 +28,10 @@ struct Enumeration {
   void consider() {
     const Seconds bottleneck = cost.bottleneck(current);
     if (!(bottleneck < std::numeric_limits<double>::infinity())) return;
-    const bool better =
-        best.empty() || bottleneck < best_bottleneck ||
-        (bottleneck == best_bottleneck &&
-         (current.size() < best.size() ||
-          (current.size() == best.size() && key_of(current) < key_of(best))));
+    const bool better = best.empty() || bottleneck < best_bottleneck ||
+                        (bottleneck == best_bottleneck &&
+                         (current.size() < best.size() ||
+                          (current.size() == best.size() && key_of(current) < key_of(best))));
     if (!better) return;
     best = current;
     best_bottleneck = bottleneck;

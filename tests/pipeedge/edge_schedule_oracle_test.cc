@@ -4,9 +4,9 @@
 #include <random>
 #include <string>
 
-#include "pipeedge/edge_oracle.h"
 #include "pe/edge.h"
 #include "pe/edge_cost.h"
+#include "pipeedge/edge_oracle.h"
 
 namespace pe {
 namespace {
@@ -21,7 +21,9 @@ class PoolGenerator {
     return low + (high - low) * static_cast<double>(rng_() >> 11) * 0x1.0p-53;
   }
   /// Coarse values (multiples of 0.25) make ties common, so tie-breaking is exercised.
-  double time_value(bool coarse) { return coarse ? 0.25 * static_cast<double>(below(5)) : uniform(0, 1); }
+  double time_value(bool coarse) {
+    return coarse ? 0.25 * static_cast<double>(below(5)) : uniform(0, 1);
+  }
 
   EdgeModel model(std::size_t layers) {
     EdgeModel model;
@@ -42,7 +44,8 @@ class PoolGenerator {
     double total = 5;
     for (double w : model.weights_mib) total += w;
     type.memory_mib = total * uniform(0.15, 1.1);
-    for (std::size_t k = 0; k < model.layers(); ++k) type.layer_seconds.push_back(time_value(coarse));
+    for (std::size_t k = 0; k < model.layers(); ++k)
+      type.layer_seconds.push_back(time_value(coarse));
     return type;
   }
 

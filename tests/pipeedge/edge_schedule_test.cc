@@ -92,9 +92,9 @@ TEST(EdgeSchedule, CutTimeUsesTheSlowerNic) {
   // slower NIC at 8 Mbit/s (1 MiB/s) the cut takes 1 s, no better than one stage (1 s);
   // at 16 Mbit/s it takes 0.5 s and splitting halves the bottleneck.
   const EdgeModel model = make_model({1, 1}, {262144, 0});
-  EdgeCluster cluster{{make_type("fast", 1000, 100, {0.5, 0.5}),
-                       make_type("slow", 8, 100, {0.5, 0.5})},
-                      {{"f", 0}, {"s", 1}}};
+  EdgeCluster cluster{
+      {make_type("fast", 1000, 100, {0.5, 0.5}), make_type("slow", 8, 100, {0.5, 0.5})},
+      {{"f", 0}, {"s", 1}}};
   EdgeSchedule result = schedule_pipeline(model, cluster, plain_settings());
   EXPECT_DOUBLE_EQ(result.bottleneck, 1.0);
   EXPECT_EQ(result.stages.size(), 1U);
@@ -141,7 +141,8 @@ TEST(EdgeSchedule, ManyIdenticalSingleHostTypesMergeIntoOneClass) {
   const EdgeModel model = uniform_model(40);
   EdgeCluster cluster;
   for (std::size_t t = 0; t < 40; ++t) {
-    cluster.types.push_back(make_type("t" + std::to_string(t), 100, 100, std::vector<double>(40, 1)));
+    cluster.types.push_back(
+        make_type("t" + std::to_string(t), 100, 100, std::vector<double>(40, 1)));
     cluster.hosts.push_back({"h" + std::to_string(t), t});
   }
   const EdgeSchedule result = schedule_pipeline(model, cluster, plain_settings());
@@ -206,10 +207,10 @@ TEST(EdgeSchedule, ReadmeSetupMatchesTheIntendedAlgorithmsBottleneck) {
   // The original (index bug) plans the RCC hosts as Minnowboards, really 1.726 s; the
   // intended algorithm, re-costed with each host's true type, reaches 1.549 s.
   const std::string data = std::string(PE_TEST_DATA_DIR) + "/pipeedge/";
-  const PipeEdgeInput input = load_pipeedge_input(
-      {data + "example/models.yml", data + "example/device_types.yml",
-       data + "readme_c2000/devices.yml"},
-      PipeEdgeQuery{});
+  const PipeEdgeInput input =
+      load_pipeedge_input({data + "example/models.yml", data + "example/device_types.yml",
+                           data + "readme_c2000/devices.yml"},
+                          PipeEdgeQuery{});
   const EdgeSchedule result = schedule_pipeline(input.model, input.cluster, EdgeSettings{});
   EXPECT_NEAR(result.bottleneck, 1.549, 0.0005);
   EXPECT_EQ(result.stages.size(), 8U);

@@ -67,12 +67,15 @@ TEST(PipeEdgeModels, BadModelsNameFileLineAndKey) {
                      {"models.yml:3", "m.mem_MB[1]", ".nan"});
   expect_model_error("m:\n  layers: 2\n  mem_MB: [1]\n" + ok_tail,
                      {"models.yml:3", "m.mem_MB", "1 values for 2 layers"});
-  expect_model_error("m:\n  layers: 2\n  mem_MB: [1, 2]\n  parameters_in: x\n  parameters_out: [1]\n",
-                     {"models.yml:4", "m.parameters_in", "'x'"});
-  expect_model_error("m:\n  layers: 1\n  mem_MB: [1]\n  parameters_in: 3\n  parameters_out: [1, 2]\n",
-                     {"models.yml:5", "m.parameters_out", "2 values for 1 layers"});
-  expect_model_error("m:\n  layers: 2\n  mem_MB: [1, 2]\n  parameters_in: 3\n  parameters_out: []\n",
-                     {"models.yml:5", "m.parameters_out", "0 values for 2 layers"});
+  expect_model_error(
+      "m:\n  layers: 2\n  mem_MB: [1, 2]\n  parameters_in: x\n  parameters_out: [1]\n",
+      {"models.yml:4", "m.parameters_in", "'x'"});
+  expect_model_error(
+      "m:\n  layers: 1\n  mem_MB: [1]\n  parameters_in: 3\n  parameters_out: [1, 2]\n",
+      {"models.yml:5", "m.parameters_out", "2 values for 1 layers"});
+  expect_model_error(
+      "m:\n  layers: 2\n  mem_MB: [1, 2]\n  parameters_in: 3\n  parameters_out: []\n",
+      {"models.yml:5", "m.parameters_out", "0 values for 2 layers"});
   expect_model_error("m:\n  layers: 2\n  mem_MB: [1, 2]\n  parameters_in: 3\n  parameters_out: 7\n",
                      {"models.yml:5", "m.parameters_out", "'7'"});
 }
@@ -85,10 +88,16 @@ TEST(PipeEdgeModels, BadFilesNameTheFile) {
   expect_model_error("m: 3\n", {"models.yml:1", "m", "'3'"});
   expect_model_error("m: {layers: 0, mem_MB: [], parameters_in: 0, parameters_out: []}\nm: {}\n",
                      {"models.yml:2", "duplicate key 'm'"});
-  expect_input_error([] { load_pipeedge_input({kExample + "missing.yml", "", ""}, {}); },
-                     {"missing.yml", "cannot open"});
-  expect_input_error([] { load_pipeedge_input({kExample, "", ""}, {}); },
-                     {kExample, "is a directory"});
+  expect_input_error(
+      [] {
+        load_pipeedge_input({kExample + "missing.yml", "", ""}, {});
+      },
+      {"missing.yml", "cannot open"});
+  expect_input_error(
+      [] {
+        load_pipeedge_input({kExample, "", ""}, {});
+      },
+      {kExample, "is a directory"});
 }
 
 PipeEdgeDeviceTypes types_from(const std::string& text, std::vector<std::string>& warnings,
@@ -109,7 +118,8 @@ TEST(PipeEdgeDeviceTypes, PicksTheMatchingProfile) {
   std::vector<std::string> warnings;
   const PipeEdgeDeviceTypes types = types_from(
       "A:\n  bw_Mbps: 100\n  mem_MB: 512\n  model_profiles:\n    m:\n"
-      "      - {batch_size: 4, dtype: torch.float32, time_s: [9, 9]}\n" + kProfile,
+      "      - {batch_size: 4, dtype: torch.float32, time_s: [9, 9]}\n" +
+          kProfile,
       warnings);
   ASSERT_EQ(types.usable.size(), 1U);
   EXPECT_EQ(types.usable[0].name, "A");
@@ -136,10 +146,10 @@ TEST(PipeEdgeDeviceTypes, TypesWithoutAMatchingProfileAreSkippedWithAWarning) {
 
 TEST(PipeEdgeDeviceTypes, SeveralMatchesUseTheFirstWithAWarning) {
   std::vector<std::string> warnings;
-  const PipeEdgeDeviceTypes types = types_from(
-      "A:\n  bw_Mbps: 1\n  mem_MB: 1\n  model_profiles:\n    m:\n" + kProfile +
-          "      - {batch_size: 8, dtype: torch.float32, time_s: [7, 7]}\n",
-      warnings);
+  const PipeEdgeDeviceTypes types =
+      types_from("A:\n  bw_Mbps: 1\n  mem_MB: 1\n  model_profiles:\n    m:\n" + kProfile +
+                     "      - {batch_size: 8, dtype: torch.float32, time_s: [7, 7]}\n",
+                 warnings);
   ASSERT_EQ(types.usable.size(), 1U);
   EXPECT_EQ(types.usable[0].layer_seconds, (std::vector<double>{0.5, 0.25}));
   ASSERT_EQ(warnings.size(), 1U);
@@ -150,16 +160,19 @@ TEST(PipeEdgeDeviceTypes, BadTypesNameFileLineAndKey) {
   const std::string head = "A:\n  bw_Mbps: 1\n  mem_MB: 1\n  model_profiles:\n    m:\n";
   expect_types_error("A:\n  mem_MB: 1\n", {"device_types.yml:2", "A", "'bw_Mbps'"});
   expect_types_error("A:\n  bw_Mbps: -1\n  mem_MB: 1\n", {"device_types.yml:2", "A.bw_Mbps", "-1"});
-  expect_types_error("A:\n  bw_Mbps: 1\n  mem_MB: lots\n", {"device_types.yml:3", "A.mem_MB", "lots"});
-  expect_types_error(head + "      - {batch_size: 8, dtype: torch.float32, time_s: [1]}\n",
-                     {"device_types.yml:6", "A.model_profiles.m[0].time_s", "1 layer times", "2 layers"});
+  expect_types_error("A:\n  bw_Mbps: 1\n  mem_MB: lots\n",
+                     {"device_types.yml:3", "A.mem_MB", "lots"});
+  expect_types_error(
+      head + "      - {batch_size: 8, dtype: torch.float32, time_s: [1]}\n",
+      {"device_types.yml:6", "A.model_profiles.m[0].time_s", "1 layer times", "2 layers"});
   expect_types_error(head + "      - {batch_size: 8.5, dtype: torch.float32, time_s: [1, 1]}\n",
                      {"device_types.yml:6", "A.model_profiles.m[0].batch_size", "8.5"});
   expect_types_error(head + "      - {batch_size: 8, time_s: [1, 1]}\n",
                      {"device_types.yml:6", "A.model_profiles.m[0]", "'dtype'"});
   expect_types_error(head + "      - {batch_size: 8, dtype: torch.float32, time_s: [1, -3]}\n",
                      {"device_types.yml:6", "time_s[1]", "-3"});
-  expect_types_error(head + "      {batch_size: 8}\n", {"device_types.yml:6", "A.model_profiles.m", "a map"});
+  expect_types_error(head + "      {batch_size: 8}\n",
+                     {"device_types.yml:6", "A.model_profiles.m", "a map"});
   expect_types_error("A:\n  bw_Mbps: 1\n  mem_MB: 1\n  model_profiles: [m]\n",
                      {"device_types.yml:4", "A.model_profiles", "a list"});
   expect_types_error("", {"device_types.yml", "expected a map"});
@@ -177,9 +190,9 @@ PipeEdgeDeviceTypes two_types() {
 
 TEST(PipeEdgeDevices, KeepsFileOrderAndWarnsAboutUnknownTypes) {
   std::vector<std::string> warnings;
-  const std::vector<EdgeHost> hosts = parse_pipeedge_devices(
-      "B: [b0]\nS: [s0]\nX:\n  - x0\n  - x1\nA: [a0, a1]\nEmpty: []\n", "devices.yml", two_types(),
-      warnings);
+  const std::vector<EdgeHost> hosts =
+      parse_pipeedge_devices("B: [b0]\nS: [s0]\nX:\n  - x0\n  - x1\nA: [a0, a1]\nEmpty: []\n",
+                             "devices.yml", two_types(), warnings);
   ASSERT_EQ(hosts.size(), 3U);
   EXPECT_EQ(hosts[0].name, "b0");
   EXPECT_EQ(hosts[0].type, 1U);
@@ -195,8 +208,8 @@ TEST(PipeEdgeDevices, BadDevicesNameFileLineAndKey) {
     expect_input_error([&] { parse_pipeedge_devices(text, "devices.yml", two_types(), warnings); },
                        parts);
   };
-  check("A: [h1]\nB:\n  - h2\n  - h1\n", {"devices.yml:4", "B[1]", "'h1' is listed twice",
-                                         "devices.yml:1"});
+  check("A: [h1]\nB:\n  - h2\n  - h1\n",
+        {"devices.yml:4", "B[1]", "'h1' is listed twice", "devices.yml:1"});
   check("A:\n", {"devices.yml", "A", "expected a list of host names", "nothing"});
   check("A: h1\n", {"devices.yml:1", "A", "'h1'"});
   check("A: [[h1]]\n", {"devices.yml:1", "A[0]", "scalar"});

@@ -45,8 +45,11 @@ TEST(SchedExport, PlanStatesBecomeOneBasedLayersAndReplicasGetOneLineEach) {
 TEST(SchedExport, EachDeviceNeedsItsOwnNonEmptyHostName) {
   Plan plan;
   plan.stages = {stage(0, 23, 1), stage(24, 47, 2)};
-  EXPECT_THAT([&] { schedule_yaml(plan, {"a", "b", "a"}); },
-              ThrowsMessage<UsageError>(HasSubstr("'a' is named twice")));
+  EXPECT_THAT(
+      [&] {
+        schedule_yaml(plan, {"a", "b", "a"});
+      },
+      ThrowsMessage<UsageError>(HasSubstr("'a' is named twice")));
   EXPECT_THROW(schedule_yaml(plan, {"a", "", "c"}), UsageError);
   EXPECT_NO_THROW(schedule_yaml(plan, {"a", "A", "c"}));  // names are case-sensitive
 }
@@ -61,12 +64,55 @@ TEST(SchedExport, RejectsMalformedPlans) {
 }
 
 TEST(SchedExport, HostNamesReadBackAsTheSameStrings) {
-  const std::vector<std::string> names{
-      "mb-0", "0",     "1",      "true",  "yes", "No",  "on",  "OFF",  "y",    "null", "Null",
-      "~",    "",      " lead",  "trail ", "a: b", "a:b", "x #y", "#x",  "-",    "-x",   "?",
-      "?x",   "|",     ">",      "[x",    "{x",   "&x",  "*x",  "!x",   "%x",   "@x",   "`x",
-      ",x",   "\"q\"", "it's",   "x,y",   "h\xc3\xa9llo", "1e3", "0x1F", ".inf", "10.0.0.5",
-      "2001-12-14", "1:20", "=", "<<", "back\\slash", "tab\there", "node_1.example.com"};
+  const std::vector<std::string> names{"mb-0",
+                                       "0",
+                                       "1",
+                                       "true",
+                                       "yes",
+                                       "No",
+                                       "on",
+                                       "OFF",
+                                       "y",
+                                       "null",
+                                       "Null",
+                                       "~",
+                                       "",
+                                       " lead",
+                                       "trail ",
+                                       "a: b",
+                                       "a:b",
+                                       "x #y",
+                                       "#x",
+                                       "-",
+                                       "-x",
+                                       "?",
+                                       "?x",
+                                       "|",
+                                       ">",
+                                       "[x",
+                                       "{x",
+                                       "&x",
+                                       "*x",
+                                       "!x",
+                                       "%x",
+                                       "@x",
+                                       "`x",
+                                       ",x",
+                                       "\"q\"",
+                                       "it's",
+                                       "x,y",
+                                       "h\xc3\xa9llo",
+                                       "1e3",
+                                       "0x1F",
+                                       ".inf",
+                                       "10.0.0.5",
+                                       "2001-12-14",
+                                       "1:20",
+                                       "=",
+                                       "<<",
+                                       "back\\slash",
+                                       "tab\there",
+                                       "node_1.example.com"};
   for (const std::string& name : names) {
     const std::string yaml = schedule_yaml(std::vector<HostLayers>{{name, 1, 2}});
     const YAML::Node parsed = YAML::Load(yaml);
@@ -77,8 +123,8 @@ TEST(SchedExport, HostNamesReadBackAsTheSameStrings) {
 }
 
 TEST(SchedExport, NamesThatResolveToOtherTypesAreQuoted) {
-  for (const std::string name : {"0", "true", "yes", "No", "on", "null", "~", "1e3", "0x1F",
-                                 ".inf", "2001-12-14", "1:20", "=", "<<", "-1", "y"})
+  for (const std::string name : {"0", "true", "yes", "No", "on", "null", "~", "1e3", "0x1F", ".inf",
+                                 "2001-12-14", "1:20", "=", "<<", "-1", "y"})
     EXPECT_EQ(yaml_scalar(name).front(), '"') << name;
   for (const std::string name : {"mb-0", "rcc-3", "node_1.example.com", "/dev/x", "_h"})
     EXPECT_EQ(yaml_scalar(name), name);
@@ -89,8 +135,11 @@ TEST(SchedExport, NamesThatResolveToOtherTypesAreQuoted) {
 bool valid_utf8(const std::string& text) {
   for (std::size_t at = 0; at < text.size();) {
     const auto lead = static_cast<unsigned char>(text[at]);
-    const std::size_t length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3
-                             : lead >= 0xC2 ? 2 : 0;
+    const std::size_t length = lead < 0x80    ? 1
+                               : lead >= 0xF0 ? 4
+                               : lead >= 0xE0 ? 3
+                               : lead >= 0xC2 ? 2
+                                              : 0;
     if (length == 0 || lead > 0xF4 || at + length > text.size()) return false;
     for (std::size_t k = 1; k < length; ++k)
       if ((static_cast<unsigned char>(text[at + k]) & 0xC0) != 0x80) return false;
@@ -110,10 +159,30 @@ std::string read_back(const std::string& name) {
 
 TEST(SchedExport, LineBreaksAndInvisibleCharactersAreEscaped) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"a\xe2\x80\xa8" "b", "\"a\\Lb\""},   {"a\xe2\x80\xa9" "b", "\"a\\Pb\""},
-      {"a\xc2\x85" "b", "\"a\\x85b\""},     {"a\xc2\xa0" "b", "\"a\\xa0b\""},
-      {"a\xc2\x9f" "b", "\"a\\x9fb\""},     {"a\xef\xbb\xbf" "b", "\"a\\ufeffb\""},
-      {"a\xef\xbf\xbe" "b", "\"a\\ufffeb\""}, {"h\xc3\xa9" "llo", "\"h\xc3\xa9llo\""},
+      {"a\xe2\x80\xa8"
+       "b",
+       "\"a\\Lb\""},
+      {"a\xe2\x80\xa9"
+       "b",
+       "\"a\\Pb\""},
+      {"a\xc2\x85"
+       "b",
+       "\"a\\x85b\""},
+      {"a\xc2\xa0"
+       "b",
+       "\"a\\xa0b\""},
+      {"a\xc2\x9f"
+       "b",
+       "\"a\\x9fb\""},
+      {"a\xef\xbb\xbf"
+       "b",
+       "\"a\\ufeffb\""},
+      {"a\xef\xbf\xbe"
+       "b",
+       "\"a\\ufffeb\""},
+      {"h\xc3\xa9"
+       "llo",
+       "\"h\xc3\xa9llo\""},
       {"\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""}};
   for (const auto& [name, written] : cases) {
     EXPECT_EQ(yaml_scalar(name), written);
@@ -124,11 +193,20 @@ TEST(SchedExport, LineBreaksAndInvisibleCharactersAreEscaped) {
 TEST(SchedExport, InvalidUtf8BytesAreWrittenAsEscapesSoTheOutputIsValid) {
   // yaml-cpp reads the escapes \N and \_ as the single bytes 0x85 and 0xA0, so host names
   // read from devices.yml may hold them; they are written as U+0085 and U+00A0.
-  EXPECT_EQ(YAML::Load("\"a\\_b\"").Scalar(), "a\xa0" "b");
+  EXPECT_EQ(YAML::Load("\"a\\_b\"").Scalar(),
+            "a\xa0"
+            "b");
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"a\xa0" "b", "\"a\\xa0b\""},      {"a\x85" "b", "\"a\\x85b\""},
-      {"\xff\xfe", "\"\\xff\\xfe\""},    {"\xc0\xaf", "\"\\xc0\\xaf\""},
-      {"\xed\xa0\x80", "\"\\xed\\xa0\\x80\""}, {"\xe2\x80", "\"\\xe2\\x80\""}};
+      {"a\xa0"
+       "b",
+       "\"a\\xa0b\""},
+      {"a\x85"
+       "b",
+       "\"a\\x85b\""},
+      {"\xff\xfe", "\"\\xff\\xfe\""},
+      {"\xc0\xaf", "\"\\xc0\\xaf\""},
+      {"\xed\xa0\x80", "\"\\xed\\xa0\\x80\""},
+      {"\xe2\x80", "\"\\xe2\\x80\""}};
   for (const auto& [name, written] : cases) {
     const std::string yaml = schedule_yaml(std::vector<HostLayers>{{name, 1, 2}});
     EXPECT_EQ(yaml_scalar(name), written);

@@ -58,9 +58,15 @@ TEST(SchedPipelineCli, HelpGoesToStdoutWithExitZero) {
 }
 
 TEST(SchedPipelineCli, BadOptionsExitOneWithAMessage) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"-x"}, {"-b", "8abc"}, {"-b", "-1"}, {"--batch-size=0"}, {"-b"}, {"positional"},
-           {"--b=3"}, {"-x", "-h"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"-x"},
+                                             {"-b", "8abc"},
+                                             {"-b", "-1"},
+                                             {"--batch-size=0"},
+                                             {"-b"},
+                                             {"positional"},
+                                             {"--b=3"},
+                                             {"-x", "-h"}}) {
     const CliRun result = run(args);
     EXPECT_EQ(result.code, 1) << args[0];
     EXPECT_TRUE(result.out.empty()) << args[0];
@@ -140,10 +146,24 @@ TEST(SchedPipelineOptions, AcceptsTheOriginalSpellings) {
 }
 
 TEST(SchedPipelineOptions, RejectsJunkNumbersAndUnknownOrAmbiguousOptions) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"-b", "8abc"}, {"-b", "-1"}, {"-b", "0"}, {"-b", ""}, {"-b", "+8"},
-           {"-b", "99999999999"}, {"-b", "0000"}, {"--search-memory-mb=0"}, {"-S", "1"}, {"-i", "1.5"}, {"--model=x"}, {"--dev=x"}, {"--nope"},
-           {"--help=yes"}, {"-q"}, {"--", "extra"}, {"-M"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"-b", "8abc"},
+                                             {"-b", "-1"},
+                                             {"-b", "0"},
+                                             {"-b", ""},
+                                             {"-b", "+8"},
+                                             {"-b", "99999999999"},
+                                             {"-b", "0000"},
+                                             {"--search-memory-mb=0"},
+                                             {"-S", "1"},
+                                             {"-i", "1.5"},
+                                             {"--model=x"},
+                                             {"--dev=x"},
+                                             {"--nope"},
+                                             {"--help=yes"},
+                                             {"-q"},
+                                             {"--", "extra"},
+                                             {"-M"}}) {
     EXPECT_THROW(parse_sched_pipeline_options(args), UsageError) << args[0];
   }
 }

@@ -18,7 +18,8 @@ using Json = nlohmann::json;
 Timeline sample_timeline() {
   PipelineShape shape;
   shape.micro_batches = 3;
-  shape.stages = {{0.004, 0.008, 0.001, 0.002}, {0.005, 0.007, 0.0015, 0.001}, {0.003, 0.009, 0, 0.003}};
+  shape.stages = {
+      {0.004, 0.008, 0.001, 0.002}, {0.005, 0.007, 0.0015, 0.001}, {0.003, 0.009, 0, 0.003}};
   Timeline t = simulate(shape);
   t.events.push_back({1, EventKind::Filler, -1, 0.0, 0.002, "inverse \"A\"\n"});
   return t;
@@ -54,8 +55,8 @@ TEST(ChromeTrace, EventsMatchTheTimelineOneToOne) {
 
 TEST(ChromeTrace, NamesProcessesThreadsAndEvents) {
   const Timeline t = sample_timeline();
-  const Json trace = Json::parse(
-      chrome_trace_json(t, {"plan \"x\"", {"stage 0 (states 0-20, 8 GPUs)", ""}}));
+  const Json trace =
+      Json::parse(chrome_trace_json(t, {"plan \"x\"", {"stage 0 (states 0-20, 8 GPUs)", ""}}));
   EXPECT_EQ(trace.at("otherData").at("title"), "plan \"x\"");
   std::map<int, std::string> processes;
   std::map<std::pair<int, int>, std::string> threads;
@@ -107,8 +108,8 @@ std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> span
   std::map<std::pair<int, int>, std::vector<std::pair<long long, long long>>> spans;
   for (const Json* e : complete_events(trace)) {
     const long long start = nanoseconds(e->at("ts"));
-    spans[{e->at("pid").get<int>(), e->at("tid").get<int>()}]
-        .emplace_back(start, start + nanoseconds(e->at("dur")));
+    spans[{e->at("pid").get<int>(), e->at("tid").get<int>()}].emplace_back(
+        start, start + nanoseconds(e->at("dur")));
   }
   return spans;
 }

@@ -56,8 +56,8 @@ TEST(GanttSvg, HasTitleAxisAndLegend) {
   EXPECT_TRUE(has("stage 1"));
   EXPECT_TRUE(has("time (ms)"));
   EXPECT_TRUE(has("0"));
-  for (const char* legend : {"forward", "backward", "filler", "send-activation",
-                             "send-gradient", "allreduce", "idle"})
+  for (const char* legend :
+       {"forward", "backward", "filler", "send-activation", "send-gradient", "allreduce", "idle"})
     EXPECT_TRUE(has(legend)) << legend;
   EXPECT_TRUE(has("inv"));  // filler label inside its box
 }

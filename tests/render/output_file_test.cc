@@ -25,7 +25,8 @@ using ::testing::ThrowsMessage;
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& name)
-      : path_(fs::path(PE_TEST_BINARY_DIR) / "scratch" / (name + "-" + std::to_string(::getpid()))) {
+      : path_(fs::path(PE_TEST_BINARY_DIR) / "scratch" /
+              (name + "-" + std::to_string(::getpid()))) {
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -127,7 +128,7 @@ TEST(OutputFile, SymlinkStaysALinkAndItsTargetIsReplaced) {
   EXPECT_EQ(read(real), "new");
   EXPECT_EQ(fs::status(real).permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write);
-  EXPECT_EQ(dir.entries(), 2u);                       // no temporary beside the link
+  EXPECT_EQ(dir.entries(), 2u);  // no temporary beside the link
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path() / "real"), {}), 1);
 }
 
@@ -191,8 +192,8 @@ TEST(OutputFile, OpenDescriptorIsWrittenThroughAtItsOffset) {
   ASSERT_EQ(::write(fd, "table\n", 6), 6);
   struct stat before {};
   ASSERT_EQ(::stat(file.c_str(), &before), 0);
-  for (const std::string& name : {"/dev/fd/" + std::to_string(fd),
-                                  "/proc/self/fd/" + std::to_string(fd)}) {
+  for (const std::string& name :
+       {"/dev/fd/" + std::to_string(fd), "/proc/self/fd/" + std::to_string(fd)}) {
     if (!fs::exists(name)) continue;  // no /dev/fd or /proc here
     write_file_atomically(name, "chart\n");
   }

@@ -22,7 +22,8 @@ struct XmlSummary {
 namespace xml_detail {
 
 inline bool name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.';
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' ||
+         c == '.';
 }
 
 // Replaces the five predefined entities and numeric references; false on a bad one.
@@ -38,9 +39,12 @@ inline bool unescape(const std::string& raw, std::string& out) {
     const auto semi = raw.find(';', i);
     if (semi == std::string::npos) return false;
     const std::string entity = raw.substr(i + 1, semi - i - 1);
-    if (named.count(entity)) out += named.at(entity);
-    else if (entity.size() > 1 && entity[0] == '#') out += '?';
-    else return false;
+    if (named.count(entity))
+      out += named.at(entity);
+    else if (entity.size() > 1 && entity[0] == '#')
+      out += '?';
+    else
+      return false;
     i = semi;
   }
   return true;
@@ -66,7 +70,9 @@ class Parser {
   void skip_space() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
   }
-  bool starts(const char* prefix) const { return s_.compare(pos_, std::strlen(prefix), prefix) == 0; }
+  bool starts(const char* prefix) const {
+    return s_.compare(pos_, std::strlen(prefix), prefix) == 0;
+  }
   void skip_prolog() {
     for (skip_space(); starts("<?") || starts("<!--"); skip_space()) {
       const auto end = s_.find(starts("<?") ? "?>" : "-->", pos_);
@@ -94,7 +100,8 @@ class Parser {
       const auto end = s_.find(quote, pos_ + 1);
       if (end == std::string::npos) return fail("unterminated attribute " + key);
       std::string value;
-      if (!unescape(s_.substr(pos_ + 1, end - pos_ - 1), value)) return fail("bad entity in " + key);
+      if (!unescape(s_.substr(pos_ + 1, end - pos_ - 1), value))
+        return fail("bad entity in " + key);
       if (!into.emplace(key, value).second) return fail("duplicate attribute " + key);
       pos_ = end + 1;
     }

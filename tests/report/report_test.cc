@@ -96,9 +96,8 @@ TEST(Report, TooHighMicroBatchFloorSaysSoInTheReasonAndTheLegend) {
   ASSERT_EQ(point.best(), nullptr);
   EXPECT_TRUE(point.exact);
   EXPECT_FALSE(point.baselines.fits);
-  EXPECT_THAT(point.no_plan_reason,
-              HasSubstr("at GBS 8 with micro-batches of at least 4 samples "
-                                 "(TrainingSettings::min_micro_batch 4)"));
+  EXPECT_THAT(point.no_plan_reason, HasSubstr("at GBS 8 with micro-batches of at least 4 samples "
+                                              "(TrainingSettings::min_micro_batch 4)"));
   const std::string table = sweep_table({point}, {&planner.model(), &planner.cluster()});
   EXPECT_THAT(table, HasSubstr("below the micro-batch floor (TrainingSettings::min_micro_batch)"));
 }
@@ -106,8 +105,7 @@ TEST(Report, TooHighMicroBatchFloorSaysSoInTheReasonAndTheLegend) {
 TEST(Report, DataParallelThatFitsHasNoMark) {
   const Planner planner(make_chain_model("small", 1, {{"a", 1e-3, 2e-3, 1e3, 1e3}}),
                         cluster_from_machine_ends({2}));
-  const std::string table =
-      sweep_table({planner.plan(8)}, {&planner.model(), &planner.cluster()});
+  const std::string table = sweep_table({planner.plan(8)}, {&planner.model(), &planner.cluster()});
   EXPECT_THAT(table, Not(HasSubstr("n/f")));
 }
 
@@ -162,8 +160,7 @@ TEST(Report, BubbleTableColumnsNeverRunTogether) {
 TEST(Report, OneGpuOneMachineOneStateAreSingular) {
   const Planner planner(make_chain_model("m", 1, {{"a", 1e-3, 2e-3, 1e3, 1e3}}),
                         cluster_from_machine_ends({1}));
-  const std::string table =
-      sweep_table({planner.plan(8)}, {&planner.model(), &planner.cluster()});
+  const std::string table = sweep_table({planner.plan(8)}, {&planner.model(), &planner.cluster()});
   EXPECT_THAT(table, StartsWith("m: 1 state, profile batch 1 | 1 GPU on 1 machine,"));
 }
 
@@ -236,8 +233,8 @@ TEST(Report, TopAlternativesFollowTheBestPlan) {
 // all-reduce runs during layer a's last backward: 7/3 samples (0.23 s) in this plan, 7/13
 // (0.05 s) in the even plan of 13 micro-batches of 1, so this one is faster.
 TEST(Report, UnevenMicroBatchesSayAtMostInTextAndJson) {
-  const ModelProfile model = make_chain_model(
-      "acc", 1, {{"a", 0.05, 0.1, 0.5e9, 0}, {"b", 0.05, 0.1, 0.5e9, 6.25e9}});
+  const ModelProfile model =
+      make_chain_model("acc", 1, {{"a", 0.05, 0.1, 0.5e9, 0}, {"b", 0.05, 0.1, 0.5e9, 6.25e9}});
   Cluster cluster = cluster_from_machine_ends({2});
   cluster.device_memory = 15.5e9;
   const Planner planner(model, cluster);
@@ -249,8 +246,7 @@ TEST(Report, UnevenMicroBatchesSayAtMostInTextAndJson) {
   EXPECT_TRUE(plan->uneven_micro_batches());
   const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
   EXPECT_THAT(table, HasSubstr("3 micro-batches of at most 5"));
-  EXPECT_EQ(first_point(sweep_json(points, {})).at("plans").at(0).at("uneven_micro_batches"),
-            true);
+  EXPECT_EQ(first_point(sweep_json(points, {})).at("plans").at(0).at("uneven_micro_batches"), true);
   // GBS 12 is 2 micro-steps of 3 per GPU, 2 micro-batches of 6: even, said plainly.
   const std::vector<PointResult> even{planner.plan(12)};
   ASSERT_NE(even[0].best(), nullptr);

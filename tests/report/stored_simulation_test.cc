@@ -12,9 +12,9 @@ namespace pe {
 namespace {
 
 struct StoredSimulation : ::testing::Test {
-  Planner planner{make_chain_model("m", 1, {{"a", 1e-3, 2e-3, 1e6, 1e6},
-                                            {"b", 2e-3, 3e-3, 1e6, 1e6}}),
-                  cluster_from_machine_ends({2})};
+  Planner planner{
+      make_chain_model("m", 1, {{"a", 1e-3, 2e-3, 1e6, 1e6}, {"b", 2e-3, 3e-3, 1e6, 1e6}}),
+      cluster_from_machine_ends({2})};
   ReportContext context{&planner.model(), &planner.cluster()};
   PointResult point = planner.plan(8);
 };

@@ -35,11 +35,11 @@ TEST(FuzzRegression, ClusterYamlDeviceCountOverflow) {
 // GBS 8 on 2 x 2 GPUs) through the real program, killed after 30 s (exit 142) instead of
 // hanging the suite.
 TEST(FuzzRegression, ZeroTimeGraphHang) {
-  const testing::ProgramResult r = testing::run_program(
-      testing::pe_plan_program(),
-      {"--profile", finding("zero_time_graph_hang.txt"), "--pbs", "32", "--devices", "2,4",
-       "--gbs", "8"},
-      {}, 30);
+  const testing::ProgramResult r =
+      testing::run_program(testing::pe_plan_program(),
+                           {"--profile", finding("zero_time_graph_hang.txt"), "--pbs", "32",
+                            "--devices", "2,4", "--gbs", "8"},
+                           {}, 30);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("zero_time_graph_hang.txt: every forward and backward time is 0"));
 }
@@ -63,8 +63,8 @@ TEST(FuzzRegression, PePlanZeroTimeProfileHang) {
 TEST(FuzzRegression, DenormalTimeGraphHang) {
   const testing::ProgramResult r = testing::run_program(
       testing::pe_plan_program(),
-      {"--profile", std::string(PE_TEST_DATA_DIR) + "/robustness/graphs/denormal_time.txt",
-       "--pbs", "8", "--devices", "2", "--gbs", "8"},
+      {"--profile", std::string(PE_TEST_DATA_DIR) + "/robustness/graphs/denormal_time.txt", "--pbs",
+       "8", "--devices", "2", "--gbs", "8"},
       {}, 30);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Best plan for GBS 8"));
@@ -73,11 +73,11 @@ TEST(FuzzRegression, DenormalTimeGraphHang) {
 // Was (K8): GPipe's search over forward caps never ended when a forward time was subnormal
 // (2e-321 s) although the backward time is 1 ms; fixed. Found by fuzz_pipedream_graph.
 TEST(FuzzRegression, SubnormalForwardGpipeHang) {
-  const testing::ProgramResult r = testing::run_program(
-      testing::pe_plan_program(),
-      {"--profile", finding("subnormal_forward_gpipe_hang.txt"), "--pbs", "32", "--devices",
-       "2,4", "--gbs", "8", "--schedule", "gpipe"},
-      {}, 30);
+  const testing::ProgramResult r =
+      testing::run_program(testing::pe_plan_program(),
+                           {"--profile", finding("subnormal_forward_gpipe_hang.txt"), "--pbs", "32",
+                            "--devices", "2,4", "--gbs", "8", "--schedule", "gpipe"},
+                           {}, 30);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Best plan for GBS 8"));
 }

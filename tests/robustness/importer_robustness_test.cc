@@ -32,10 +32,13 @@ TEST(ImporterRobustness, DeeplyNestedYamlIsAnInputErrorNotAStackOverflow) {
 
 TEST(ImporterRobustness, NonAsciiAndNulBytesInNumbersAreInputErrors) {
   const std::vector<std::string> values{"\xc3\xb1", "\xff\xfe", std::string("1\0", 2),
-                                       "\x80" "1"};
+                                        "\x80"
+                                        "1"};
   for (const std::string& value : values)
     expect_error_naming<InputError>(
-        [&] { parse_cluster_yaml("machines: [{gpus: 2}]\nmemory_GB: \"" + value + "\"\n", "c.yml"); },
+        [&] {
+          parse_cluster_yaml("machines: [{gpus: 2}]\nmemory_GB: \"" + value + "\"\n", "c.yml");
+        },
         {"c.yml:2"});
 }
 
@@ -48,21 +51,21 @@ TEST(ImporterRobustness, PipeEdgeCountsUpToTheLargestLongLongAreAccepted) {
   expect_error_naming<InputError>(
       [&] {
         parse_pipeedge_model(
-            "m: {layers: 1, mem_MB: [1], parameters_in: 9223372036854775808, parameters_out: [7]}\n",
+            "m: {layers: 1, mem_MB: [1], parameters_in: 9223372036854775808, parameters_out: "
+            "[7]}\n",
             "models.yml", "m", warnings);
       },
       {"models.yml:1: m.parameters_in", "up to 9223372036854775807", "9223372036854775808"});
 }
 
 TEST(ImporterRobustness, GraphLinesWithNulBytesAndRunawayLengthAreQuotedShortly) {
-  const std::string nul_line =
-      std::string("n1 -- Linear -- forward_compute_time=1", 38) + std::string(1, '\0') +
-      ", backward_compute_time=1, activation_size=1, parameter_size=1\n";
+  const std::string nul_line = std::string("n1 -- Linear -- forward_compute_time=1", 38) +
+                               std::string(1, '\0') +
+                               ", backward_compute_time=1, activation_size=1, parameter_size=1\n";
   expect_error_naming<InputError>([&] { parse_pipedream_graph(nul_line, "g.txt", 1); },
                                   {"g.txt:1: forward_compute_time"});
-  const std::string runaway =
-      "n1 -- Linear -- forward_compute_time=" + std::string(1 << 20, '9') +
-      "x, backward_compute_time=1, activation_size=1, parameter_size=1\n";
+  const std::string runaway = "n1 -- Linear -- forward_compute_time=" + std::string(1 << 20, '9') +
+                              "x, backward_compute_time=1, activation_size=1, parameter_size=1\n";
   try {
     parse_pipedream_graph(runaway, "g.txt", 1);
     ADD_FAILURE() << "accepted a runaway number";

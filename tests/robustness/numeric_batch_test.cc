@@ -18,8 +18,10 @@ using robustness::expect_sound_plan;
 
 ModelProfile four_layers() {
   return make_chain_model("m", 8,
-                          {{"a", 1e-3, 2e-3, 4e6, 1e6}, {"b", 2e-3, 4e-3, 2e6, 8e6},
-                           {"c", 1e-3, 1e-3, 1e6, 0}, {"d", 4e-3, 8e-3, 1e5, 3e7}});
+                          {{"a", 1e-3, 2e-3, 4e6, 1e6},
+                           {"b", 2e-3, 4e-3, 2e6, 8e6},
+                           {"c", 1e-3, 1e-3, 1e6, 0},
+                           {"d", 4e-3, 8e-3, 1e5, 3e7}});
 }
 
 // A micro-batch of b samples can keep at most b devices of a stage busy, and at most GBS

@@ -70,7 +70,8 @@ TEST(NumericCluster, MoreThanAMillionGpusIsAnInputErrorNotAnOverflow) {
 TEST(NumericCluster, YamlWithTooManyGpusNamesTheGroup) {
   expect_error_naming<InputError>(
       [] {
-        parse_cluster_yaml("machines:\n  - gpus: 8\n  - count: 100000\n    gpus: 100000\n", "c.yml");
+        parse_cluster_yaml("machines:\n  - gpus: 8\n  - count: 100000\n    gpus: 100000\n",
+                           "c.yml");
       },
       {"c.yml:3: machines", "10000000008 GPUs", "at most 1000000"});
 }

@@ -151,7 +151,8 @@ Seconds least_bottleneck(std::size_t layers, Seconds a_layer, Seconds b_layer) {
   for (Seconds bound : bounds) {
     const auto most = [&](const std::vector<Seconds>& sums) {
       return static_cast<std::size_t>(std::upper_bound(sums.begin(), sums.end(), bound) -
-                                      sums.begin()) - 1;
+                                      sums.begin()) -
+             1;
     };
     if (2 * most(a) + 2 * most(b) >= layers) return bound;
   }

@@ -23,9 +23,7 @@ using ::testing::HasSubstr;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Layer plain_layer(int index) {
-  return {"layer" + std::to_string(index), 1e-3, 2e-3, 1e6, 1e6};
-}
+Layer plain_layer(int index) { return {"layer" + std::to_string(index), 1e-3, 2e-3, 1e6, 1e6}; }
 
 std::vector<Layer> chain_of(int count) {
   std::vector<Layer> layers;
@@ -38,9 +36,9 @@ TEST(NumericModel, NanInfinityAndNegativeValuesAreInputErrorsNamingTheField) {
     double Layer::*field;
     const char* name;
   };
-  for (const Case& c : {Case{&Layer::forward, "forward"}, Case{&Layer::backward, "backward"},
-                        Case{&Layer::activation, "activation"},
-                        Case{&Layer::parameters, "parameters"}})
+  for (const Case& c :
+       {Case{&Layer::forward, "forward"}, Case{&Layer::backward, "backward"},
+        Case{&Layer::activation, "activation"}, Case{&Layer::parameters, "parameters"}})
     for (double bad : {kNaN, kInf, -kInf, -1.0}) {
       std::vector<Layer> layers = chain_of(3);
       layers[1].*c.field = bad;

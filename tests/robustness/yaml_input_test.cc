@@ -30,9 +30,7 @@ TEST(YamlDuplicateKeys, ClusterFileRejectsARepeatedKey) {
 
 TEST(YamlDuplicateKeys, WorkFileRejectsARepeatedKey) {
   expect_error_naming<InputError>(
-      [] {
-        parse_work_yaml("items:\n  - name: a\n    total_ms: 3\nitems: []\n", "w.yml");
-      },
+      [] { parse_work_yaml("items:\n  - name: a\n    total_ms: 3\nitems: []\n", "w.yml"); },
       {"w.yml:4: duplicate key 'items' (first at line 1)"});
   expect_error_naming<InputError>(
       [] {
@@ -51,20 +49,18 @@ TEST(YamlDuplicateKeys, PipeEdgeFilesRejectARepeatedKeyAtAnyDepth) {
   std::vector<std::string> warnings;
   expect_error_naming<InputError>(
       [&] {
-        parse_pipeedge_model("m:\n  layers: 1\n  mem_MB: [1]\n  mem_MB: [2]\n", "models.yml",
-                             "m", warnings);
+        parse_pipeedge_model("m:\n  layers: 1\n  mem_MB: [1]\n  mem_MB: [2]\n", "models.yml", "m",
+                             warnings);
       },
       {"models.yml:4: duplicate key 'mem_MB' (first at line 3)"});
   expect_error_naming<InputError>(
-      [&] {
-        parse_pipeedge_model("other:\n  a: 1\n  a: 2\nm: {}\n", "models.yml", "m", warnings);
-      },
+      [&] { parse_pipeedge_model("other:\n  a: 1\n  a: 2\nm: {}\n", "models.yml", "m", warnings); },
       {"models.yml:3: duplicate key 'a' (first at line 2)"});
 }
 
 TEST(YamlDuplicateKeys, TheSameKeyInTwoMapsIsFine) {
-  const Cluster cluster = parse_cluster_yaml(
-      "machines:\n  - {count: 1, gpus: 2}\n  - {count: 1, gpus: 4}\n", "c.yml");
+  const Cluster cluster =
+      parse_cluster_yaml("machines:\n  - {count: 1, gpus: 2}\n  - {count: 1, gpus: 4}\n", "c.yml");
   EXPECT_EQ(cluster.machine_gpus, (std::vector<int>{2, 4}));
 }
 
@@ -85,7 +81,8 @@ TEST(YamlDocuments, MachineTypeIsText) {
   expect_error_naming<InputError>(
       [] { parse_cluster_yaml("machines:\n  - gpus: 2\n    type: [a, b]\n", "c.yml"); },
       {"c.yml:3: type: expected a scalar value"});
-  EXPECT_EQ(parse_cluster_yaml("machines:\n  - gpus: 2\n    type: V100\n", "c.yml").device_count(), 2);
+  EXPECT_EQ(parse_cluster_yaml("machines:\n  - gpus: 2\n    type: V100\n", "c.yml").device_count(),
+            2);
 }
 
 TEST(YamlSubnormals, AreFiniteNumbers) {
@@ -135,8 +132,7 @@ TEST(ClusterYamlRanges, MachineCountsNameTheRealRange) {
 
 TEST(YamlNullMarks, EmptyNodesAreReportedAtTheirOwnLine) {
   expect_error_naming<InputError>(
-      [] { parse_work_yaml("items:\n  - name:\n    total_ms: 3\n", "w.yml"); },
-      {"w.yml:2"});
+      [] { parse_work_yaml("items:\n  - name:\n    total_ms: 3\n", "w.yml"); }, {"w.yml:2"});
   expect_error_naming<InputError>(
       [] { parse_cluster_yaml("machines:\n  - gpus: 2\n  -   # nothing here\n\n", "c.yml"); },
       {"c.yml:3"});
@@ -151,7 +147,9 @@ TEST(InputFilePath, AnEmptyPathSaysSo) {
   expect_error_naming<InputError>([] { load_cluster_yaml(""); }, {"empty file name"});
   expect_error_naming<InputError>([] { load_work_yaml(""); }, {"empty file name"});
   expect_error_naming<InputError>(
-      [] { load_pipeedge_input({"", "t.yml", "d.yml"}, PipeEdgeQuery{}); },
+      [] {
+        load_pipeedge_input({"", "t.yml", "d.yml"}, PipeEdgeQuery{});
+      },
       {"the path of the models file is empty"});
 }
 

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <random>
 
-#include "pe/timeline.h"
-#include "search/random_instances.h"
 #include "cost/evaluate.h"
+#include "pe/timeline.h"
 #include "search/hybrid_search.h"
+#include "search/random_instances.h"
 
 namespace pe {
 namespace {
@@ -24,7 +24,8 @@ TEST(EstimateVsSimulation, EqualStagesAgreeExactly) {
     const double f = std::uniform_real_distribution<>(0.01, 1)(rng);
     const double g = std::uniform_real_distribution<>(0.01, 2)(rng);
     const std::vector<Layer> layers(stages, Layer{"l", f, g, 0, 0});
-    const detail::CostModel cost(make_chain_model("eq", 1, layers), cluster_from_machine_ends({stages}), {});
+    const detail::CostModel cost(make_chain_model("eq", 1, layers),
+                                 cluster_from_machine_ends({stages}), {});
     for (Schedule schedule : {Schedule::OneFOneB, Schedule::GPipe}) {
       detail::PipelineSpec spec{1, stages, 1, micro_batches, schedule, {}};
       for (int s = 0; s < stages; ++s)
@@ -47,8 +48,12 @@ TEST(EstimateVsSimulation, OneStagePlansAgreeExactly) {
     const int width = std::min(in.cluster.device_count(), in.global_batch);
     for (int micro_batch = 1; micro_batch <= in.global_batch; ++micro_batch) {
       if (in.global_batch % micro_batch) continue;
-      detail::PipelineSpec spec{1, in.cluster.device_count(), micro_batch, in.global_batch / micro_batch,
-                        Schedule::OneFOneB, {{0, in.model.size() - 1, 0, std::min(width, micro_batch)}}};
+      detail::PipelineSpec spec{1,
+                                in.cluster.device_count(),
+                                micro_batch,
+                                in.global_batch / micro_batch,
+                                Schedule::OneFOneB,
+                                {{0, in.model.size() - 1, 0, std::min(width, micro_batch)}}};
       const Plan plan = detail::evaluate(cost, spec, in.global_batch).plan;
       EXPECT_NEAR(simulated(plan), plan.iteration_time, 1e-9 * plan.iteration_time);
     }

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "cost/cost_model.h"
-#include "pe/plan.h"
 #include "cost/evaluate.h"
 #include "cost/stage_samples.h"
+#include "pe/plan.h"
 #include "search/hybrid_search.h"
 
 namespace pe::testing {
@@ -26,8 +26,8 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
   for (const detail::PipelineShapeChoice& shape :
        detail::pipeline_shapes(global_batch, devices, cost.settings().min_micro_batch, schedules)) {
     const int width = devices / shape.replicas;
-    detail::PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
-                      shape.schedule, {}};
+    detail::PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
+                              shape.micro_batches, shape.schedule, {}};
     std::function<void(std::size_t, int)> place = [&](std::size_t first, int offset) {
       if (first == n) {
         detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
@@ -35,8 +35,8 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
         return;
       }
       for (std::size_t last = first; last < n; ++last)
-        for (int r = 1; r <= detail::max_stage_width(first == 0 && last + 1 == n,
-                                                     shape.micro_batch, width - offset);
+        for (int r = 1; r <= detail::max_stage_width(first == 0 && last + 1 == n, shape.micro_batch,
+                                                     width - offset);
              ++r) {
           spec.stages.push_back({first, last, offset, r});
           place(last + 1, offset + r);
@@ -49,7 +49,8 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
   if (std::count(schedules.begin(), schedules.end(), Schedule::OneFOneB) == 0) return;
   for (int r = 1; r <= devices; ++r)
     if (devices % r == 0 && global_batch % r == 0)
-      if (std::optional<detail::PipelineSpec> spec = detail::accumulation_spec(cost, global_batch, r)) {
+      if (std::optional<detail::PipelineSpec> spec =
+              detail::accumulation_spec(cost, global_batch, r)) {
         detail::Evaluation ev = detail::evaluate(cost, *spec, global_batch);
         if (ev.fits) visit(ev.plan);
       }

@@ -5,8 +5,8 @@
 #include <optional>
 #include <random>
 
-#include "pe/baselines.h"
 #include "cost/evaluate.h"
+#include "pe/baselines.h"
 
 #include "search/exhaustive.h"
 #include "search/random_instances.h"
@@ -23,11 +23,13 @@ TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
     const int devices = trial % 2 ? 8 : 4;
     testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const std::vector<Schedule> schedules = trial % 4 == 0
-        ? std::vector<Schedule>{Schedule::GPipe}
-        : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
-    const std::optional<Seconds> oracle = testing::exhaustive_best(cost, in.global_batch, schedules);
-    const std::vector<Plan> found = detail::search_plans(cost, in.global_batch, {schedules, 1, 0}).plans;
+    const std::vector<Schedule> schedules =
+        trial % 4 == 0 ? std::vector<Schedule>{Schedule::GPipe}
+                       : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
+    const std::optional<Seconds> oracle =
+        testing::exhaustive_best(cost, in.global_batch, schedules);
+    const std::vector<Plan> found =
+        detail::search_plans(cost, in.global_batch, {schedules, 1, 0}).plans;
     ASSERT_EQ(oracle.has_value(), !found.empty()) << "trial " << trial;
     if (!oracle) continue;
     ++feasible;
@@ -44,9 +46,12 @@ TEST(HybridSearch, ReportsTheEvaluatedCostOfItsPlan) {
   for (int trial = 0; trial < 50; ++trial) {
     testing::Instance in = random_instance(rng, 8, 8);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    for (const Plan& p : detail::search_plans(cost, in.global_batch, {{Schedule::OneFOneB}, 3, 0}).plans) {
-      detail::PipelineSpec spec{p.pipeline_replicas, cost.cluster().device_count() / p.pipeline_replicas,
-                        p.micro_batch_size, p.micro_batches, p.schedule, {}};
+    for (const Plan& p :
+         detail::search_plans(cost, in.global_batch, {{Schedule::OneFOneB}, 3, 0}).plans) {
+      detail::PipelineSpec spec{
+          p.pipeline_replicas, cost.cluster().device_count() / p.pipeline_replicas,
+          p.micro_batch_size,  p.micro_batches,
+          p.schedule,          {}};
       int offset = 0;
       for (const PlanStage& s : p.stages) {
         spec.stages.push_back({s.first_state, s.last_state, offset, s.width});
@@ -66,7 +71,8 @@ TEST(HybridSearch, TopPlansAreSortedAndOfDistinctShapes) {
   in.global_batch = 32;
   in.cluster.device_memory = 1e12;
   const detail::CostModel cost(in.model, in.cluster, in.settings);
-  const std::vector<Plan> plans = detail::search_plans(cost, 32, {{Schedule::OneFOneB}, 5, 0}).plans;
+  const std::vector<Plan> plans =
+      detail::search_plans(cost, 32, {{Schedule::OneFOneB}, 5, 0}).plans;
   ASSERT_GE(plans.size(), 2u);
   for (std::size_t i = 1; i < plans.size(); ++i) {
     EXPECT_LE(plans[i - 1].iteration_time, plans[i].iteration_time);
@@ -83,7 +89,8 @@ TEST(HybridSearch, ShapesCoverEveryDivisor) {
   for (const detail::PipelineShapeChoice& s : shapes)
     EXPECT_EQ(s.replicas * s.micro_batch * s.micro_batches, 12);
   // A share below the floor runs as one micro-batch.
-  const std::vector<detail::PipelineShapeChoice> small = detail::pipeline_shapes(4, 4, 8, {Schedule::OneFOneB});
+  const std::vector<detail::PipelineShapeChoice> small =
+      detail::pipeline_shapes(4, 4, 8, {Schedule::OneFOneB});
   for (const detail::PipelineShapeChoice& s : small) EXPECT_EQ(s.micro_batches, 1);
 }
 
@@ -136,7 +143,8 @@ TEST(HybridSearch, NothingFitsGivesNoPlan) {
 // A model whose one sample needs 1 GB of activations beside 1 GB of weights and optimizer
 // state (0.5 GB x 2): on 7.5 GB devices a micro-step holds at most 6 samples per device.
 ModelProfile accumulation_model() {
-  return make_chain_model("acc", 1, {{"a", 0.01, 0.02, 0.6e9, 0.5e9}, {"b", 0.01, 0.02, 0.4e9, 0.0}});
+  return make_chain_model("acc", 1,
+                          {{"a", 0.01, 0.02, 0.6e9, 0.5e9}, {"b", 0.01, 0.02, 0.4e9, 0.0}});
 }
 
 // GBS 1009 (prime) on 16 GPUs: 64 samples on some GPUs, 63 on the others. Data parallelism
@@ -166,13 +174,16 @@ TEST(AccumulationSpec, RunsDataParallelismsMicroStepsWhenTheBatchIsPrime) {
 TEST(AccumulationSpec, NoneWhenOneSampleDoesNotFitOrTheFloorIsTooHigh) {
   Cluster cluster = cluster_from_machine_ends({8, 16});
   cluster.device_memory = 1.5e9;  // weights take 1 GB, one sample 1 GB more
-  EXPECT_FALSE(detail::accumulation_spec(detail::CostModel(accumulation_model(), cluster, {}), 1009, 1));
+  EXPECT_FALSE(
+      detail::accumulation_spec(detail::CostModel(accumulation_model(), cluster, {}), 1009, 1));
   cluster.device_memory = 7.5e9;
   TrainingSettings floor;
   floor.min_micro_batch = 100;  // 11 micro-batches of 1009 hold 91 or 92 samples
-  EXPECT_FALSE(detail::accumulation_spec(detail::CostModel(accumulation_model(), cluster, floor), 1009, 1));
+  EXPECT_FALSE(
+      detail::accumulation_spec(detail::CostModel(accumulation_model(), cluster, floor), 1009, 1));
   floor.min_micro_batch = 91;
-  EXPECT_TRUE(detail::accumulation_spec(detail::CostModel(accumulation_model(), cluster, floor), 1009, 1));
+  EXPECT_TRUE(
+      detail::accumulation_spec(detail::CostModel(accumulation_model(), cluster, floor), 1009, 1));
 }
 
 }  // namespace

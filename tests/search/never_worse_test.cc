@@ -1,6 +1,7 @@
-// Never worse than data parallelism (and the baselines in order): for every bundled profile, every batch size of the
-// default sweep (and six the GPUs do not divide) and both reference clusters, the best hybrid plan's speedup is at least
-// plain data parallelism's whenever data parallelism fits memory.
+// Never worse than data parallelism (and the baselines in order): for every bundled profile, every
+// batch size of the default sweep (and six the GPUs do not divide) and both reference clusters, the
+// best hybrid plan's speedup is at least plain data parallelism's whenever data parallelism fits
+// memory.
 //
 // The search offers a one-stage plan (data parallelism with per-layer all-reduce overlap)
 // as a seed before any exact pass, so the property holds at any search effort. The suite
@@ -40,8 +41,7 @@ Planner planner_for(const ProfileEntry& e, const Cluster& cluster, std::uint64_t
   settings.activation_bytes_per_sample = e.activation_bytes_per_sample;
   SearchOptions options;
   options.effort = effort;
-  return Planner(import_pipedream_graph(e.path, e.profile_batch_size), cluster, settings,
-                 options);
+  return Planner(import_pipedream_graph(e.path, e.profile_batch_size), cluster, settings, options);
 }
 
 std::vector<PointResult> default_sweep(const Planner& planner) {
@@ -85,9 +85,10 @@ TEST_P(NeverWorse, HybridAtLeastDataParallelOnBothClusters) {
   int checked = 0;
   for (const Cluster& cluster :
        {cluster_from_machine_ends({8, 16}), cluster_from_machine_ends(flat_machines(16))})
-    checked += expect_never_worse(default_sweep(planner_for(e, cluster, 200'000)),
-                                  e.name + " on " + std::to_string(cluster.machine_count()) +
-                                      " machines", cluster.device_count());
+    checked +=
+        expect_never_worse(default_sweep(planner_for(e, cluster, 200'000)),
+                           e.name + " on " + std::to_string(cluster.machine_count()) + " machines",
+                           cluster.device_count());
   // Every bundled profile with compute has points where data parallelism fits, or the
   // check would be vacuous.
   EXPECT_GT(checked, 0) << e.name;
@@ -104,9 +105,10 @@ TEST_P(NeverWorse, HybridAtLeastDataParallelOnBatchSizesTheGpusDoNotDivide) {
   int checked = 0;
   for (const Cluster& cluster :
        {cluster_from_machine_ends({8, 16}), cluster_from_machine_ends(flat_machines(16))})
-    checked += expect_never_worse(planner_for(e, cluster, 200'000).sweep(uneven),
-                                  e.name + " on " + std::to_string(cluster.machine_count()) +
-                                      " machines", cluster.device_count());
+    checked +=
+        expect_never_worse(planner_for(e, cluster, 200'000).sweep(uneven),
+                           e.name + " on " + std::to_string(cluster.machine_count()) + " machines",
+                           cluster.device_count());
   EXPECT_GT(checked, 0) << e.name;
 }
 

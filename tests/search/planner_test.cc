@@ -45,8 +45,10 @@ TEST(Planner, HpgoReferenceDataParallelSpeedups) {
   }
   const double vgg_dp =
       data_parallel_baselines(vgg.model, cluster_from_machine_ends({8, 16}), vgg.settings, 512).dp;
-  const double resnet_dp = data_parallel_baselines(
-      resnet.model, cluster_from_machine_ends(one_to(16)), resnet.settings, 512).dp;
+  const double resnet_dp =
+      data_parallel_baselines(resnet.model, cluster_from_machine_ends(one_to(16)), resnet.settings,
+                              512)
+          .dp;
   EXPECT_NEAR(vgg_dp, 4.7404, 4.7404e-3);
   EXPECT_NEAR(resnet_dp, 13.985, 13.985e-3);
 }
@@ -61,8 +63,8 @@ TEST(Planner, SweepIsIdenticalForOneAndTwoThreads) {
   for (int threads : {1, 2}) {
     tbb::global_control cap(tbb::global_control::max_allowed_parallelism, threads);
     const std::vector<PointResult> points = planner.sweep(batches);
-    outputs[threads - 1] = sweep_json(points, {&planner.model(), &planner.cluster()}) +
-                           sweep_csv(points);
+    outputs[threads - 1] =
+        sweep_json(points, {&planner.model(), &planner.cluster()}) + sweep_csv(points);
   }
   EXPECT_EQ(outputs[0], outputs[1]);
 }

@@ -21,7 +21,9 @@ struct Instance {
 /// A chain of 1..max_states layers with times, activations and parameters spread over two
 /// orders of magnitude, on one of two machine shapes, with memory that sometimes binds.
 inline Instance random_instance(std::mt19937& rng, int max_states, int devices) {
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<>(lo, hi)(rng); };
+  auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<>(lo, hi)(rng);
+  };
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<>(lo, hi)(rng); };
   std::vector<Layer> layers;
   const int n = pick(1, max_states);

@@ -19,7 +19,8 @@ PipelineShape random_shape(std::mt19937& rng) {
   shape.schedule = rng() % 2 ? Schedule::GPipe : Schedule::OneFOneB;
   shape.micro_batches = 1 + static_cast<int>(rng() % 8);
   const int stages = 1 + static_cast<int>(rng() % 5);
-  for (int s = 0; s < stages; ++s) shape.stages.push_back({time(rng), time(rng), comm(rng), comm(rng)});
+  for (int s = 0; s < stages; ++s)
+    shape.stages.push_back({time(rng), time(rng), comm(rng), comm(rng)});
   return shape;
 }
 
@@ -57,13 +58,15 @@ void check_no_overlap(const Timeline& t, const FillResult& r) {
       for (int k = 0; k < iterations; ++k)
         by_stage[e.stage].push_back({e.start + k * t.makespan, e.end + k * t.makespan, "compute"});
   for (const FilledPiece& p : r.pieces) {
-    by_stage[p.stage].push_back({p.start, p.reserved_end, "piece of item " + std::to_string(p.item)});
+    by_stage[p.stage].push_back(
+        {p.start, p.reserved_end, "piece of item " + std::to_string(p.item)});
     // A piece stays inside its iteration.
     EXPECT_GE(p.start, p.iteration * t.makespan - 1e-9);
     EXPECT_LE(p.reserved_end, (p.iteration + 1) * t.makespan + 1e-9);
   }
   for (auto& [stage, list] : by_stage) {
-    std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    std::sort(list.begin(), list.end(),
+              [](const Interval& a, const Interval& b) { return a.start < b.start; });
     for (std::size_t i = 1; i < list.size(); ++i)
       EXPECT_LE(list[i - 1].end, list[i].start + 1e-9)
           << "stage " << stage << ": " << list[i - 1].what << " overlaps " << list[i].what;

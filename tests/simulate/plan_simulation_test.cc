@@ -65,10 +65,11 @@ TEST(PlanSimulation, SimulatingAgainAfterAChangeReplacesItAndLeavesCopiesAlone) 
 TEST(PlanSimulation, PlannerSimulatesEveryPlanItReturns) {
   SearchOptions options;
   options.top = 3;
-  const Planner planner(make_chain_model("m", 1, {{"a", 1e-3, 2e-3, 1e6, 1e6},
-                                                  {"b", 2e-3, 3e-3, 1e6, 1e6},
-                                                  {"c", 1e-3, 1e-3, 1e6, 1e6}}),
-                        cluster_from_machine_ends({2, 4}), {}, options);
+  const Planner planner(
+      make_chain_model(
+          "m", 1,
+          {{"a", 1e-3, 2e-3, 1e6, 1e6}, {"b", 2e-3, 3e-3, 1e6, 1e6}, {"c", 1e-3, 1e-3, 1e6, 1e6}}),
+      cluster_from_machine_ends({2, 4}), {}, options);
   const PointResult point = planner.plan(16);
   ASSERT_GE(point.plans.size(), 2u);
   for (const Plan& plan : point.plans) {

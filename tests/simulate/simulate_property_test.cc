@@ -26,9 +26,9 @@ PipelineShape random_shape(std::mt19937& rng) {
 }
 
 void expect_after(const Event& later, const Event& earlier) {
-  EXPECT_GE(later.start, earlier.end) << to_string(later.kind) << " " << later.stage << "/"
-                                      << later.micro_batch << " starts before "
-                                      << to_string(earlier.kind) << " " << earlier.stage;
+  EXPECT_GE(later.start, earlier.end)
+      << to_string(later.kind) << " " << later.stage << "/" << later.micro_batch
+      << " starts before " << to_string(earlier.kind) << " " << earlier.stage;
 }
 
 void check_dependencies(const PipelineShape& shape, const Timeline& t) {

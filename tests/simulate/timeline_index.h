@@ -28,8 +28,8 @@ class TimelineIndex {
   const Event& get(int stage, EventKind kind, int micro_batch = -1) const {
     const Event* e = find(stage, kind, micro_batch);
     if (e == nullptr) {
-      ADD_FAILURE() << "no " << to_string(kind) << " event for stage " << stage
-                    << " micro-batch " << micro_batch;
+      ADD_FAILURE() << "no " << to_string(kind) << " event for stage " << stage << " micro-batch "
+                    << micro_batch;
       return missing_;
     }
     return *e;

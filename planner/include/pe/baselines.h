@@ -11,17 +11,17 @@ namespace pe {
 /// Data parallelism over every device of a cluster for one global batch size.
 /// Speedups are relative to one device running the whole batch (no memory limit).
 struct Baselines {
-  Seconds single_device_time = 0;   ///< T: forward + backward of the whole batch, 1 device.
-  Seconds allreduce_time = 0;       ///< Ring all-reduce of all gradients over N devices.
-  int per_device_batch = 0;         ///< ceil(GBS / N).
-  int max_device_batch = 0;         ///< Largest batch a device's memory holds (0: none).
-  int accumulation_steps = 1;       ///< Gradient-accumulation micro-steps (1: none).
+  Seconds single_device_time = 0;  ///< T: forward + backward of the whole batch, 1 device.
+  Seconds allreduce_time = 0;      ///< Ring all-reduce of all gradients over N devices.
+  int per_device_batch = 0;        ///< ceil(GBS / N).
+  int max_device_batch = 0;        ///< Largest batch a device's memory holds (0: none).
+  int accumulation_steps = 1;      ///< Gradient-accumulation micro-steps (1: none).
   /// Memory holds the weights and micro-steps of at least ceil(min(floor, GBS) / N) samples
   /// per device (floor = TrainingSettings::min_micro_batch, as for pipeline micro-batches).
   bool fits = false;
-  double dp = 0;                    ///< No overlap: T / (T_dev + AR).
-  double dp_overlap = 0;            ///< All-reduce of each layer overlaps the backward left.
-  double dp_p3 = 0;                 ///< Also overlaps the next forward, input layers first.
+  double dp = 0;          ///< No overlap: T / (T_dev + AR).
+  double dp_overlap = 0;  ///< All-reduce of each layer overlaps the backward left.
+  double dp_p3 = 0;       ///< Also overlaps the next forward, input layers first.
 };
 
 /// Ring all-reduce time of `bytes` over `devices` devices at `bandwidth`:

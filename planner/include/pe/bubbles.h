@@ -12,7 +12,7 @@ namespace pe {
 /// events count as compute. For a timeline from simulate():
 /// busy + warmup + wait_transfer + wait_stage + drain == makespan.
 struct StageBubbles {
-  int stage = 0;              ///< Stage index, 0-based.
+  int stage = 0;               ///< Stage index, 0-based.
   Seconds busy = 0;            ///< Forward and backward compute.
   Seconds idle = 0;            ///< makespan - busy.
   double bubble_fraction = 0;  ///< idle / makespan; 0 when the makespan is 0.
@@ -25,7 +25,7 @@ struct StageBubbles {
   /// Steady-phase idle while the stage that produces that input was still computing it
   /// (or, for inputs the timeline does not show, any steady-phase idle).
   Seconds wait_stage = 0;
-  Seconds filler = 0;          ///< Filler work placed into the idle time (see pe/fill.h).
+  Seconds filler = 0;  ///< Filler work placed into the idle time (see pe/fill.h).
 };
 
 /// Bubbles of every stage of one iteration.

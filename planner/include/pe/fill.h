@@ -29,8 +29,8 @@ struct WorkItem {
                              ///< Forward and Backward.
   std::vector<int> stages;   ///< Stages that run the item; empty means every stage.
   WorkAfter after = WorkAfter::Nothing;  ///< What each piece waits for.
-  std::string after_item;    ///< The item waited for when `after` is Item.
-  std::string where;         ///< Where it was defined ("work.yml:4"), for error messages.
+  std::string after_item;                ///< The item waited for when `after` is Item.
+  std::string where;  ///< Where it was defined ("work.yml:4"), for error messages.
 };
 
 /// The extra work of one iteration, in priority order (earlier items are placed first).
@@ -57,33 +57,33 @@ std::string to_string(FillStatus status);
 
 /// Outcome for one work item.
 struct ItemFill {
-  std::string name;     ///< The work item's name.
+  std::string name;                      ///< The work item's name.
   FillStatus status = FillStatus::Done;  ///< How far it got.
-  int pieces = 0;       ///< Over all its stages.
-  int placed = 0;       ///< Pieces placed, over all its stages and iterations.
-  int iteration = -1;   ///< 0-based iteration in which its last piece ends; -1 unless Done.
-  Seconds finish = 0;   ///< End of its last piece, from the start of iteration 0 (if Done).
+  int pieces = 0;                        ///< Over all its stages.
+  int placed = 0;                        ///< Pieces placed, over all its stages and iterations.
+  int iteration = -1;  ///< 0-based iteration in which its last piece ends; -1 unless Done.
+  Seconds finish = 0;  ///< End of its last piece, from the start of iteration 0 (if Done).
 };
 
 /// Utilization of one stage: (compute + filler) / makespan. Compute is Forward and
 /// Backward time; filler events already in the input timeline only block time.
 struct StageFill {
-  int stage = 0;                 ///< Stage index, 0-based.
-  Seconds compute = 0;           ///< Per iteration.
-  Seconds filler_first = 0;      ///< Placed filler in iteration 0.
-  Seconds filler_total = 0;      ///< Placed filler over all iterations.
-  double utilization_before = 0; ///< compute / makespan.
-  double utilization_first = 0;  ///< (compute + filler_first) / makespan.
-  double utilization_mean = 0;   ///< Mean over the `iterations` of FillResult.
+  int stage = 0;                  ///< Stage index, 0-based.
+  Seconds compute = 0;            ///< Per iteration.
+  Seconds filler_first = 0;       ///< Placed filler in iteration 0.
+  Seconds filler_total = 0;       ///< Placed filler over all iterations.
+  double utilization_before = 0;  ///< compute / makespan.
+  double utilization_first = 0;   ///< (compute + filler_first) / makespan.
+  double utilization_mean = 0;    ///< Mean over the `iterations` of FillResult.
 };
 
 /// One placed piece. Times are seconds from the start of iteration 0; iteration k spans
 /// [k * makespan, (k + 1) * makespan).
 struct FilledPiece {
-  int item = 0;       ///< Index into WorkList::items.
-  int stage = 0;      ///< Stage index, 0-based.
-  int index = 0;      ///< Piece number on its stage (the micro-batch for Forward/Backward).
-  int iteration = 0;  ///< 0-based iteration the piece starts in.
+  int item = 0;              ///< Index into WorkList::items.
+  int stage = 0;             ///< Stage index, 0-based.
+  int index = 0;             ///< Piece number on its stage (the micro-batch for Forward/Backward).
+  int iteration = 0;         ///< 0-based iteration the piece starts in.
   Seconds start = 0;         ///< Seconds from the start of iteration 0.
   Seconds end = 0;           ///< start + length.
   Seconds reserved_end = 0;  ///< start + length * (1 + margin); no other work before it.
@@ -91,13 +91,13 @@ struct FilledPiece {
 
 /// Everything fill_bubbles decided.
 struct FillResult {
-  Timeline timeline;               ///< Iteration 0 plus its pieces as Filler events
-                                   ///< (label = item name, micro_batch = piece's or -1).
-  std::vector<ItemFill> items;     ///< In work-list order.
-  std::vector<StageFill> stages;   ///< One per stage.
-  std::vector<FilledPiece> pieces; ///< Every placed piece, ordered by (start, stage).
-  int iterations = 0;              ///< Iterations used by the placed work (0: none placed).
-  bool complete = false;           ///< Every item is Done.
+  Timeline timeline;                ///< Iteration 0 plus its pieces as Filler events
+                                    ///< (label = item name, micro_batch = piece's or -1).
+  std::vector<ItemFill> items;      ///< In work-list order.
+  std::vector<StageFill> stages;    ///< One per stage.
+  std::vector<FilledPiece> pieces;  ///< Every placed piece, ordered by (start, stage).
+  int iterations = 0;               ///< Iterations used by the placed work (0: none placed).
+  bool complete = false;            ///< Every item is Done.
 };
 
 /// Places the work into the gaps of the timeline repeated iteration after iteration.

@@ -14,22 +14,22 @@ namespace pe {
 /// contiguous range of states and its cost is a difference of the cumulative sums below.
 /// All values are for one mini-batch of the profile batch size.
 struct CutState {
-  std::string name;          ///< The operator that closes this state (its description).
-  Seconds forward = 0;       ///< Cumulative forward time of all operators up to the cut.
-  Seconds backward = 0;      ///< Cumulative backward time up to the cut.
-  Bytes activation = 0;      ///< Cumulative activation (output) bytes up to the cut.
-  Bytes parameters = 0;      ///< Cumulative parameter (fp32 weight) bytes up to the cut.
-  Bytes crossing = 0;        ///< Bytes that cross a cut placed right after this state.
+  std::string name;      ///< The operator that closes this state (its description).
+  Seconds forward = 0;   ///< Cumulative forward time of all operators up to the cut.
+  Seconds backward = 0;  ///< Cumulative backward time up to the cut.
+  Bytes activation = 0;  ///< Cumulative activation (output) bytes up to the cut.
+  Bytes parameters = 0;  ///< Cumulative parameter (fp32 weight) bytes up to the cut.
+  Bytes crossing = 0;    ///< Bytes that cross a cut placed right after this state.
 };
 
 /// A model as the planner sees it: an ordered list of nested cut states.
 /// Invariant: cumulative fields are non-decreasing; the last state holds the whole model.
 struct ModelProfile {
-  std::string name;                 ///< Short name, e.g. "resnet50".
-  std::string source;               ///< Where it came from (a path or "code").
-  double profile_batch_size = 1;    ///< Batch size the times and activations were taken at.
-  std::size_t operator_count = 0;   ///< Operators in the source graph (after clean-up).
-  std::vector<CutState> states;     ///< Cut states in execution order, indexed from 0.
+  std::string name;                ///< Short name, e.g. "resnet50".
+  std::string source;              ///< Where it came from (a path or "code").
+  double profile_batch_size = 1;   ///< Batch size the times and activations were taken at.
+  std::size_t operator_count = 0;  ///< Operators in the source graph (after clean-up).
+  std::vector<CutState> states;    ///< Cut states in execution order, indexed from 0.
 
   /// Number of states.
   std::size_t size() const { return states.size(); }
@@ -47,11 +47,11 @@ struct ModelProfile {
 
 /// One operator of a model defined in code or by an importer, in execution order.
 struct Layer {
-  std::string name;       ///< Becomes the name of its state.
-  Seconds forward = 0;    ///< Forward time of this layer alone, at the profile batch size.
-  Seconds backward = 0;   ///< Backward time of this layer alone, at the profile batch size.
-  Bytes activation = 0;   ///< Output bytes at the profile batch size.
-  Bytes parameters = 0;   ///< Parameter (fp32 weight) bytes of this layer.
+  std::string name;      ///< Becomes the name of its state.
+  Seconds forward = 0;   ///< Forward time of this layer alone, at the profile batch size.
+  Seconds backward = 0;  ///< Backward time of this layer alone, at the profile batch size.
+  Bytes activation = 0;  ///< Output bytes at the profile batch size.
+  Bytes parameters = 0;  ///< Parameter (fp32 weight) bytes of this layer.
 };
 
 /// Builds a chain model (each layer feeds the next; one state per layer). Throws

@@ -4,14 +4,14 @@
 #pragma once
 
 // Core value types.
-#include "pe/error.h"
-#include "pe/units.h"
-#include "pe/model.h"
 #include "pe/cluster.h"
-#include "pe/settings.h"
-#include "pe/schedule.h"
+#include "pe/error.h"
+#include "pe/model.h"
 #include "pe/plan.h"
 #include "pe/plan_layout.h"
+#include "pe/schedule.h"
+#include "pe/settings.h"
+#include "pe/units.h"
 
 // Training plans: baselines, the search, reports.
 #include "pe/baselines.h"
@@ -19,11 +19,11 @@
 #include "pe/report.h"
 
 // Timelines: simulation, bubbles, bubble filling, rendering, writing files.
-#include "pe/timeline.h"
 #include "pe/bubbles.h"
 #include "pe/fill.h"
-#include "pe/render.h"
 #include "pe/output_file.h"
+#include "pe/render.h"
+#include "pe/timeline.h"
 
 // Heterogeneous inference pipelines (PipeEdge's sched-pipeline problem).
 #include "pe/edge.h"

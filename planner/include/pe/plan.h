@@ -27,17 +27,17 @@ std::string to_string(Limiter limiter);
 /// pipeline replica. `devices` lists the global device ids of every replica of the stage,
 /// replica by replica (width * pipeline_replicas ids).
 struct PlanStage {
-  std::size_t first_state = 0;  ///< First state index (inclusive).
-  std::size_t last_state = 0;   ///< Last state index (inclusive).
-  int width = 1;                ///< Data-parallel devices of this stage in one replica.
-  std::vector<int> devices;     ///< Global device ids, replica by replica.
-  StageTimes times;             ///< Per micro-batch, as used by the cost model.
-  Seconds allreduce_total = 0;  ///< Whole gradient all-reduce of the stage (times.allreduce
-                                ///< is the part left after its last backward).
+  std::size_t first_state = 0;          ///< First state index (inclusive).
+  std::size_t last_state = 0;           ///< Last state index (inclusive).
+  int width = 1;                        ///< Data-parallel devices of this stage in one replica.
+  std::vector<int> devices;             ///< Global device ids, replica by replica.
+  StageTimes times;                     ///< Per micro-batch, as used by the cost model.
+  Seconds allreduce_total = 0;          ///< Whole gradient all-reduce of the stage (times.allreduce
+                                        ///< is the part left after its last backward).
   bool cut_intra_machine = true;        ///< The cut after this stage stays in one machine.
   bool allreduce_intra_machine = true;  ///< All copies of the stage sit on one machine.
-  Bytes weight_memory = 0;      ///< Weights, gradients and optimizer state per device.
-  Bytes activation_memory = 0;  ///< Activations kept in flight per device.
+  Bytes weight_memory = 0;              ///< Weights, gradients and optimizer state per device.
+  Bytes activation_memory = 0;          ///< Activations kept in flight per device.
   /// Weight plus activation memory per device, in bytes.
   Bytes peak_memory() const { return weight_memory + activation_memory; }
 };
@@ -57,16 +57,16 @@ struct Plan {
   /// divide a replica's share of the batch (only one-stage plans that run as gradient
   /// accumulation), the share is split as evenly as possible and this is the largest part.
   int micro_batch_size = 1;
-  int micro_batches = 1;      ///< Micro-batches per iteration and replica.
+  int micro_batches = 1;                   ///< Micro-batches per iteration and replica.
   Schedule schedule = Schedule::OneFOneB;  ///< How micro-batches flow through the stages.
   std::vector<PlanStage> stages;           ///< In pipeline order.
 
-  Seconds slot = 0;             ///< Steady-state slot: slowest stage or cut.
-  Seconds fill_drain = 0;       ///< One micro-batch through every stage and cut, both ways.
-  Seconds exposed_allreduce = 0;///< All-reduce not hidden behind remaining backward work.
-  Seconds iteration_time = 0;   ///< Analytic estimate: (M-1)*slot + fill_drain + exposed.
-  Seconds simulated_time = 0;   ///< simulation->timeline.makespan (0: not simulated).
-  double speedup = 0;           ///< One-device time / iteration_time (the estimate).
+  Seconds slot = 0;                    ///< Steady-state slot: slowest stage or cut.
+  Seconds fill_drain = 0;              ///< One micro-batch through every stage and cut, both ways.
+  Seconds exposed_allreduce = 0;       ///< All-reduce not hidden behind remaining backward work.
+  Seconds iteration_time = 0;          ///< Analytic estimate: (M-1)*slot + fill_drain + exposed.
+  Seconds simulated_time = 0;          ///< simulation->timeline.makespan (0: not simulated).
+  double speedup = 0;                  ///< One-device time / iteration_time (the estimate).
   Limiter limiter = Limiter::Compute;  ///< What limits the estimate the most.
   /// The plan simulated once, when it was made: Planner::plan sets it on every plan it
   /// returns, simulate_plan() on any other. Reporters and renderers read it instead of

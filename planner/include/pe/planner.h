@@ -38,10 +38,10 @@ struct SearchOptions {
 
 /// Everything known about one global batch size.
 struct PointResult {
-  int global_batch = 0;         ///< The batch size planned; 0 for a point skipped by cancel.
-  Baselines baselines;          ///< Plain data parallelism on all devices.
-  std::vector<Plan> plans;      ///< Best first; empty when no plan fits.
-  std::string no_plan_reason;   ///< Why `plans` is empty ("" otherwise).
+  int global_batch = 0;        ///< The batch size planned; 0 for a point skipped by cancel.
+  Baselines baselines;         ///< Plain data parallelism on all devices.
+  std::vector<Plan> plans;     ///< Best first; empty when no plan fits.
+  std::string no_plan_reason;  ///< Why `plans` is empty ("" otherwise).
   /// True when the search proved `plans` optimal for the cost model; false when it
   /// stopped at SearchOptions::effort (the plans are then the best found).
   bool exact = true;

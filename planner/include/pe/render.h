@@ -31,13 +31,13 @@ std::string chrome_trace_json(const Timeline& timeline, const TraceLabels& label
 ///   40 + stages * (row_height + (link_rows ? 3 * link_row_height : 0) + 6) + 64
 /// (title band, one block per stage with a 6 px gap, then axis and legend).
 struct SvgOptions {
-  int width = 1200;                        ///< Pixels, 300..20000.
+  int width = 1200;                         ///< Pixels, 300..20000.
   std::string title = "Pipeline timeline";  ///< Shown centred above the chart.
-  std::vector<std::string> stage_names;   ///< Row labels; missing or empty -> "stage N".
-  bool link_rows = true;   ///< Sub-rows under each stage: activations, gradients, all-reduce.
-  int row_height = 24;     ///< Compute row, pixels (8..200).
-  int link_row_height = 8; ///< Each link sub-row, pixels (2..100).
-  bool tooltips = true;    ///< A <title> per event (hover text); makes large charts bigger.
+  std::vector<std::string> stage_names;     ///< Row labels; missing or empty -> "stage N".
+  bool link_rows = true;    ///< Sub-rows under each stage: activations, gradients, all-reduce.
+  int row_height = 24;      ///< Compute row, pixels (8..200).
+  int link_row_height = 8;  ///< Each link sub-row, pixels (2..100).
+  bool tooltips = true;     ///< A <title> per event (hover text); makes large charts bigger.
 };
 
 /// Height in pixels of gantt_svg's chart (the formula of SvgOptions).
@@ -57,8 +57,8 @@ struct SpeedupCurve {
 
 /// Layout of a sweep plot.
 struct PlotOptions {
-  int width = 800;   ///< Pixels, 300..20000.
-  int height = 500;  ///< Pixels, 200..20000.
+  int width = 800;                                ///< Pixels, 300..20000.
+  int height = 500;                               ///< Pixels, 200..20000.
   std::string title = "Speedup over one device";  ///< Shown above the plot.
   std::string x_label = "global batch size";      ///< Label of the x axis.
   std::string y_label = "speedup";                ///< Label of the y axis.

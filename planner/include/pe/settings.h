@@ -18,8 +18,9 @@ struct TrainingSettings {
   /// Bytes of weights + gradients + optimizer state per byte of weights (HPGO: 2 for
   /// SGD-momentum CNNs, 3 for Adam-like optimizers); 1 to kMaxOptimizerScaling.
   double optimizer_scaling = 2;
-  /// Activation bytes one sample keeps for the whole model, at most kMaxModelBytes. Empty: the profile's total
-  /// activation bytes / profile batch size. Stage activations are scaled by the same factor.
+  /// Activation bytes one sample keeps for the whole model, at most kMaxModelBytes. Empty: the
+  /// profile's total activation bytes / profile batch size. Stage activations are scaled by the
+  /// same factor.
   std::optional<Bytes> activation_bytes_per_sample;
 };
 

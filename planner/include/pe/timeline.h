@@ -33,12 +33,12 @@ bool uses_compute(EventKind kind);
 /// One interval of work. `stage` is the stage that does it (for sends: the sender).
 /// Times are seconds from the start of the iteration; start <= end.
 struct Event {
-  int stage = 0;         ///< Stage index, 0-based.
+  int stage = 0;                        ///< Stage index, 0-based.
   EventKind kind = EventKind::Forward;  ///< What the event does.
-  int micro_batch = -1;  ///< -1 for all-reduce and work not tied to one micro-batch.
-  Seconds start = 0;     ///< Seconds from the start of the iteration.
-  Seconds end = 0;       ///< Seconds from the start of the iteration; >= start.
-  std::string label;     ///< Filler work name; empty otherwise.
+  int micro_batch = -1;                 ///< -1 for all-reduce and work not tied to one micro-batch.
+  Seconds start = 0;                    ///< Seconds from the start of the iteration.
+  Seconds end = 0;                      ///< Seconds from the start of the iteration; >= start.
+  std::string label;                    ///< Filler work name; empty otherwise.
 
   /// end - start, in seconds.
   Seconds duration() const { return end - start; }
@@ -52,7 +52,7 @@ bool event_less(const Event& a, const Event& b);
 struct Timeline {
   std::vector<Event> events;  ///< Sorted by event_less.
   int stage_count = 0;        ///< Number of stages.
-  Seconds makespan = 0;  ///< End of the last event (all-reduces included).
+  Seconds makespan = 0;       ///< End of the last event (all-reduces included).
 };
 
 /// Simulates one iteration. Each stage is one compute resource (its replicas run in

@@ -24,7 +24,7 @@ int parse_positive(const std::string& item, const std::string& whole) {
   }
   if (used == 0 || used != item.size() || value < 1 || value > kMaxBatch)
     throw UsageError(kField, kField + ": '" + item + "' in '" + whole +
-                     "' is not a batch size (a whole number from 1 to 2^30)");
+                                 "' is not a batch size (a whole number from 1 to 2^30)");
   return static_cast<int>(value);
 }
 
@@ -43,8 +43,9 @@ std::vector<int> parse_range(const std::vector<std::string>& parts, const std::s
   if (last < first)
     throw UsageError(kField, kField + ": range '" + text + "' ends before it starts");
   if ((last - first) / step > 100000)
-    throw UsageError(kField, kField + ": range '" + text + "' is too long, expected at most "
-                     "100001 batch sizes ((LAST - FIRST) / STEP <= 100000)");
+    throw UsageError(kField, kField + ": range '" + text +
+                                 "' is too long, expected at most "
+                                 "100001 batch sizes ((LAST - FIRST) / STEP <= 100000)");
   std::vector<int> sizes{first};
   for (long v = (first / step + 1) * static_cast<long>(step); v <= last; v += step)
     sizes.push_back(static_cast<int>(v));

@@ -51,9 +51,10 @@ Cluster cluster_from_machine_ends(const std::vector<int>& ends) {
   int previous = 0;
   for (int end : ends) {
     if (end <= previous)
-      throw UsageError(kFromEnds, kFromEnds + ": machine ends must be strictly increasing "
-                       "positive GPU counts (cumulative), got " + std::to_string(end) + " after " +
-                       std::to_string(previous));
+      throw UsageError(kFromEnds, kFromEnds +
+                                      ": machine ends must be strictly increasing "
+                                      "positive GPU counts (cumulative), got " +
+                                      std::to_string(end) + " after " + std::to_string(previous));
     cluster.machine_gpus.push_back(end - previous);
     previous = end;
   }

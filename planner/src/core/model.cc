@@ -67,7 +67,8 @@ void check_limits(const ModelProfile& model, std::size_t i, const std::string& w
   const std::string at = "state " + std::to_string(i) + " (" + s.name + "): ";
   if (s.forward + s.backward > kMaxModelSeconds)
     throw InputError(where, at + "forward + backward time reaches " +
-                                describe(s.forward + s.backward) + " s at the profile batch, "
+                                describe(s.forward + s.backward) +
+                                " s at the profile batch, "
                                 "expected at most 1e9 s (about 32 years) for the whole model");
   for (const Field& field : kFields)
     if (field.bytes && s.*field.member > kMaxModelBytes)
@@ -116,8 +117,8 @@ ModelProfile make_chain_model(std::string name, double profile_batch_size,
 void validate(const ModelProfile& model, const std::string& where) {
   const double pbs = model.profile_batch_size;
   if (bad(pbs) || pbs < kMinProfileBatch || pbs > kMaxProfileBatch)
-    throw InputError(where, "profile batch size must be a number from 0.001 to 2^30, got " +
-                                describe(pbs));
+    throw InputError(
+        where, "profile batch size must be a number from 0.001 to 2^30, got " + describe(pbs));
   if (model.states.empty()) throw InputError(where, "the model has no layers");
   for (std::size_t i = 0; i < model.states.size(); ++i) check_state(model, i, where);
   for (std::size_t i = 0; i < model.states.size(); ++i) check_limits(model, i, where);

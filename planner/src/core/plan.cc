@@ -8,10 +8,14 @@ namespace pe {
 
 std::string to_string(Limiter limiter) {
   switch (limiter) {
-    case Limiter::Compute: return "compute";
-    case Limiter::Transfer: return "transfer";
-    case Limiter::AllReduce: return "allreduce";
-    case Limiter::Bubble: return "bubble";
+    case Limiter::Compute:
+      return "compute";
+    case Limiter::Transfer:
+      return "transfer";
+    case Limiter::AllReduce:
+      return "allreduce";
+    case Limiter::Bubble:
+      return "bubble";
   }
   return "compute";
 }

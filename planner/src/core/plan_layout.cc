@@ -7,7 +7,6 @@
 #include "pe/error.h"
 #include "pe/planner.h"
 
-
 namespace pe {
 namespace {
 
@@ -38,7 +37,8 @@ StageLayout parse_stage(const std::string& text, std::size_t index) {
       !parse_count(text.substr(dash + 1, colon - dash - 1), last) ||
       !parse_count(text.substr(colon + 1), width))
     throw UsageError("parse_stage_layout", "parse_stage_layout: " + stage_name(index) + " is '" +
-                                               text + "', expected FIRST-LAST:WIDTH (e.g. 0-20:15)");
+                                               text +
+                                               "', expected FIRST-LAST:WIDTH (e.g. 0-20:15)");
   if (width < 1 || width > (1u << 30))
     throw UsageError("parse_stage_layout", "parse_stage_layout: " + stage_name(index) + " '" +
                                                text + "' has width " + std::to_string(width) +
@@ -61,23 +61,24 @@ void check_coverage(const std::vector<StageLayout>& stages, std::size_t states) 
   std::size_t next = 0;
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const StageLayout& s = stages[i];
-    const std::string range =
-        std::to_string(s.first_state) + "-" + std::to_string(s.last_state);
+    const std::string range = std::to_string(s.first_state) + "-" + std::to_string(s.last_state);
     if (s.last_state < s.first_state)
       throw UsageError(kStages, where + stage_name(i) + " " + range + " ends before it starts");
     if (s.first_state != next)
-      throw UsageError(kStages, where + stage_name(i) + " " + range + " starts at state " +
-                       std::to_string(s.first_state) + ", expected " + std::to_string(next) +
-                       (s.first_state < next ? " (it overlaps the stage before)"
-                                             : " (states in between belong to no stage)"));
+      throw UsageError(kStages,
+                       where + stage_name(i) + " " + range + " starts at state " +
+                           std::to_string(s.first_state) + ", expected " + std::to_string(next) +
+                           (s.first_state < next ? " (it overlaps the stage before)"
+                                                 : " (states in between belong to no stage)"));
     if (s.last_state >= states)
       throw UsageError(kStages, where + stage_name(i) + " " + range + " ends past the model's " +
-                       "last state " + std::to_string(states - 1));
+                                    "last state " + std::to_string(states - 1));
     next = s.last_state + 1;
   }
   if (next != states)
     throw UsageError(kStages, where + "the last stage ends at state " + std::to_string(next - 1) +
-                     ", expected the model's last state " + std::to_string(states - 1));
+                                  ", expected the model's last state " +
+                                  std::to_string(states - 1));
 }
 
 // Devices, copies and the micro-batch split; returns the micro-batch size.
@@ -89,29 +90,30 @@ int check_split(const PlanLayout& layout, int devices, int global_batch) {
   long long per_copy = 0;
   for (const StageLayout& s : layout.stages) per_copy += s.width;
   if (per_copy * layout.pipeline_replicas > devices)
-    throw UsageError(kStages, "PlanLayout::stages: needs " + std::to_string(per_copy) +
-                                  " devices per copy x " +
-                     std::to_string(layout.pipeline_replicas) + " copies = " +
-                     std::to_string(per_copy * layout.pipeline_replicas) +
+    throw UsageError(
+        kStages, "PlanLayout::stages: needs " + std::to_string(per_copy) + " devices per copy x " +
+                     std::to_string(layout.pipeline_replicas) +
+                     " copies = " + std::to_string(per_copy * layout.pipeline_replicas) +
                      " devices, but the cluster has " + std::to_string(devices));
   if (global_batch % layout.pipeline_replicas != 0)
     throw UsageError(kCopies, "PlanLayout::pipeline_replicas: global batch " +
-                                  std::to_string(global_batch) +
-                     " does not split into " + std::to_string(layout.pipeline_replicas) +
-                     " equal copies");
+                                  std::to_string(global_batch) + " does not split into " +
+                                  std::to_string(layout.pipeline_replicas) + " equal copies");
   const int share = global_batch / layout.pipeline_replicas;
   if (layout.micro_batches > share)
-    throw UsageError(kMicroBatches, "PlanLayout::micro_batches: " +
-                                        std::to_string(layout.micro_batches) +
-                     " micro-batches of a copy's " + std::to_string(share) +
-                     " samples leave some empty");
+    throw UsageError(kMicroBatches,
+                     "PlanLayout::micro_batches: " + std::to_string(layout.micro_batches) +
+                         " micro-batches of a copy's " + std::to_string(share) +
+                         " samples leave some empty");
   if (layout.stages.size() > 1 && share % layout.micro_batches != 0)
-    throw UsageError(kMicroBatches, "PlanLayout::micro_batches: a copy's " + std::to_string(share) +
-                     " samples do not split into " + std::to_string(layout.micro_batches) +
-                     " equal micro-batches (only a one-stage plan accumulates uneven ones)");
+    throw UsageError(kMicroBatches,
+                     "PlanLayout::micro_batches: a copy's " + std::to_string(share) +
+                         " samples do not split into " + std::to_string(layout.micro_batches) +
+                         " equal micro-batches (only a one-stage plan accumulates uneven ones)");
   if (static_cast<long long>(layout.stages.size()) * layout.micro_batches > kMaxSimulatedPairs)
-    throw UsageError(kMicroBatches, "PlanLayout::micro_batches: stages x micro-batches exceeds "
-                                    "2^26, too large to simulate");
+    throw UsageError(kMicroBatches,
+                     "PlanLayout::micro_batches: stages x micro-batches exceeds "
+                     "2^26, too large to simulate");
   return (share + layout.micro_batches - 1) / layout.micro_batches;
 }
 
@@ -144,8 +146,12 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   check_coverage(layout.stages, model_.size());
   const int devices = cluster_.device_count();
   const int micro_batch = check_split(layout, devices, global_batch);
-  detail::PipelineSpec spec{layout.pipeline_replicas, devices / layout.pipeline_replicas,
-                            micro_batch, layout.micro_batches, layout.schedule, {}};
+  detail::PipelineSpec spec{layout.pipeline_replicas,
+                            devices / layout.pipeline_replicas,
+                            micro_batch,
+                            layout.micro_batches,
+                            layout.schedule,
+                            {}};
   int offset = 0;
   for (const StageLayout& s : layout.stages) {
     spec.stages.push_back({s.first_state, s.last_state, offset, s.width});

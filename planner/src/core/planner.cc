@@ -46,7 +46,8 @@ std::string no_plan_reason(const detail::CostModel& cost, int global_batch, bool
                        std::to_string(global_batch) + " with micro-batches of at least " +
                        std::to_string(floor) + " samples";
   if (floor > 1)
-    reason += " (TrainingSettings::min_micro_batch " + std::to_string(cost.settings().min_micro_batch) + ")";
+    reason += " (TrainingSettings::min_micro_batch " +
+              std::to_string(cost.settings().min_micro_batch) + ")";
   return reason;
 }
 
@@ -70,14 +71,17 @@ void check_settings(const TrainingSettings& s) {
 
 Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
                  SearchOptions options)
-    : model_(std::move(model)), cluster_(std::move(cluster)), settings_(settings),
+    : model_(std::move(model)),
+      cluster_(std::move(cluster)),
+      settings_(settings),
       options_(std::move(options)) {
   const std::string where = model_.source.empty() ? model_.name : model_.source;
   validate(model_, where);
   const Seconds work = model_.forward(0, model_.size() - 1) + model_.backward(0, model_.size() - 1);
   if (!(work > 0))
-    throw InputError(where, "every forward and backward time is 0, expected some compute "
-                            "time (a speedup over one device is undefined without it)");
+    throw InputError(where,
+                     "every forward and backward time is 0, expected some compute "
+                     "time (a speedup over one device is undefined without it)");
   validate(cluster_, "cluster");
   check_settings(settings_);
   if (options_.schedules.empty()) throw UsageError("no schedule to search");
@@ -99,8 +103,9 @@ PointResult Planner::plan(int global_batch) const {
     // Accumulation plans are 1F1B (GPipe keeps every micro-batch's activations).
     if (result.baselines.fits && found.exact &&
         std::count(options_.schedules.begin(), options_.schedules.end(), Schedule::OneFOneB) == 0)
-      result.no_plan_reason += "; data parallelism fits with gradient accumulation, which is "
-                               "1F1B: SearchOptions::schedules with Schedule::OneFOneB can plan it";
+      result.no_plan_reason +=
+          "; data parallelism fits with gradient accumulation, which is "
+          "1F1B: SearchOptions::schedules with Schedule::OneFOneB can plan it";
   }
   return result;
 }
@@ -121,6 +126,5 @@ std::vector<PointResult> Planner::sweep(const std::vector<int>& global_batches,
   });
   return results;
 }
-
 
 }  // namespace pe

@@ -17,8 +17,8 @@ struct LayerTimes {
   std::vector<Seconds> forward, backward, allreduce;
 };
 
-LayerTimes layer_times(const detail::CostModel& cost, double forward_samples, double backward_samples,
-                       int devices, bool intra) {
+LayerTimes layer_times(const detail::CostModel& cost, double forward_samples,
+                       double backward_samples, int devices, bool intra) {
   LayerTimes t;
   for (std::size_t i = 0; i < cost.states(); ++i) {
     t.forward.push_back(cost.forward(i, i, forward_samples));
@@ -105,8 +105,9 @@ Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& clus
   b.single_device_time = cost.whole_model_time(global_batch);
   b.per_device_batch = (global_batch + devices - 1) / devices;
   b.max_device_batch = max_device_batch(model, settings, cluster.device_memory);
-  b.accumulation_steps = b.max_device_batch >= 1 ? (b.per_device_batch + b.max_device_batch - 1) /
-                                                       b.max_device_batch : 1;
+  b.accumulation_steps = b.max_device_batch >= 1
+                             ? (b.per_device_batch + b.max_device_batch - 1) / b.max_device_batch
+                             : 1;
   // The smallest micro-step must still hold the floor's share of each device.
   const int floor = std::min(settings.min_micro_batch, global_batch);
   b.fits = b.max_device_batch >= 1 &&

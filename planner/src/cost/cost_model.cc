@@ -73,8 +73,7 @@ Seconds CostModel::transfer(Bytes bytes, bool intra_machine) const {
 
 Seconds CostModel::allreduce(Bytes bytes, int devices, bool intra_machine) const {
   return ring_allreduce(bytes, devices,
-                        intra_machine ? cluster_.network.intra
-                                      : cluster_.network.inter_allreduce);
+                        intra_machine ? cluster_.network.intra : cluster_.network.inter_allreduce);
 }
 
 // With AR_j = k * P_j and g_j = s * B_j, the link finishes the stage's gradients

@@ -71,7 +71,7 @@ class CostModel {
   Cluster cluster_;
   TrainingSettings settings_;
   double profile_batch_;
-  double activation_scale_;      // override / profile activation per sample (1 if none)
+  double activation_scale_;  // override / profile activation per sample (1 if none)
   Bytes activation_per_sample_;
   // prefix_x[i] = cumulative value of states [0, i), size states_ + 1.
   std::vector<double> forward_, backward_, activation_, parameters_, crossing_;

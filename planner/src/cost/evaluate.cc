@@ -11,8 +11,8 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
                      int share, std::size_t index) {
   const StageSpec& s = spec.stages[index];
   const bool last = index + 1 == spec.stages.size();
-  const StageSamples samples = stage_samples(spec.stages.size() == 1, share, spec.micro_batch,
-                                             spec.micro_batches, s.width);
+  const StageSamples samples =
+      stage_samples(spec.stages.size() == 1, share, spec.micro_batch, spec.micro_batches, s.width);
   PlanStage stage;
   stage.first_state = s.first;
   stage.last_state = s.last;
@@ -43,8 +43,7 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
 Limiter limiter_of(const Plan& plan) {
   const Seconds steady = plan.micro_batches * plan.slot;
   const Seconds bubble = plan.fill_drain - plan.slot;
-  if (plan.exposed_allreduce > steady && plan.exposed_allreduce > bubble)
-    return Limiter::AllReduce;
+  if (plan.exposed_allreduce > steady && plan.exposed_allreduce > bubble) return Limiter::AllReduce;
   if (bubble > steady) return Limiter::Bubble;
   for (const PlanStage& s : plan.stages)
     if (s.times.forward + s.times.backward >= plan.slot) return Limiter::Compute;
@@ -80,8 +79,7 @@ Seconds slot_of(const Plan& plan) {
 }  // namespace
 
 int spec_in_flight(const PipelineSpec& spec, int stage) {
-  return in_flight(spec.schedule, stage, static_cast<int>(spec.stages.size()),
-                   spec.micro_batches);
+  return in_flight(spec.schedule, stage, static_cast<int>(spec.stages.size()), spec.micro_batches);
 }
 
 Evaluation evaluate(const CostModel& cost, const PipelineSpec& spec, int global_batch) {

@@ -3,13 +3,14 @@
 #pragma once
 
 #include "cost/cost_model.h"
-#include "pe/plan.h"
 #include "cost/layout.h"
 #include "cost/pipeline_spec.h"
+#include "pe/plan.h"
 
 namespace pe::detail {
 
-/// Fills in a plan's devices, per-stage times, memory and the estimate (README, "The model behind the numbers"):
+/// Fills in a plan's devices, per-stage times, memory and the estimate (README, "The model behind
+/// the numbers"):
 ///   slot        = 1F1B: max over stages of (f + g), over cuts of the one-way transfer c,
 ///                 and over stages s with k = S - s < M of (fill_drain of stages s..S-1) / k
 ///                 (only k micro-batches are in flight, so a slot lasts a k-th of the

@@ -16,8 +16,8 @@ int largest_micro_step(const CostModel& cost, int limit) {
   const Bytes per_sample = cost.activation_memory(0, last, 1);
   if (per_sample <= 0) return limit;
   // The closed form, then a step or two where rounding puts it off the inequality.
-  int step = static_cast<int>(std::clamp(std::floor((memory - weights) / per_sample), 1.0,
-                                         static_cast<double>(limit)));
+  int step = static_cast<int>(
+      std::clamp(std::floor((memory - weights) / per_sample), 1.0, static_cast<double>(limit)));
   while (step > 1 && !fits(step)) --step;
   while (step < limit && fits(step + 1)) ++step;
   return step;

@@ -100,8 +100,8 @@ bool BoundGraph::window_hit(std::size_t type, std::size_t start, std::size_t fro
   const WindowView window = tables_.window(type, start);
   const std::size_t end = graph.window_to[start];
   const std::size_t low = std::max({from_end / kWordBits, window.first_word, first_word});
-  const std::size_t high = std::min({end / kWordBits, window.first_word + window.count - 1,
-                                     first_word + count - 1});
+  const std::size_t high =
+      std::min({end / kWordBits, window.first_word + window.count - 1, first_word + count - 1});
   for (std::size_t w = low; w <= high; ++w) {
     Word bits = window.words[w - window.first_word] & set[w - first_word] & graph.cut_ok[w];
     if (w == from_end / kWordBits) bits &= bits_from(from_end % kWordBits);

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "pe/edge.h"
 #include "pipeedge/bits.h"
 #include "pipeedge/bound_search.h"
-#include "pe/edge.h"
 #include "pipeedge/stage_tables.h"
 
 namespace pe::detail::edge {
@@ -60,10 +60,10 @@ class BoundGraph {
  private:
   /// One used type under the bound.
   struct TypeGraph {
-    const std::uint32_t* ends = nullptr;  ///< E(i): furthest end with compute <= bound.
-    std::vector<Word> cut_ok;             ///< Cut positions 0..L whose time is <= bound.
-    std::vector<std::uint32_t> plain;     ///< min(E, full) if cut i is allowed, else i.
-    std::vector<std::uint32_t> window_to; ///< E if cut i is allowed and E > full, else 0.
+    const std::uint32_t* ends = nullptr;   ///< E(i): furthest end with compute <= bound.
+    std::vector<Word> cut_ok;              ///< Cut positions 0..L whose time is <= bound.
+    std::vector<std::uint32_t> plain;      ///< min(E, full) if cut i is allowed, else i.
+    std::vector<std::uint32_t> window_to;  ///< E if cut i is allowed and E > full, else 0.
     /// When 0 < E - full <= 64: bit t set iff end full + 1 + t is allowed (it fits and
     /// its cut is allowed). Longer windows are read from the fit bits (window_hit).
     std::vector<Word> near_window;

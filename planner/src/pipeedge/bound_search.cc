@@ -76,7 +76,7 @@ void BoundSearch::sample(Sampler& sampler) const {
       Seconds compute = low_sum_[type][start];
       const std::size_t full = tables_.full(type, start);
       for (std::size_t end = low_end_[type][start]; end < high_end_[type][start]; ++end) {
-        compute += times[end];  // the compute of (start, end + 1]
+        compute += times[end];          // the compute of (start, end + 1]
         if (!(compute < high_)) break;  // the rest equal high
         if (end + 1 <= full || tables_.fits(type, start, end + 1)) sampler.add(compute);
       }

@@ -51,8 +51,8 @@ class BoundSearch {
   Seconds low_;
   Seconds high_;
   Seconds trial_ = 0;
-  std::vector<std::vector<std::uint32_t>> low_end_;   ///< [type][start]
-  std::vector<std::vector<Seconds>> low_sum_;         ///< compute of (start, low_end]
+  std::vector<std::vector<std::uint32_t>> low_end_;  ///< [type][start]
+  std::vector<std::vector<Seconds>> low_sum_;        ///< compute of (start, low_end]
   std::vector<std::vector<std::uint32_t>> high_end_;
   std::vector<std::vector<std::uint32_t>> trial_end_;
   std::vector<std::vector<Seconds>> trial_sum_;

@@ -37,8 +37,7 @@ Bytes EdgeCostModel::buffer_bytes(std::size_t first_layer, std::size_t last_laye
 
 Bytes EdgeCostModel::memory_need(std::size_t first_layer, std::size_t last_layer) const {
   Bytes weights = 0.0;
-  for (std::size_t k = first_layer; k <= last_layer; ++k)
-    weights += layer_weight_bytes(k);
+  for (std::size_t k = first_layer; k <= last_layer; ++k) weights += layer_weight_bytes(k);
   return weights + buffer_bytes(first_layer, last_layer);
 }
 
@@ -78,7 +77,8 @@ void EdgeCostModel::describe(std::vector<EdgeStage>& stages) const {
     stage.memory = memory_need(stage.first_layer, stage.last_layer);
     stage.transfer_out = 0.0;
     if (s + 1 < stages.size())
-      stage.transfer_out = transfer(stage.last_layer, type, cluster_.hosts[stages[s + 1].host].type);
+      stage.transfer_out =
+          transfer(stage.last_layer, type, cluster_.hosts[stages[s + 1].host].type);
   }
 }
 

@@ -135,8 +135,9 @@ void CountDp::store(std::size_t code, Word* scratch, Touched touched, std::size_
   while (first < last && scratch[first] == 0) ++first;
   while (last > first && scratch[last - 1] == 0) --last;
   if (first >= last) first = last = 0;
-  spans_[code] = SetSpan{static_cast<std::uint32_t>(pool_.size()),
-                         static_cast<std::uint16_t>(first), static_cast<std::uint16_t>(last - first)};
+  spans_[code] =
+      SetSpan{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint16_t>(first),
+              static_cast<std::uint16_t>(last - first)};
   pool_.insert(pool_.end(), scratch + first, scratch + last);
   if (touched.low < touched.high) std::fill(scratch + touched.low, scratch + touched.high, Word{0});
   if (table_bytes() > memory_limit_) fail_limit(static_cast<double>(table_bytes()));

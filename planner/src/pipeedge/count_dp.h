@@ -80,8 +80,8 @@ class CountDp {
   std::vector<std::size_t> strides_;
   std::size_t states_ = 1;
   std::size_t words_ = 0;
-  std::vector<SetSpan> spans_;            ///< B(S) by code of S.
-  std::vector<Word> pool_;                ///< The words of all stored sets.
+  std::vector<SetSpan> spans_;              ///< B(S) by code of S.
+  std::vector<Word> pool_;                  ///< The words of all stored sets.
   std::vector<std::uint32_t> reach_bound_;  ///< U(S) by code of S.
 };
 

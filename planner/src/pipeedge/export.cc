@@ -19,8 +19,8 @@ std::string schedule_yaml(const std::vector<HostLayers>& lines) {
 std::vector<HostLayers> host_layers(const EdgeSchedule& schedule, const EdgeCluster& cluster) {
   std::vector<HostLayers> lines;
   for (const EdgeStage& stage : schedule.stages)
-    lines.push_back(HostLayers{cluster.hosts.at(stage.host).name, stage.first_layer,
-                               stage.last_layer});
+    lines.push_back(
+        HostLayers{cluster.hosts.at(stage.host).name, stage.first_layer, stage.last_layer});
   return lines;
 }
 
@@ -43,7 +43,8 @@ void check_host_names(const std::vector<std::string>& hosts) {
   std::set<std::string> seen;
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     if (hosts[i].empty())
-      throw UsageError("host name " + std::to_string(i + 1) + " is empty; expected a name per device");
+      throw UsageError("host name " + std::to_string(i + 1) +
+                       " is empty; expected a name per device");
     if (!seen.insert(hosts[i]).second)
       throw UsageError("host '" + hosts[i] + "' is named twice (again as name " +
                        std::to_string(i + 1) + "); each device needs its own host");
@@ -62,8 +63,8 @@ std::string schedule_yaml(const Plan& plan, const std::vector<std::string>& host
   check_host_names(hosts);
   std::vector<HostLayers> lines;
   for (const PlanStage& stage : plan.stages) {
-    const std::size_t copies = static_cast<std::size_t>(stage.width) *
-                               static_cast<std::size_t>(plan.pipeline_replicas);
+    const std::size_t copies =
+        static_cast<std::size_t>(stage.width) * static_cast<std::size_t>(plan.pipeline_replicas);
     for (std::size_t copy = 0; copy < copies; ++copy)
       lines.push_back(HostLayers{hosts[lines.size()], stage.first_state + 1, stage.last_state + 1});
   }

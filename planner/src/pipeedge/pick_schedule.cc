@@ -55,8 +55,8 @@ void take_next_stage(const BoundGraph& graph, const CountDp& dp, Walk& walk,
   for (std::size_t k : class_order(graph, walk)) {
     for (std::size_t end = graph.furthest_end(k, walk.position); end > walk.position; --end) {
       if (!graph.allows(k, walk.position, end) || !completes(dp, walk, k, end)) continue;
-      stages.push_back(EdgeStage{graph.classes()[k].hosts[walk.used[k]], walk.position + 1, end,
-                                 0, 0, 0});
+      stages.push_back(
+          EdgeStage{graph.classes()[k].hosts[walk.used[k]], walk.position + 1, end, 0, 0, 0});
       ++walk.used[k];
       walk.used_code += dp.stride(k);
       walk.position = end;

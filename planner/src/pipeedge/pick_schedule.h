@@ -3,9 +3,9 @@
 
 #include <vector>
 
+#include "pe/edge.h"
 #include "pipeedge/bound_graph.h"
 #include "pipeedge/count_dp.h"
-#include "pe/edge.h"
 
 namespace pe::detail::edge {
 

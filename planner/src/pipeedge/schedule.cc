@@ -4,11 +4,11 @@
 #include <cmath>
 #include <string>
 
+#include "pe/edge_cost.h"
+#include "pe/error.h"
 #include "pipeedge/bound_graph.h"
 #include "pipeedge/bound_search.h"
 #include "pipeedge/count_dp.h"
-#include "pe/edge_cost.h"
-#include "pe/error.h"
 #include "pipeedge/pick_schedule.h"
 #include "pipeedge/sampler.h"
 #include "pipeedge/stage_tables.h"

@@ -61,9 +61,9 @@ void StageTables::scan_type(const EdgeCostModel& cost, std::size_t type, Sampler
         finite = end;
         at_finite = compute;
       }
-      const bool fit = capacity > weight + most_buffers ||
-                       (capacity > weight + least_buffers &&
-                        capacity > weight + buffers(outputs[end]));
+      const bool fit =
+          capacity > weight + most_buffers ||
+          (capacity > weight + least_buffers && capacity > weight + buffers(outputs[end]));
       if (!fit) {
         run = false;
         continue;

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "pipeedge/bits.h"
 #include "pe/edge.h"
 #include "pe/edge_cost.h"
+#include "pipeedge/bits.h"
 #include "pipeedge/sampler.h"
 
 namespace pe::detail::edge {
@@ -44,9 +44,7 @@ class StageTables {
   bool used(std::size_t type) const { return used_[type]; }
   std::size_t full(std::size_t type, std::size_t start) const { return fact(type, start).full; }
   std::size_t last(std::size_t type, std::size_t start) const { return fact(type, start).last; }
-  std::size_t finite(std::size_t type, std::size_t start) const {
-    return fact(type, start).finite;
-  }
+  std::size_t finite(std::size_t type, std::size_t start) const { return fact(type, start).finite; }
   /// Whether stage (start, end] fits `type`; requires start < end.
   bool fits(std::size_t type, std::size_t start, std::size_t end) const;
   /// The fit bits of the ends in (full, last] of `start` (count 0 when full == last).
@@ -86,9 +84,9 @@ class StageTables {
   std::size_t layers_ = 0;
   std::vector<bool> used_;
   std::vector<const std::vector<Seconds>*> times_;
-  std::vector<StartFact> facts_;             ///< [type * L + start]
-  std::vector<std::vector<Word>> windows_;   ///< Per type, the window words of all starts.
-  std::vector<Seconds> transfers_;           ///< [type * L + cut], cut 1..L-1
+  std::vector<StartFact> facts_;            ///< [type * L + start]
+  std::vector<std::vector<Word>> windows_;  ///< Per type, the window words of all starts.
+  std::vector<Seconds> transfers_;          ///< [type * L + cut], cut 1..L-1
   std::vector<double> transfer_candidates_;
   bool has_candidates_ = false;
   Seconds largest_candidate_ = 0;

@@ -14,8 +14,8 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /// Words that YAML 1.1 or 1.2 reads as booleans or null when plain (compared in lower case).
 bool is_reserved_word(const std::string& text) {
-  static constexpr std::array<std::string_view, 9> kWords = {"y",  "n",    "yes",   "no",  "on",
-                                                            "off", "true", "false", "null"};
+  static constexpr std::array<std::string_view, 9> kWords = {"y",   "n",    "yes",   "no",  "on",
+                                                             "off", "true", "false", "null"};
   std::string lower = text;
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](char c) { return is_letter(c) ? static_cast<char>(c | 0x20) : c; });
@@ -62,31 +62,48 @@ std::size_t utf8_sequence(std::string_view text, char32_t& code_point) {
 /// take as a line break or drop: C1 controls (NEL among them), NBSP, the line and paragraph
 /// separators, the byte order mark and the non-characters U+FFFE, U+FFFF.
 bool needs_escape(char32_t c) {
-  return (c >= 0x80 && c <= 0xA0) || c == 0x2028 || c == 0x2029 || c == 0xFEFF ||
-         c == 0xFFFE || c == 0xFFFF;
+  return (c >= 0x80 && c <= 0xA0) || c == 0x2028 || c == 0x2029 || c == 0xFEFF || c == 0xFFFE ||
+         c == 0xFFFF;
 }
 
 /// Appends the YAML escape of code point `c`: \L, \P, \xNN or \uNNNN. NEL and NBSP get
 /// \x85 and \xa0, not \N and \_, which yaml-cpp reads as single (invalid UTF-8) bytes.
 void append_code_point(std::string& out, char32_t c) {
-  if (c == 0x2028) out += "\\L";
-  else if (c == 0x2029) out += "\\P";
-  else if (c <= 0xFF) append_hex(out, "\\x%02x", static_cast<unsigned>(c));
-  else append_hex(out, "\\u%04x", static_cast<unsigned>(c));
+  if (c == 0x2028)
+    out += "\\L";
+  else if (c == 0x2029)
+    out += "\\P";
+  else if (c <= 0xFF)
+    append_hex(out, "\\x%02x", static_cast<unsigned>(c));
+  else
+    append_hex(out, "\\u%04x", static_cast<unsigned>(c));
 }
 
 void append_ascii(std::string& out, char c) {
   switch (c) {
-    case '"': out += "\\\""; return;
-    case '\\': out += "\\\\"; return;
-    case '\n': out += "\\n"; return;
-    case '\t': out += "\\t"; return;
-    case '\r': out += "\\r"; return;
-    default: break;
+    case '"':
+      out += "\\\"";
+      return;
+    case '\\':
+      out += "\\\\";
+      return;
+    case '\n':
+      out += "\\n";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    default:
+      break;
   }
   const auto byte = static_cast<unsigned char>(c);
-  if (byte < 0x20 || byte == 0x7f) append_hex(out, "\\x%02x", byte);
-  else out += c;
+  if (byte < 0x20 || byte == 0x7f)
+    append_hex(out, "\\x%02x", byte);
+  else
+    out += c;
 }
 
 /// Appends the character at the start of `rest` escaped; returns the bytes it used. A byte
@@ -105,8 +122,10 @@ std::size_t append_escaped(std::string& out, std::string_view rest) {
     append_code_point(out, lead);
     return 1;
   }
-  if (needs_escape(code_point)) append_code_point(out, code_point);
-  else out += rest.substr(0, length);
+  if (needs_escape(code_point))
+    append_code_point(out, code_point);
+  else
+    out += rest.substr(0, length);
   return length;
 }
 

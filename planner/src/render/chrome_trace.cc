@@ -20,11 +20,16 @@ constexpr std::array<const char*, 5> kThreads = {"compute", "send-forward", "sen
 int thread_of(EventKind kind) {
   switch (kind) {
     case EventKind::Forward:
-    case EventKind::Backward: return 0;
-    case EventKind::SendActivation: return 1;
-    case EventKind::SendGradient: return 2;
-    case EventKind::AllReduce: return 3;
-    case EventKind::Filler: break;
+    case EventKind::Backward:
+      return 0;
+    case EventKind::SendActivation:
+      return 1;
+    case EventKind::SendGradient:
+      return 2;
+    case EventKind::AllReduce:
+      return 3;
+    case EventKind::Filler:
+      break;
   }
   return 4;
 }
@@ -33,12 +38,18 @@ int thread_of(EventKind kind) {
 std::string event_name(const Event& e) {
   const std::string m = std::to_string(e.micro_batch);
   switch (e.kind) {
-    case EventKind::Forward: return "F" + m;
-    case EventKind::Backward: return "B" + m;
-    case EventKind::SendActivation: return "act " + m;
-    case EventKind::SendGradient: return "grad " + m;
-    case EventKind::AllReduce: return "all-reduce";
-    case EventKind::Filler: break;
+    case EventKind::Forward:
+      return "F" + m;
+    case EventKind::Backward:
+      return "B" + m;
+    case EventKind::SendActivation:
+      return "act " + m;
+    case EventKind::SendGradient:
+      return "grad " + m;
+    case EventKind::AllReduce:
+      return "all-reduce";
+    case EventKind::Filler:
+      break;
   }
   return e.label.empty() ? "filler" : e.label;
 }
@@ -98,8 +109,9 @@ Json complete_event(const Event& e) {
 
 std::string chrome_trace_json(const Timeline& timeline, const TraceLabels& labels) {
   const Json other = {{"title", labels.title}};
-  std::string out = "{\"displayTimeUnit\":\"ms\",\"otherData\":" +
-                    detail::format::json_line(other, kStyle) + ",\n\"traceEvents\":[\n";
+  std::string out =
+      "{\"displayTimeUnit\":\"ms\",\"otherData\":" + detail::format::json_line(other, kStyle) +
+      ",\n\"traceEvents\":[\n";
   out.reserve(out.size() + timeline.events.size() * 130);
   bool first = true;
   auto add = [&](const Json& event) {

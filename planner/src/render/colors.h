@@ -8,12 +8,18 @@ namespace pe::detail::render {
 /// Fill colour of an event kind in Gantt charts.
 inline const char* kind_color(EventKind kind) {
   switch (kind) {
-    case EventKind::Forward: return "#4e79a7";
-    case EventKind::Backward: return "#59a14f";
-    case EventKind::SendActivation: return "#76b7b2";
-    case EventKind::SendGradient: return "#edc948";
-    case EventKind::AllReduce: return "#b07aa1";
-    case EventKind::Filler: break;
+    case EventKind::Forward:
+      return "#4e79a7";
+    case EventKind::Backward:
+      return "#59a14f";
+    case EventKind::SendActivation:
+      return "#76b7b2";
+    case EventKind::SendGradient:
+      return "#edc948";
+    case EventKind::AllReduce:
+      return "#b07aa1";
+    case EventKind::Filler:
+      break;
   }
   return "#f28e2b";
 }

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "render/colors.h"
 #include "pe/error.h"
+#include "render/colors.h"
 #include "render/svg.h"
 #include "report/format.h"
 
@@ -15,25 +15,25 @@ namespace {
 using detail::format::fixed;
 using detail::format::stage_label;
 
-constexpr int kTop = 40;        // Title band.
-constexpr int kGap = 6;         // Between stage blocks.
-constexpr int kBottom = 64;     // Axis and legend.
+constexpr int kTop = 40;     // Title band.
+constexpr int kGap = 6;      // Between stage blocks.
+constexpr int kBottom = 64;  // Axis and legend.
 constexpr int kRight = 16;
 constexpr double kCharWidth = 6.6;  // Approximate width of an 11 px character.
 
 struct Layout {
-  double left = 0, right = 0;  // Plot area in x.
-  double span = 1;             // Seconds shown across the plot area.
-  double block = 0;            // Height of one stage's rows.
-  std::size_t label_chars = 0; // Longest label that fits.
+  double left = 0, right = 0;   // Plot area in x.
+  double span = 1;              // Seconds shown across the plot area.
+  double block = 0;             // Height of one stage's rows.
+  std::size_t label_chars = 0;  // Longest label that fits.
   double x(Seconds t) const { return left + (right - left) * t / span; }
 };
 
 void check_options(const SvgOptions& options) {
   auto in = [](int value, int low, int high, const char* what) {
     if (value < low || value > high)
-      throw UsageError(std::string("SVG ") + what + " must be in [" + std::to_string(low) +
-                       ", " + std::to_string(high) + "], got " + std::to_string(value));
+      throw UsageError(std::string("SVG ") + what + " must be in [" + std::to_string(low) + ", " +
+                       std::to_string(high) + "], got " + std::to_string(value));
   };
   in(options.width, 300, 20000, "width");
   in(options.row_height, 8, 200, "row height");
@@ -50,7 +50,8 @@ Layout make_layout(const Timeline& timeline, const SvgOptions& options) {
   layout.label_chars = static_cast<std::size_t>((label_width - 12) / kCharWidth + 1e-6);
   layout.left = label_width;
   layout.right = options.width - kRight;
-  layout.span = timeline.makespan > 0 && std::isfinite(timeline.makespan) ? timeline.makespan : 1e-3;
+  layout.span =
+      timeline.makespan > 0 && std::isfinite(timeline.makespan) ? timeline.makespan : 1e-3;
   layout.block = options.row_height + (options.link_rows ? 3 * options.link_row_height : 0) + kGap;
   return layout;
 }
@@ -83,8 +84,8 @@ std::string tooltip(const Event& e) {
   std::string what = to_string(e.kind);
   if (e.kind == EventKind::Filler) what += " " + e.label;
   if (e.micro_batch >= 0) what += " micro-batch " + std::to_string(e.micro_batch);
-  return "stage " + std::to_string(e.stage) + " " + what + ": " + fixed(e.start * 1e3, 3) +
-         " - " + fixed(e.end * 1e3, 3) + " ms";
+  return "stage " + std::to_string(e.stage) + " " + what + ": " + fixed(e.start * 1e3, 3) + " - " +
+         fixed(e.end * 1e3, 3) + " ms";
 }
 
 // The text inside a compute or filler box, or "" when it does not fit.
@@ -95,8 +96,8 @@ std::string box_text(const Event& e, double width) {
   return width >= 6 + 6.0 * static_cast<double>(text.size()) ? text : std::string();
 }
 
-void draw_events(detail::render::SvgWriter& svg, const Timeline& timeline, const SvgOptions& options,
-                 const Layout& layout) {
+void draw_events(detail::render::SvgWriter& svg, const Timeline& timeline,
+                 const SvgOptions& options, const Layout& layout) {
   for (const Event& e : timeline.events) {
     if (e.stage < 0 || e.stage >= timeline.stage_count || e.duration() <= 0) continue;
     const double top = row_top(layout, options, e.stage, e.kind);
@@ -104,7 +105,8 @@ void draw_events(detail::render::SvgWriter& svg, const Timeline& timeline, const
     const double height = uses_compute(e.kind) ? options.row_height : options.link_row_height;
     const double x = std::clamp(layout.x(e.start), layout.left, layout.right);
     const double width = std::max(std::min(layout.x(e.end), layout.right) - x, 0.5);
-    svg.rect(x, top, width, height, detail::render::kind_color(e.kind), options.tooltips ? tooltip(e) : "");
+    svg.rect(x, top, width, height, detail::render::kind_color(e.kind),
+             options.tooltips ? tooltip(e) : "");
     const std::string text = box_text(e, width);
     if (!text.empty())
       svg.text(x + width / 2, top + height / 2 + 3.5, text,
@@ -115,7 +117,8 @@ void draw_events(detail::render::SvgWriter& svg, const Timeline& timeline, const
 void draw_axis(detail::render::SvgWriter& svg, const Timeline& timeline, const Layout& layout) {
   const double axis = kTop + timeline.stage_count * layout.block + 2;
   const double span_ms = layout.span * 1e3;
-  const double step = detail::render::nice_step(span_ms, std::max(2, static_cast<int>((layout.right - layout.left) / 90)));
+  const double step = detail::render::nice_step(
+      span_ms, std::max(2, static_cast<int>((layout.right - layout.left) / 90)));
   const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step))));
   svg.line(layout.left, axis, layout.right, axis, "#333333");
   for (int k = 0; k * step <= span_ms * (1 + 1e-9); ++k) {
@@ -150,7 +153,8 @@ constexpr const char* kDefs =
 }  // namespace
 
 int gantt_svg_height(const Timeline& timeline, const SvgOptions& options) {
-  const int block = options.row_height + (options.link_rows ? 3 * options.link_row_height : 0) + kGap;
+  const int block =
+      options.row_height + (options.link_rows ? 3 * options.link_row_height : 0) + kGap;
   return kTop + std::max(timeline.stage_count, 0) * block + kBottom;
 }
 

@@ -111,8 +111,10 @@ std::string link_target(const std::string& path) {
 // /proc/self/fd/N), when it is open in this process; -1 otherwise.
 int open_descriptor(const std::string& path) {
   int fd = -1;
-  if (path == "/dev/stdout") fd = 1;
-  else if (path == "/dev/stderr") fd = 2;
+  if (path == "/dev/stdout")
+    fd = 1;
+  else if (path == "/dev/stderr")
+    fd = 2;
   for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
     if (path.rfind(prefix, 0) != 0) continue;
     const std::string digits = path.substr(prefix.size());

@@ -20,14 +20,23 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r')
-          out += c;
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r') out += c;
     }
   }
   return out;
@@ -50,15 +59,17 @@ std::string shorten(const std::string& text, std::size_t max_chars) {
 
 SvgWriter::SvgWriter(int width, int height) {
   const std::string w = std::to_string(width), h = std::to_string(height);
-  out_ = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-         w + "\" height=\"" + h + "\" viewBox=\"0 0 " + w + " " + h +
-         "\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n";
+  out_ =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+      "width=\"" +
+      w + "\" height=\"" + h + "\" viewBox=\"0 0 " + w + " " + h +
+      "\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n";
 }
 
 void SvgWriter::rect(double x, double y, double width, double height, std::string_view fill,
                      std::string_view tooltip) {
-  out_ += "<rect x=\"" + pixels(x) + "\" y=\"" + pixels(y) + "\" width=\"" +
-          pixels(width) + "\" height=\"" + pixels(height) + "\" fill=\"";
+  out_ += "<rect x=\"" + pixels(x) + "\" y=\"" + pixels(y) + "\" width=\"" + pixels(width) +
+          "\" height=\"" + pixels(height) + "\" fill=\"";
   out_ += fill;
   if (tooltip.empty()) {
     out_ += "\"/>\n";
@@ -69,8 +80,8 @@ void SvgWriter::rect(double x, double y, double width, double height, std::strin
 
 void SvgWriter::line(double x1, double y1, double x2, double y2, std::string_view stroke,
                      double stroke_width, std::string_view dash) {
-  out_ += "<line x1=\"" + pixels(x1) + "\" y1=\"" + pixels(y1) + "\" x2=\"" +
-          pixels(x2) + "\" y2=\"" + pixels(y2) + "\" stroke=\"";
+  out_ += "<line x1=\"" + pixels(x1) + "\" y1=\"" + pixels(y1) + "\" x2=\"" + pixels(x2) +
+          "\" y2=\"" + pixels(y2) + "\" stroke=\"";
   out_ += stroke;
   out_ += "\" stroke-width=\"" + pixels(stroke_width) + "\"";
   out_ += dash_attribute(dash) + "/>\n";
@@ -83,8 +94,8 @@ void SvgWriter::text(double x, double y, std::string_view content, std::string_v
 }
 
 void SvgWriter::circle(double x, double y, double radius, std::string_view fill) {
-  out_ += "<circle cx=\"" + pixels(x) + "\" cy=\"" + pixels(y) + "\" r=\"" +
-          pixels(radius) + "\" fill=\"";
+  out_ += "<circle cx=\"" + pixels(x) + "\" cy=\"" + pixels(y) + "\" r=\"" + pixels(radius) +
+          "\" fill=\"";
   out_ += fill;
   out_ += "\" stroke=\"white\" stroke-width=\"1\"/>\n";
 }

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "render/colors.h"
 #include "pe/error.h"
+#include "render/colors.h"
 #include "render/svg.h"
 
 namespace pe {
@@ -16,8 +16,8 @@ constexpr double kLeft = 64, kRight = 20, kTop = 44, kBottom = 56;
 
 // A data range and its mapping onto pixels.
 struct Axis {
-  double low = 0, high = 1;      // Data values at the ends (log2 of x when logarithmic).
-  double from = 0, to = 1;       // Pixels at the ends.
+  double low = 0, high = 1;  // Data values at the ends (log2 of x when logarithmic).
+  double from = 0, to = 1;   // Pixels at the ends.
   bool log = false;
   double map(double value) const {
     const double v = log ? std::log2(value) : value;
@@ -105,7 +105,8 @@ std::vector<double> ticks(const Axis& axis) {
   return values;
 }
 
-void draw_axes(detail::render::SvgWriter& svg, const Axis& x, const Axis& y, const PlotOptions& options) {
+void draw_axes(detail::render::SvgWriter& svg, const Axis& x, const Axis& y,
+               const PlotOptions& options) {
   svg.line(x.from, y.from, x.to, y.from, "#333333");
   svg.line(x.from, y.from, x.from, y.to, "#333333");
   for (double value : ticks(x)) {
@@ -129,8 +130,9 @@ void draw_axes(detail::render::SvgWriter& svg, const Axis& x, const Axis& y, con
 
 std::string dash_of(std::size_t curve) { return curve < 10 ? "" : curve < 20 ? "6 3" : "2 2"; }
 
-void draw_curves(detail::render::SvgWriter& svg, const std::vector<std::vector<std::pair<double, double>>>& data,
-                 const Axis& x, const Axis& y) {
+void draw_curves(detail::render::SvgWriter& svg,
+                 const std::vector<std::vector<std::pair<double, double>>>& data, const Axis& x,
+                 const Axis& y) {
   for (std::size_t c = 0; c < data.size(); ++c) {
     std::vector<std::pair<double, double>> pixels;
     for (const auto& [vx, vy] : data[c]) pixels.emplace_back(x.map(vx), y.map(vy));
@@ -139,8 +141,8 @@ void draw_curves(detail::render::SvgWriter& svg, const std::vector<std::vector<s
   }
 }
 
-void draw_legend(detail::render::SvgWriter& svg, const std::vector<SpeedupCurve>& curves, const Axis& x,
-                 const Axis& y) {
+void draw_legend(detail::render::SvgWriter& svg, const std::vector<SpeedupCurve>& curves,
+                 const Axis& x, const Axis& y) {
   if (curves.empty()) return;
   std::size_t longest = 0;
   for (const SpeedupCurve& c : curves) longest = std::max(longest, c.name.size());
@@ -159,7 +161,8 @@ void draw_legend(detail::render::SvgWriter& svg, const std::vector<SpeedupCurve>
 }
 
 void check_options(const PlotOptions& options) {
-  if (options.width < 300 || options.width > 20000 || options.height < 200 || options.height > 20000)
+  if (options.width < 300 || options.width > 20000 || options.height < 200 ||
+      options.height > 20000)
     throw UsageError("plot size must be 300..20000 x 200..20000 pixels, got " +
                      std::to_string(options.width) + " x " + std::to_string(options.height));
 }

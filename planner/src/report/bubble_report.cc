@@ -24,13 +24,15 @@ std::string bubble_text(const BubbleReport& r) {
 }
 
 std::string fill_text(const FillResult& r) {
-  std::string text = "bubble filling: " + std::string(r.complete ? "all work placed" : "not all work fits") +
-                     " in " + counted(r.iterations, "iteration") + "\n";
+  std::string text =
+      "bubble filling: " + std::string(r.complete ? "all work placed" : "not all work fits") +
+      " in " + counted(r.iterations, "iteration") + "\n";
   for (const ItemFill& item : r.items)
-    text += "  " + item.name + ": " + to_string(item.status) + ", " + std::to_string(item.placed) +
-            "/" + std::to_string(item.pieces) + " pieces" +
-            (item.iteration >= 0 ? ", done in iteration " + std::to_string(item.iteration + 1) : "") +
-            "\n";
+    text +=
+        "  " + item.name + ": " + to_string(item.status) + ", " + std::to_string(item.placed) +
+        "/" + std::to_string(item.pieces) + " pieces" +
+        (item.iteration >= 0 ? ", done in iteration " + std::to_string(item.iteration + 1) : "") +
+        "\n";
   for (const StageFill& s : r.stages)
     text += "  stage " + std::to_string(s.stage) + ": utilization " +
             fixed(s.utilization_before, 3) + " -> " + fixed(s.utilization_first, 3) +

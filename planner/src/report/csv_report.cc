@@ -24,8 +24,8 @@ std::string sweep_csv(const std::vector<PointResult>& points) {
     for (const PlanStage& s : plan->stages) peak = std::max(peak, s.peak_memory());
     text += json_number(plan->speedup) + "," + json_number(simulated_speedup(*plan, b)) + "," +
             std::to_string(plan->micro_batches) + "," + std::to_string(plan->micro_batch_size) +
-            "," + std::to_string(plan->pipeline_replicas) + "," + to_string(plan->schedule) +
-            "," + stages_string(*plan) + "," + json_number(plan->iteration_time * 1e3) + "," +
+            "," + std::to_string(plan->pipeline_replicas) + "," + to_string(plan->schedule) + "," +
+            stages_string(*plan) + "," + json_number(plan->iteration_time * 1e3) + "," +
             json_number(plan->simulated_time * 1e3) + "," + to_string(plan->limiter) + "," +
             json_number(peak / kGB) + "," + (p.exact ? "true" : "false") + "\n";
   }

@@ -40,9 +40,9 @@ std::vector<std::string> right_columns(const std::vector<std::vector<std::string
 
 /// How json_line writes a JSON value.
 struct JsonStyle {
-  std::string_view comma;          ///< Between members and items, e.g. ", ".
-  std::string_view colon;          ///< Between a key and its value, e.g. ": ".
-  std::string (*number)(double);   ///< Floating-point numbers, non-finite ones included.
+  std::string_view comma;         ///< Between members and items, e.g. ", ".
+  std::string_view colon;         ///< Between a key and its value, e.g. ": ".
+  std::string (*number)(double);  ///< Floating-point numbers, non-finite ones included.
 };
 
 /// `value` as JSON text on one line, laid out by `style`. Strings are escaped by

@@ -93,9 +93,8 @@ std::string point_text(const PointResult& p) {
     plans += (plans.empty() ? "" : ",\n      ") + line(plan_value(plan, p.baselines));
   const Json reason = p.plans.empty() ? Json(p.no_plan_reason) : Json();
   return "{\"gbs\": " + line(p.global_batch) +
-         ", \"baselines\": " + line(baselines_value(p.baselines)) + ",\n     \"plans\": [" +
-         plans + "], \"exact\": " + line(p.exact) + ", \"no_plan_reason\": " + line(reason) +
-         "}";
+         ", \"baselines\": " + line(baselines_value(p.baselines)) + ",\n     \"plans\": [" + plans +
+         "], \"exact\": " + line(p.exact) + ", \"no_plan_reason\": " + line(reason) + "}";
 }
 
 Json context_value(const ReportContext& c) {

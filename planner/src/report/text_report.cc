@@ -90,13 +90,15 @@ std::string legend(const std::vector<PointResult>& points) {
             ": plain data parallelism does not fit: the weights and one sample need more "
             "than a GPU's memory\n";
   if (floor)
-    text += std::string(kNoFit) +
-            ": plain data parallelism does not fit: its gradient-accumulation steps would "
-            "go below the micro-batch floor (TrainingSettings::min_micro_batch) on all GPUs together\n";
+    text +=
+        std::string(kNoFit) +
+        ": plain data parallelism does not fit: its gradient-accumulation steps would "
+        "go below the micro-batch floor (TrainingSettings::min_micro_batch) on all GPUs together\n";
   if (inexact)
-    text += std::string(kInexact) +
-            ": the search stopped at its effort limit (SearchOptions::effort); the best plan found, "
-            "not proven optimal\n";
+    text +=
+        std::string(kInexact) +
+        ": the search stopped at its effort limit (SearchOptions::effort); the best plan found, "
+        "not proven optimal\n";
   return text;
 }
 
@@ -157,21 +159,18 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
       << counted(plan.micro_batches, "micro-batch", "micro-batches") << " of "
       << (plan.uneven_micro_batches() ? "at most " : "") << plan.micro_batch_size << ", "
       << to_string(plan.schedule) << "\n";
-  out << "  estimate " << ms(plan.iteration_time) << " = " << plan.micro_batches - 1
-      << " x slot " << ms(plan.slot)
-      << " + fill/drain " << ms(plan.fill_drain) << " + exposed all-reduce "
-      << ms(plan.exposed_allreduce) << "; simulated " << ms(plan.simulated_time)
-      << "; speedup " << fixed(plan.speedup, 3) << ", limited by " << to_string(plan.limiter)
-      << "\n";
+  out << "  estimate " << ms(plan.iteration_time) << " = " << plan.micro_batches - 1 << " x slot "
+      << ms(plan.slot) << " + fill/drain " << ms(plan.fill_drain) << " + exposed all-reduce "
+      << ms(plan.exposed_allreduce) << "; simulated " << ms(plan.simulated_time) << "; speedup "
+      << fixed(plan.speedup, 3) << ", limited by " << to_string(plan.limiter) << "\n";
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const PlanStage& st = plan.stages[s];
     out << "  stage " << s << ": states " << st.first_state << "-" << st.last_state << " ("
         << model.states[st.first_state].name << " .. " << model.states[st.last_state].name
-        << ") on " << counted(st.width, "GPU") << " per copy "
-        << device_list(st.devices) << "\n    fwd " << ms(st.times.forward) << ", bwd "
-        << ms(st.times.backward) << ", all-reduce " << ms(st.allreduce_total) << " ("
-        << ms(st.times.allreduce) << " after its backward)"
-        << (st.allreduce_intra_machine ? " (intra)" : " (inter)");
+        << ") on " << counted(st.width, "GPU") << " per copy " << device_list(st.devices)
+        << "\n    fwd " << ms(st.times.forward) << ", bwd " << ms(st.times.backward)
+        << ", all-reduce " << ms(st.allreduce_total) << " (" << ms(st.times.allreduce)
+        << " after its backward)" << (st.allreduce_intra_machine ? " (intra)" : " (inter)");
     if (s + 1 < plan.stages.size())
       out << ", send " << ms(st.times.send) << (st.cut_intra_machine ? " (intra)" : " (inter)");
     out << ", memory " << fixed(st.peak_memory() / kGB, 2) << " GB\n";

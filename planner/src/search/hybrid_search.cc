@@ -36,8 +36,8 @@ struct Best {
 };
 
 bool same_shape(const Plan& a, const Plan& b) {
-  return a.pipeline_replicas == b.pipeline_replicas &&
-         a.micro_batch_size == b.micro_batch_size && a.schedule == b.schedule;
+  return a.pipeline_replicas == b.pipeline_replicas && a.micro_batch_size == b.micro_batch_size &&
+         a.schedule == b.schedule;
 }
 
 void Best::offer(const Plan& plan) {
@@ -68,8 +68,8 @@ struct ShapeSearch {
   int global_batch;
   DpQuery query;
   Seconds bound;
-  double m;          // micro-batches - 1
-  Seconds floor;     // lower bound on any slot: all work spread over a copy's devices
+  double m;                  // micro-batches - 1
+  Seconds floor;             // lower bound on any slot: all work spread over a copy's devices
   std::uint64_t steps_left;  // the shape's remaining search effort
   ShapeResult result;
 
@@ -139,14 +139,18 @@ void search_gpipe(ShapeSearch& s, Seconds forward_floor, Seconds backward_floor)
 }
 
 // Searches one shape under an upper bound; returns every plan found on the way.
-ShapeResult search_shape(const CostModel& cost, int global_batch,
-                         const PipelineShapeChoice& shape, Seconds bound,
-                         std::uint64_t effort) {
+ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
+                         Seconds bound, std::uint64_t effort) {
   const int width = cost.cluster().device_count() / shape.replicas;
   const Seconds floor = cost.whole_model_time(shape.micro_batch) / width;
-  ShapeSearch s{cost, global_batch,
+  ShapeSearch s{cost,
+                global_batch,
                 {shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule},
-                bound, shape.micro_batches - 1.0, floor, effort, {}};
+                bound,
+                shape.micro_batches - 1.0,
+                floor,
+                effort,
+                {}};
   if (shape.schedule == Schedule::GPipe)
     search_gpipe(s, cost.forward(0, cost.states() - 1, shape.micro_batch) / width,
                  cost.backward(0, cost.states() - 1, shape.micro_batch) / width);
@@ -163,7 +167,8 @@ std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int mi
   std::size_t e = 0;
   for (int s = 1; s < stages; ++s) {
     const Seconds target = total * s / stages;
-    while (e + 1 < n && cost.forward(0, e, micro_batch) + cost.backward(0, e, micro_batch) < target) ++e;
+    while (e + 1 < n && cost.forward(0, e, micro_batch) + cost.backward(0, e, micro_batch) < target)
+      ++e;
     if (!ends.empty() && e <= ends.back()) e = ends.back() + 1;
     if (e + 1 >= n) break;
     ends.push_back(e);
@@ -175,17 +180,17 @@ std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int mi
 // Cheap first bounds that let the exact passes prune from the start: per shape, the
 // one-stage plan (plain data parallelism inside each copy) and equal-width pipelines of
 // 2, 4, 8, ... stages cut at equal work.
-void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
-          Best& best) {
+void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, Best& best) {
   const int width = cost.cluster().device_count() / shape.replicas;
   for (int stages = 1; stages <= width && stages <= static_cast<int>(cost.states()); stages *= 2) {
     // One stage may use the whole copy, pipeline stages up to the micro-batch size.
     const int per_stage = max_stage_width(stages == 1, shape.micro_batch, width / stages);
-    PipelineSpec spec{shape.replicas, width, shape.micro_batch, shape.micro_batches,
-                      shape.schedule, {}};
+    PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
+                      shape.micro_batches, shape.schedule, {}};
     std::size_t first = 0;
     for (std::size_t last : balanced_ends(cost, stages, shape.micro_batch)) {
-      spec.stages.push_back({first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage});
+      spec.stages.push_back(
+          {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage});
       first = last + 1;
     }
     Evaluation ev = evaluate(cost, spec, global_batch);
@@ -228,12 +233,15 @@ std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_
   if (step < 1) return std::nullopt;
   const int steps = (per_device + step - 1) / step;
   if (share / steps < std::min(cost.settings().min_micro_batch, share)) return std::nullopt;
-  return PipelineSpec{replicas, width, (share + steps - 1) / steps, steps, Schedule::OneFOneB,
+  return PipelineSpec{replicas,
+                      width,
+                      (share + steps - 1) / steps,
+                      steps,
+                      Schedule::OneFOneB,
                       {{0, cost.states() - 1, 0, width}}};
 }
 
-std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
-                                                 int min_micro_batch,
+std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, int min_micro_batch,
                                                  const std::vector<Schedule>& schedules) {
   // With one micro-batch GPipe and 1F1B run the same plan: only 1F1B's is kept then.
   const bool has_1f1b = std::count(schedules.begin(), schedules.end(), Schedule::OneFOneB) > 0;
@@ -244,7 +252,8 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
     for (int b : divisors(share))
       if (b >= floor)
         for (Schedule s : schedules)
-          if (!(has_1f1b && s == Schedule::GPipe && b == share)) shapes.push_back({r, b, share / b, s});
+          if (!(has_1f1b && s == Schedule::GPipe && b == share))
+            shapes.push_back({r, b, share / b, s});
   }
   return shapes;
 }
@@ -255,18 +264,17 @@ bool better(const Plan& a, const Plan& b) {
   // weak order.
   auto key = [](const Plan& p) {
     const long long bucket = std::llround(std::log(std::max(p.iteration_time, 1e-300)) / kTie);
-    return std::make_tuple(bucket, p.stages.size(), p.device_count(),
-                           p.pipeline_replicas, p.uneven_micro_batches(), -p.micro_batch_size,
+    return std::make_tuple(bucket, p.stages.size(), p.device_count(), p.pipeline_replicas,
+                           p.uneven_micro_batches(), -p.micro_batch_size,
                            static_cast<int>(p.schedule), stages_string(p));
   };
   return key(a) < key(b);
 }
 
-SearchResult search_plans(const CostModel& cost, int global_batch,
-                          const SearchOptions& options) {
+SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options) {
   std::vector<PipelineShapeChoice> shapes =
-      pipeline_shapes(global_batch, cost.cluster().device_count(),
-                      cost.settings().min_micro_batch, options.schedules);
+      pipeline_shapes(global_batch, cost.cluster().device_count(), cost.settings().min_micro_batch,
+                      options.schedules);
   // 1F1B first: its plans usually win, and the bound they leave prunes GPipe's search.
   std::stable_partition(shapes.begin(), shapes.end(), [](const PipelineShapeChoice& s) {
     return s.schedule == Schedule::OneFOneB;

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "cost/cost_model.h"
+#include "cost/pipeline_spec.h"
 #include "pe/plan.h"
 #include "pe/planner.h"
-#include "cost/pipeline_spec.h"
 
 namespace pe::detail {
 
@@ -24,8 +24,7 @@ struct PipelineShapeChoice {
 /// and the batch, micro-batch sizes dividing a copy's share and at least the floor (or the
 /// whole share when it is below the floor), each schedule; GPipe is left out for one
 /// micro-batch when 1F1B is searched (the same plan). Fixed order.
-std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices,
-                                                 int min_micro_batch,
+std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, int min_micro_batch,
                                                  const std::vector<Schedule>& schedules);
 
 /// The one-stage plan that runs each of `replicas` copies as data parallelism with gradient
@@ -56,7 +55,6 @@ struct SearchResult {
 /// rounds; then the best plans found, which are never worse than the seeds: one-stage and
 /// equal-work pipelines).
 /// Deterministic for any thread count.
-SearchResult search_plans(const CostModel& cost, int global_batch,
-                          const SearchOptions& options);
+SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options);
 
 }  // namespace pe::detail

@@ -30,9 +30,9 @@ struct Entry {
   Seconds y = 0, x = 0;
   int k = 0;
   bool head = false;
-  std::size_t last = 0;   // last state of this entry's first stage
-  int width = 0;          // its width
-  int child = -1;         // entry index in the next cell, -1 for the final stage
+  std::size_t last = 0;  // last state of this entry's first stage
+  int width = 0;         // its width
+  int child = -1;        // entry index in the next cell, -1 for the final stage
 };
 
 // Keeps the undominated candidates, in a deterministic order.
@@ -70,8 +70,11 @@ struct Stage {
 class Dp {
  public:
   Dp(const CostModel& cost, const DpQuery& q)
-      : cost_(cost), q_(q), layout_(cost.cluster(), q.replicas, q.replica_width),
-        n_(cost.states()), w_(q.replica_width),
+      : cost_(cost),
+        q_(q),
+        layout_(cost.cluster(), q.replicas, q.replica_width),
+        n_(cost.states()),
+        w_(q.replica_width),
         gpipe_(q.schedule == Schedule::GPipe),
         cap_(gpipe_ ? q.forward_cap + q.backward_cap : q.slot_cap),
         cut_cap_(gpipe_ ? std::min(q.forward_cap, q.backward_cap) : q.slot_cap),
@@ -139,8 +142,7 @@ class Dp {
       return false;
     if (pf + pb > cap_ * o || sf + sb > cap_ * rest) return false;
     // From state 0 a one-stage plan may use all `rest` devices (fill()).
-    return prefix_bound(a, o) + (sf + sb) / max_stage_width(a == 0, q_.micro_batch, rest) <=
-           bound_;
+    return prefix_bound(a, o) + (sf + sb) / max_stage_width(a == 0, q_.micro_batch, rest) <= bound_;
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
@@ -211,8 +213,7 @@ void Dp::offer_whole_model(int r) {
   s.weights = cost_.weight_memory(0, last);
   s.activations = cost_.activation_memory(0, last, samples.memory);
   if (!fits(s, 1)) return;
-  s.times.allreduce =
-      cost_.exposed_allreduce(0, last, samples.timed, r * q_.replicas, ar_intra);
+  s.times.allreduce = cost_.exposed_allreduce(0, last, samples.timed, r * q_.replicas, ar_intra);
   extend(s);
 }
 
@@ -236,8 +237,13 @@ void Dp::extend(const Stage& s) {
     const bool new_group = i == 0 || n.k != next[i - 1].k || n.head != next[i - 1].head;
     const Seconds c = cost_.transfer(crossing, n.head && s.cut_compact);
     if (c > cut_cap_) continue;
-    Entry e{t.forward + t.backward + 2 * c + n.y, std::max(t.allreduce, n.x - t.backward - c),
-            std::min(n.k + 1, cap_k_), s.head, s.last, s.width, static_cast<int>(i)};
+    Entry e{t.forward + t.backward + 2 * c + n.y,
+            std::max(t.allreduce, n.x - t.backward - c),
+            std::min(n.k + 1, cap_k_),
+            s.head,
+            s.last,
+            s.width,
+            static_cast<int>(i)};
     if (!new_group && e.y + e.x >= group_best) continue;
     group_best = e.y + e.x;
     offer(s, e);
@@ -251,8 +257,7 @@ void Dp::offer(const Stage& s, const Entry& entry) {
   const Seconds before = prefix_bound(s.first, s.offset);
   if (before + entry.y > bound_) return;
   if (!fits(s, entry.k)) return;
-  if (!gpipe_ && entry.k < q_.micro_batches && entry.y > cap_ * entry.k)
-    return;
+  if (!gpipe_ && entry.k < q_.micro_batches && entry.y > cap_ * entry.k) return;
   candidates_.push_back(entry);
 }
 
@@ -262,8 +267,8 @@ std::optional<PipelineSpec> Dp::best() {
   std::size_t pick = 0;
   for (std::size_t i = 1; i < root.size(); ++i)
     if (root[i].y + root[i].x < root[pick].y + root[pick].x) pick = i;
-  PipelineSpec spec{q_.replicas, q_.replica_width, q_.micro_batch, q_.micro_batches,
-                    q_.schedule, {}};
+  PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
+                    q_.micro_batches, q_.schedule,      {}};
   std::size_t a = 0;
   int o = 0, index = static_cast<int>(pick);
   while (index >= 0) {

@@ -14,9 +14,9 @@ namespace pe::detail {
 /// What one dynamic-programming pass optimizes over.
 struct DpQuery {
   int replicas = 1;
-  int replica_width = 1;   ///< Devices of one pipeline copy (W).
-  int micro_batch = 1;     ///< Samples per micro-batch (b).
-  int micro_batches = 1;   ///< M.
+  int replica_width = 1;  ///< Devices of one pipeline copy (W).
+  int micro_batch = 1;    ///< Samples per micro-batch (b).
+  int micro_batches = 1;  ///< M.
   Schedule schedule = Schedule::OneFOneB;
   /// 1F1B: only plans whose slot (evaluate.h) is at most slot_cap.
   Seconds slot_cap = std::numeric_limits<Seconds>::infinity();
@@ -41,8 +41,9 @@ struct DpResult {
 
 /// Exact over: stage cuts on the states, a width per stage, stages packed in order from
 /// device 0 of each copy (devices at the end of a copy may stay idle), memory per device.
-/// Minimizes fill_drain + exposed all-reduce (see evaluate.h) among plans within the caps. Ties keep the first plan in enumeration order (fewer devices on the
-/// first stage, then shorter first stage). Empty when nothing fits.
+/// Minimizes fill_drain + exposed all-reduce (see evaluate.h) among plans within the caps. Ties
+/// keep the first plan in enumeration order (fewer devices on the first stage, then shorter first
+/// stage). Empty when nothing fits.
 DpResult best_pipeline(const CostModel& cost, const DpQuery& query);
 
 }  // namespace pe::detail

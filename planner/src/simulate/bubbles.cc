@@ -20,22 +20,22 @@ InputTimes input_of(const Event& op, const detail::EventIndex& index) {
   const int source = forward ? op.stage - 1 : op.stage + 1;
   const Event* producer = index.find(source, op.kind, op.micro_batch);
   if (producer == nullptr) return {};
-  const Event* transfer =
-      forward ? index.find(source, EventKind::SendActivation, op.micro_batch)
-              : index.find(source, EventKind::SendGradient, op.micro_batch);
+  const Event* transfer = forward ? index.find(source, EventKind::SendActivation, op.micro_batch)
+                                  : index.find(source, EventKind::SendGradient, op.micro_batch);
   return {producer->end, transfer != nullptr ? transfer->end : producer->end};
 }
 
 // Splits the idle gap [from, op.start) before `op` into waiting on a transfer and waiting
 // on another stage.
-void attribute_gap(Seconds from, const Event& op, const detail::EventIndex& index, StageBubbles& out) {
+void attribute_gap(Seconds from, const Event& op, const detail::EventIndex& index,
+                   StageBubbles& out) {
   const Seconds gap = op.start - from;
   if (gap <= 0) return;
   const InputTimes input = input_of(op, index);
   Seconds transfer = 0;
   if (input.produced >= 0)
-    transfer = std::clamp(std::min(op.start, input.arrived) - std::max(from, input.produced),
-                          0.0, gap);
+    transfer =
+        std::clamp(std::min(op.start, input.arrived) - std::max(from, input.produced), 0.0, gap);
   out.wait_transfer += transfer;
   out.wait_stage += gap - transfer;
 }
@@ -46,7 +46,8 @@ struct StageWalk {
   bool started = false;  // A compute event was seen.
 };
 
-void add_event(const Event& e, const detail::EventIndex& index, StageWalk& walk, StageBubbles& out) {
+void add_event(const Event& e, const detail::EventIndex& index, StageWalk& walk,
+               StageBubbles& out) {
   if (e.kind == EventKind::AllReduce) out.allreduce += e.duration();
   if (e.kind == EventKind::Filler) out.filler += e.duration();
   if (e.kind != EventKind::Forward && e.kind != EventKind::Backward) return;

@@ -6,12 +6,18 @@ namespace pe {
 
 std::string to_string(EventKind kind) {
   switch (kind) {
-    case EventKind::Forward: return "forward";
-    case EventKind::Backward: return "backward";
-    case EventKind::SendActivation: return "send-activation";
-    case EventKind::SendGradient: return "send-gradient";
-    case EventKind::AllReduce: return "allreduce";
-    case EventKind::Filler: return "filler";
+    case EventKind::Forward:
+      return "forward";
+    case EventKind::Backward:
+      return "backward";
+    case EventKind::SendActivation:
+      return "send-activation";
+    case EventKind::SendGradient:
+      return "send-gradient";
+    case EventKind::AllReduce:
+      return "allreduce";
+    case EventKind::Filler:
+      return "filler";
   }
   return "forward";
 }

@@ -22,8 +22,8 @@ std::string describe(const Event& event) {
 
 void check_event(const Event& event, int stage_count, std::size_t event_count) {
   if (event.stage < 0 || event.stage >= stage_count)
-    throw InputError("timeline", describe(event) + ": stage is not in [0, " +
-                                     std::to_string(stage_count) + ")");
+    throw InputError(
+        "timeline", describe(event) + ": stage is not in [0, " + std::to_string(stage_count) + ")");
   if (event.micro_batch < -1 || static_cast<std::size_t>(event.micro_batch + 1) > event_count)
     throw InputError("timeline", describe(event) + ": micro-batch id out of range");
   if (!std::isfinite(event.start) || !std::isfinite(event.end) || event.end < event.start)
@@ -45,7 +45,8 @@ EventIndex::EventIndex(const Timeline& timeline) : timeline_(timeline) {
     if (event.micro_batch < 0) continue;
     const std::size_t slot =
         (static_cast<std::size_t>(event.kind) * timeline.stage_count + event.stage) *
-            micro_batches_ + event.micro_batch;
+            micro_batches_ +
+        event.micro_batch;
     slots_[slot] = static_cast<int>(i);
   }
 }

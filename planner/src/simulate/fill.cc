@@ -76,18 +76,23 @@ class Filler {
   std::vector<Piece> pieces_;
   std::vector<std::vector<Gap>> gaps_;
   std::vector<Cursor> cursor_;
-  std::vector<FillStatus> status_;       // NeverFits / Blocked decided up front.
-  std::vector<PieceQueue> queue_;        // Pending pieces of each stage.
-  std::vector<int> left_;                // Unplaced pieces per item.
-  std::vector<Seconds> finish_;          // Latest end of each item's placed pieces.
+  std::vector<FillStatus> status_;  // NeverFits / Blocked decided up front.
+  std::vector<PieceQueue> queue_;   // Pending pieces of each stage.
+  std::vector<int> left_;           // Unplaced pieces per item.
+  std::vector<Seconds> finish_;     // Latest end of each item's placed pieces.
   std::vector<FilledPiece> placed_;
 };
 
 Filler::Filler(const Timeline& timeline, const WorkList& work, const FillOptions& options,
                std::vector<Piece> pieces)
-    : timeline_(timeline), work_(work), options_(options), pieces_(std::move(pieces)),
-      gaps_(stage_gaps(timeline)), cursor_(gaps_.size()),
-      status_(work.items.size(), FillStatus::Done), left_(work.items.size(), 0),
+    : timeline_(timeline),
+      work_(work),
+      options_(options),
+      pieces_(std::move(pieces)),
+      gaps_(stage_gaps(timeline)),
+      cursor_(gaps_.size()),
+      status_(work.items.size(), FillStatus::Done),
+      left_(work.items.size(), 0),
       finish_(work.items.size(), 0) {
   for (const Piece& p : pieces_) ++left_[p.item];
   exclude_unfittable();
@@ -175,8 +180,8 @@ int Filler::pick(int stage, Seconds from, Seconds until, Seconds& start) {
 void Filler::place(int stage, int queue_position, Seconds start) {
   const Piece& p = pieces_[queue_[stage].piece(queue_position)];
   Cursor& c = cursor_[stage];
-  placed_.push_back({p.item, stage, p.index, c.iteration, start, start + p.length,
-                     start + need(p)});
+  placed_.push_back(
+      {p.item, stage, p.index, c.iteration, start, start + p.length, start + need(p)});
   c.time = start + need(p);
   --left_[p.item];
   finish_[p.item] = std::max(finish_[p.item], start + p.length);
@@ -231,9 +236,10 @@ Timeline Filler::filled_timeline() const {
   for (const FilledPiece& p : placed_) {
     if (p.iteration != 0) continue;
     const WorkItem& item = work_.items[p.item];
-    const bool per_micro_batch = item.after == WorkAfter::Forward || item.after == WorkAfter::Backward;
-    filled.events.push_back({p.stage, EventKind::Filler, per_micro_batch ? p.index : -1, p.start,
-                             p.end, item.name});
+    const bool per_micro_batch =
+        item.after == WorkAfter::Forward || item.after == WorkAfter::Backward;
+    filled.events.push_back(
+        {p.stage, EventKind::Filler, per_micro_batch ? p.index : -1, p.start, p.end, item.name});
   }
   std::sort(filled.events.begin(), filled.events.end(), event_less);
   return filled;
@@ -242,10 +248,13 @@ Timeline Filler::filled_timeline() const {
 FillResult Filler::result() const {
   FillResult result;
   result.pieces = placed_;
-  std::sort(result.pieces.begin(), result.pieces.end(), [](const FilledPiece& a, const FilledPiece& b) {
-    return std::tie(a.start, a.stage, a.item, a.index) < std::tie(b.start, b.stage, b.item, b.index);
-  });
-  for (const FilledPiece& p : placed_) result.iterations = std::max(result.iterations, p.iteration + 1);
+  std::sort(result.pieces.begin(), result.pieces.end(),
+            [](const FilledPiece& a, const FilledPiece& b) {
+              return std::tie(a.start, a.stage, a.item, a.index) <
+                     std::tie(b.start, b.stage, b.item, b.index);
+            });
+  for (const FilledPiece& p : placed_)
+    result.iterations = std::max(result.iterations, p.iteration + 1);
   result.items = item_report();
   result.stages = stage_report(result.iterations);
   result.timeline = filled_timeline();
@@ -258,15 +267,20 @@ FillResult Filler::result() const {
 
 std::string to_string(FillStatus status) {
   switch (status) {
-    case FillStatus::Done: return "done";
-    case FillStatus::NeverFits: return "never fits";
-    case FillStatus::Blocked: return "blocked";
-    case FillStatus::Unfinished: break;
+    case FillStatus::Done:
+      return "done";
+    case FillStatus::NeverFits:
+      return "never fits";
+    case FillStatus::Blocked:
+      return "blocked";
+    case FillStatus::Unfinished:
+      break;
   }
   return "unfinished";
 }
 
-FillResult fill_bubbles(const Timeline& timeline, const WorkList& work, const FillOptions& options) {
+FillResult fill_bubbles(const Timeline& timeline, const WorkList& work,
+                        const FillOptions& options) {
   detail::fill::check_options(options);
   const detail::EventIndex index(timeline);
   detail::fill::check_work(work, timeline.stage_count);

@@ -11,7 +11,9 @@ bool continues_run(const Piece& a, const Piece& b) {
 }  // namespace
 
 PieceQueue::PieceQueue(std::vector<int> ids, const std::vector<Piece>& pieces)
-    : ids_(std::move(ids)), run_end_(ids_.size()), next_(ids_.size() + 1),
+    : ids_(std::move(ids)),
+      run_end_(ids_.size()),
+      next_(ids_.size() + 1),
       pending_(static_cast<int>(ids_.size())) {
   for (int k = end(); k-- > 0;) {
     const bool last = k + 1 == end() || !continues_run(pieces[ids_[k]], pieces[ids_[k + 1]]);

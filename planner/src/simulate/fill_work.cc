@@ -31,14 +31,15 @@ void check_item(const WorkItem& item, int stage_count) {
     bad(item, "'forward' and 'backward' are reserved for dependencies, not item names");
   if (!std::isfinite(item.duration) || item.duration <= 0)
     bad(item, "duration " + number(item.duration) + " s is not a positive finite number");
-  const bool per_micro_batch = item.after == WorkAfter::Forward || item.after == WorkAfter::Backward;
+  const bool per_micro_batch =
+      item.after == WorkAfter::Forward || item.after == WorkAfter::Backward;
   if (!per_micro_batch && (item.chunks < 1 || item.chunks > kMaxChunks))
     bad(item, "chunks " + std::to_string(item.chunks) + " is not in [1, 1000000]");
   std::set<int> seen;
   for (int stage : item.stages) {
     if (stage < 0 || stage >= stage_count)
-      bad(item, "stage " + std::to_string(stage) + " is not in [0, " +
-                    std::to_string(stage_count) + ") of this plan");
+      bad(item, "stage " + std::to_string(stage) + " is not in [0, " + std::to_string(stage_count) +
+                    ") of this plan");
     if (!seen.insert(stage).second) bad(item, "stage " + std::to_string(stage) + " listed twice");
   }
 }
@@ -64,7 +65,8 @@ std::vector<int> stages_of(const WorkItem& item, int stage_count) {
 }
 
 int pieces_per_stage(const WorkItem& item, int micro_batches) {
-  const bool per_micro_batch = item.after == WorkAfter::Forward || item.after == WorkAfter::Backward;
+  const bool per_micro_batch =
+      item.after == WorkAfter::Forward || item.after == WorkAfter::Backward;
   return per_micro_batch ? micro_batches : item.chunks;
 }
 
@@ -72,7 +74,8 @@ int pieces_per_stage(const WorkItem& item, int micro_batches) {
 // other items.
 Seconds ready_time(const WorkItem& item, int stage, int k, const EventIndex& index) {
   if (item.after != WorkAfter::Forward && item.after != WorkAfter::Backward) return 0;
-  const EventKind kind = item.after == WorkAfter::Forward ? EventKind::Forward : EventKind::Backward;
+  const EventKind kind =
+      item.after == WorkAfter::Forward ? EventKind::Forward : EventKind::Backward;
   const Event* event = index.find(stage, kind, k);
   if (event == nullptr)
     bad(item, "the timeline has no " + to_string(kind) + " of micro-batch " + std::to_string(k) +

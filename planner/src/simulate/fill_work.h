@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "simulate/event_index.h"
 #include "pe/fill.h"
+#include "simulate/event_index.h"
 
 namespace pe::detail::fill {
 
@@ -12,7 +12,7 @@ namespace pe::detail::fill {
 struct Piece {
   int item = 0;
   int stage = 0;
-  int index = 0;        ///< Piece number on the stage (micro-batch for Forward/Backward).
+  int index = 0;  ///< Piece number on the stage (micro-batch for Forward/Backward).
   Seconds length = 0;
   Seconds ready = 0;    ///< Earliest start from a Forward/Backward dependency (0 otherwise).
   int after_item = -1;  ///< Item whose completion it waits for, or -1.

@@ -40,8 +40,8 @@ void check_time(double value, std::size_t stage, const char* field) {
   if (std::isfinite(value) && value >= 0) return;
   std::ostringstream seen;
   seen << value;
-  throw InputError("pipeline shape", "stage " + std::to_string(stage) + ": " + field +
-                                         " time " + seen.str() +
+  throw InputError("pipeline shape", "stage " + std::to_string(stage) + ": " + field + " time " +
+                                         seen.str() +
                                          " is not a finite non-negative number of seconds");
 }
 
@@ -51,8 +51,9 @@ void check_shape(const PipelineShape& shape) {
     throw InputError("pipeline shape", "micro_batches must be at least 1, got " +
                                            std::to_string(shape.micro_batches));
   if (static_cast<long long>(shape.stages.size()) * shape.micro_batches > kMaxPairs)
-    throw InputError("pipeline shape", "stages x micro_batches exceeds 2^26; too large to "
-                                       "simulate event by event");
+    throw InputError("pipeline shape",
+                     "stages x micro_batches exceeds 2^26; too large to "
+                     "simulate event by event");
   for (std::size_t s = 0; s < shape.stages.size(); ++s) {
     check_time(shape.stages[s].forward, s, "forward");
     check_time(shape.stages[s].backward, s, "backward");
@@ -201,10 +202,14 @@ Timeline Simulator::run() {
 
 int Simulator::list_size(int stage, EventList list) const {
   switch (list) {
-    case EventList::Compute: return 2 * micro_batches_;
-    case EventList::Activations: return stage + 1 < stage_count_ ? micro_batches_ : 0;
-    case EventList::Gradients: return stage > 0 ? micro_batches_ : 0;
-    case EventList::AllReduce: break;
+    case EventList::Compute:
+      return 2 * micro_batches_;
+    case EventList::Activations:
+      return stage + 1 < stage_count_ ? micro_batches_ : 0;
+    case EventList::Gradients:
+      return stage > 0 ? micro_batches_ : 0;
+    case EventList::AllReduce:
+      break;
   }
   return 1;
 }
@@ -226,7 +231,8 @@ Event Simulator::list_event(int stage, EventList list, int index) const {
       const Seconds start = gradient_start_[at(stage, index)];
       return {stage, EventKind::SendGradient, index, start, start + times(stage - 1).send, {}};
     }
-    case EventList::AllReduce: break;
+    case EventList::AllReduce:
+      break;
   }
   const Seconds start = allreduce_start_[stage];
   return {stage, EventKind::AllReduce, -1, start, start + times(stage).allreduce, {}};

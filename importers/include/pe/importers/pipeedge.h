@@ -22,7 +22,7 @@ namespace pe {
 /// What sched-pipeline plans: the model and the profile key (micro-batch size and dtype).
 struct PipeEdgeQuery {
   std::string model_name = "google/vit-base-patch16-224";  ///< Key in models.yml.
-  std::uint64_t micro_batch = 8;  ///< Profile `batch_size` to select (samples).
+  std::uint64_t micro_batch = 8;        ///< Profile `batch_size` to select (samples).
   std::string dtype = "torch.float32";  ///< Profile `dtype` to select.
 };
 

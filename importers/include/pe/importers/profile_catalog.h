@@ -12,16 +12,16 @@ namespace pe {
 
 /// One profile and HPGO's planning defaults for it.
 struct ProfileEntry {
-  std::string name;                 ///< Catalogue name, e.g. "resnet50", "dapple/bert-48-pbs-2".
-  std::string path;                 ///< The graph file, ready to open (catalogue paths are
-                                    ///< resolved against profiles_directory()).
-  double profile_batch_size = 0;    ///< Batch size the profile was taken at; 0 = unknown.
-  int min_micro_batch = 1;          ///< Smallest micro-batch size to plan with (samples).
-  double optimizer_scaling = 2;     ///< Weight-memory multiplier (weights, gradients,
-                                    ///< optimizer state): 2 SGD-momentum, 3 Adam-like.
+  std::string name;               ///< Catalogue name, e.g. "resnet50", "dapple/bert-48-pbs-2".
+  std::string path;               ///< The graph file, ready to open (catalogue paths are
+                                  ///< resolved against profiles_directory()).
+  double profile_batch_size = 0;  ///< Batch size the profile was taken at; 0 = unknown.
+  int min_micro_batch = 1;        ///< Smallest micro-batch size to plan with (samples).
+  double optimizer_scaling = 2;   ///< Weight-memory multiplier (weights, gradients,
+                                  ///< optimizer state): 2 SGD-momentum, 3 Adam-like.
   std::optional<double> activation_bytes_per_sample;  ///< Memory per sample in flight;
                                                       ///< empty = derive from the profile.
-  std::string notes;                ///< Free text: where defaults come from, caveats.
+  std::string notes;  ///< Free text: where defaults come from, caveats.
 };
 
 /// Directory of bundled profiles, the first of:

@@ -1,6 +1,8 @@
 // models.yml: MODEL -> {layers, mem_MB, parameters_in, parameters_out}.
 #include "pe/importers/pipeedge.h"
 
+#include <algorithm>
+
 #include "pe/error.h"
 #include "pipeedge_yaml.h"
 #include "yaml_input.h"
@@ -40,6 +42,26 @@ std::vector<std::uint64_t> expand_outputs(std::vector<std::uint64_t> outputs, st
   return outputs;
 }
 
+// Per-layer weights in MiB. PipeEdge's profiler writes each as the difference of two RSS
+// readings, so a layer without weights can come out slightly negative; PipeEdge reads such a
+// value as it is. It is read as 0 here, with a warning naming file, line and key.
+std::vector<double> layer_memory(const YAML::Node& node, const std::string& file,
+                                 const std::string& path, std::vector<std::string>& warnings) {
+  if (!node.IsSequence())
+    throw InputError(where(file, node, path), "expected a list of numbers, got " + describe(node));
+  std::vector<double> values;
+  values.reserve(node.size());
+  for (std::size_t k = 0; k < node.size(); ++k) {
+    const std::string key = path + "[" + std::to_string(k) + "]";
+    const double value = detail::yaml_input::number(node[k], file, key);
+    if (value < 0)
+      warnings.push_back(where(file, node[k], key) + ": " + node[k].Scalar() +
+                         " MiB is negative (a difference of two memory readings); read as 0");
+    values.push_back(std::max(value, 0.0));
+  }
+  return values;
+}
+
 EdgeModel read_model(const YAML::Node& entry, const std::string& file, const std::string& name,
                      std::vector<std::string>& warnings) {
   require_map(entry, file, name, "with layers, mem_MB, parameters_in and parameters_out");
@@ -50,7 +72,7 @@ EdgeModel read_model(const YAML::Node& entry, const std::string& file, const std
   EdgeModel model;
   model.name = name;
   const YAML::Node memory = required(entry, "mem_MB", file, name);
-  model.weights_mib = number_list(memory, file, name + ".mem_MB");
+  model.weights_mib = layer_memory(memory, file, name + ".mem_MB", warnings);
   model.parameters_in =
       count(required(entry, "parameters_in", file, name), file, name + ".parameters_in");
   const YAML::Node outputs = required(entry, "parameters_out", file, name);

@@ -1,9 +1,11 @@
 #include "pe/planner.h"
 
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/whole_number.h"
 #include "pe/error.h"
 
 namespace pe {
@@ -15,17 +17,11 @@ constexpr long kMaxBatch = 1L << 30;
 const std::string kField = "parse_batch_sizes";
 
 int parse_positive(const std::string& item, const std::string& whole) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(item, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != item.size() || value < 1 || value > kMaxBatch)
+  const std::optional<long> value = detail::whole_number(item, kMaxBatch);
+  if (!value)
     throw UsageError(kField, kField + ": '" + item + "' in '" + whole +
                                  "' is not a batch size (a whole number from 1 to 2^30)");
-  return static_cast<int>(value);
+  return static_cast<int>(*value);
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {

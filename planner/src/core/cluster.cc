@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
+#include "core/whole_number.h"
 #include "pe/error.h"
 
 namespace pe {
@@ -66,17 +68,11 @@ std::vector<int> parse_machine_ends(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    long value = 0;
-    try {
-      value = std::stol(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || value <= 0 || value > kMaxClusterDevices)
+    const std::optional<long> value = detail::whole_number(item, kMaxClusterDevices);
+    if (!value)
       throw UsageError(kParseEnds,
                        kParseEnds + ": '" + item + "' is not a GPU count (expected e.g. 8,16)");
-    ends.push_back(static_cast<int>(value));
+    ends.push_back(static_cast<int>(*value));
   }
   if (ends.empty() || text.back() == ',')
     throw UsageError(kParseEnds, kParseEnds + ": expected comma-separated machine ends, e.g. 8,16");

@@ -23,7 +23,8 @@ constexpr const char* kFooter =
     R"(
 Environment: TBB_NUM_THREADS caps worker threads (results do not depend on it);
 PE_PROFILES_DIR overrides where bundled profiles are found.
-Exit codes: 0 success (including "no plan fits"), 1 bad input file, 2 bad usage.
+Exit codes: 0 success (including "no plan fits"), 1 bad input file or an output
+(file or standard output) that cannot be written, 2 bad usage.
 )";
 
 // "-h, --help" or "--gbs LIST".

@@ -195,7 +195,8 @@ void declare_search_flags(CLI::App& app, Options& o) {
       "schedule (best: 1f1b)");
   add(
       app, "--top", "K", [&o](const std::string& v) { o.top = parse_int("--top", v); },
-      "also list the K best plans of distinct shapes (default 1)");
+      "also list the K best plans of distinct shapes (default 1); CSV\n"
+      "and JSON give each its rank, 1 the best");
   add(
       app, "--search-effort", "N",
       [&o](const std::string& v) { o.search_effort = parse_effort(v); },
@@ -227,17 +228,24 @@ void declare_output_flags(CLI::App& app, Options& o) {
   app.option_defaults()->group("Output");
   add(
       app, "--format", "F", [&o](const std::string& v) { o.format = parse_format(v); },
-      "table, csv or json (default table)");
+      "table, csv or json (default table). CSV: one row per plan, ranked\n"
+      "(--top), and a row with no_plan_reason where none fits; JSON: also\n"
+      "the settings, version and command line, and --fill's results");
   add(
       app, "--plan-gbs", "N",
       [&o](const std::string& v) { o.plan_gbs = parse_int("--plan-gbs", v); },
       "the batch size whose plan is explained below the table and used\n"
       "by --trace, --svg, --fill and --export-sched (default: the last\n"
       "one of --gbs)");
-  add_path(app, "--trace", o.trace, "write that plan's timeline as Chrome trace JSON (Perfetto)");
+  add_path(app, "--trace", o.trace,
+           "write that plan's timeline as Chrome trace JSON (Perfetto).\n"
+           "Output paths are checked before planning; an output that is an\n"
+           "input (--profile, --cluster, --fill) or another output is refused");
   add_path(app, "--svg", o.svg, "write that plan's timeline as an SVG Gantt chart");
   add_path(app, "--plot", o.plot, "write speedup vs GBS of the sweep as an SVG chart");
-  add_path(app, "--fill", o.fill, "place the extra work described in FILE into the plan's bubbles");
+  add_path(app, "--fill", o.fill,
+           "place the extra work described in FILE into the plan's bubbles\n"
+           "(results on stderr; in the report with --format json)");
   add_path(app, "--export-sched", o.export_sched,
            "write that plan as a PipeEdge schedule YAML (needs --hosts)");
   add(

@@ -46,15 +46,6 @@ void write_plot(const std::string& path, const std::vector<PointResult>& points)
   write_file_atomically(path, sweep_svg(curves, {}));
 }
 
-// Timeline of the chosen plan, with bubble filling when asked for.
-Timeline plan_timeline(const Options& o, const Plan& plan, std::ostream& err) {
-  Timeline timeline = plan.simulation->timeline;
-  if (!o.fill) return timeline;
-  const FillResult filled = fill_bubbles(timeline, load_work_yaml(*o.fill));
-  err << fill_text(filled);
-  return filled.timeline;
-}
-
 // The plan as a PipeEdge schedule; a host count that does not match names --hosts.
 std::string schedule_for_hosts(const Plan& plan, const std::string& hosts) {
   try {
@@ -64,15 +55,14 @@ std::string schedule_for_hosts(const Plan& plan, const std::string& hosts) {
   }
 }
 
-void write_plan_outputs(const Options& o, const PointResult& point, const Plan* given,
-                        std::ostream& err) {
-  const Plan* plan = given ? given : point.best();
+void write_plan_outputs(const Options& o, const PointResult& point, const Plan* plan,
+                        const FillResult* fill, std::ostream& err) {
   if (!plan) {
     err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason
         << "; no timeline or schedule written\n";
     return;
   }
-  const Timeline timeline = plan_timeline(o, *plan, err);
+  const Timeline& timeline = fill ? fill->timeline : plan->simulation->timeline;
   const std::string title =
       "GBS " + std::to_string(plan->global_batch) + ": " + stages_string(*plan);
   if (o.trace)
@@ -99,11 +89,22 @@ void check_plan_gbs(const Options& o, const std::vector<int>& batches) {
                      o.gbs + "'");
 }
 
-void write_extra_outputs(const Options& o, const std::vector<PointResult>& points,
-                         const Plan* given, std::ostream& err) {
+const Plan* shown_plan(const Options& o, const std::vector<PointResult>& points,
+                       const Plan* given) {
+  if (given || points.empty()) return given;
+  return chosen_point(o, points).best();
+}
+
+std::optional<FillResult> fill_plan(const Options& o, const Plan* plan) {
+  if (!o.fill || !plan) return std::nullopt;
+  return fill_bubbles(plan->simulation->timeline, load_work_yaml(*o.fill));
+}
+
+void write_extra_outputs(const Options& o, const std::vector<PointResult>& points, const Plan* plan,
+                         const FillResult* fill, std::ostream& err) {
   if (points.empty()) return;
   if (o.plot) write_plot(*o.plot, points);
-  if (wants_plan_outputs(o)) write_plan_outputs(o, chosen_point(o, points), given, err);
+  if (wants_plan_outputs(o)) write_plan_outputs(o, chosen_point(o, points), plan, fill, err);
 }
 
 }  // namespace pe::cli

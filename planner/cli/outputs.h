@@ -1,10 +1,12 @@
 // Files pe-plan writes besides its report: trace, charts, schedules.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <vector>
 
 #include "options.h"
+#include "pe/fill.h"
 #include "pe/planner.h"
 
 namespace pe::cli {
@@ -14,11 +16,19 @@ namespace pe::cli {
 /// for it, so that it is found before the sweep runs.
 void check_plan_gbs(const Options& o, const std::vector<int>& batches);
 
-/// Writes --trace, --svg, --plot, --fill and --export-sched outputs (atomically); the
-/// options have passed check_plan_gbs. The per-plan outputs show `given` (the --plan plan)
-/// when there is one, else the best plan of the chosen point.
-/// Throws UsageError or InputError.
-void write_extra_outputs(const Options& o, const std::vector<PointResult>& points,
-                         const Plan* given, std::ostream& err);
+/// The plan the per-plan outputs show: `given` (the --plan plan) when there is one, else
+/// the best plan of the --plan-gbs point (the last point without it); null when none fits.
+/// The options have passed check_plan_gbs.
+const Plan* shown_plan(const Options& o, const std::vector<PointResult>& points, const Plan* given);
+
+/// Bubble filling of `plan`'s timeline with the --fill work list; empty without --fill or
+/// a plan. Throws InputError for a bad work list.
+std::optional<FillResult> fill_plan(const Options& o, const Plan* plan);
+
+/// Writes --trace, --svg, --plot and --export-sched outputs (atomically). The per-plan
+/// outputs show `plan` (shown_plan), with the work of `fill` placed when it is not null.
+/// Throws UsageError or OutputError.
+void write_extra_outputs(const Options& o, const std::vector<PointResult>& points, const Plan* plan,
+                         const FillResult* fill, std::ostream& err);
 
 }  // namespace pe::cli

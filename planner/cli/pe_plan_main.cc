@@ -10,6 +10,7 @@
 #include "pe/error.h"
 #include "run.h"
 #include "sched_pipeline_cli.h"
+#include "standard_output.h"
 
 namespace {
 
@@ -35,8 +36,11 @@ int main(int argc, char** argv) {
   } catch (const pe::Error& e) {
     return pe::cli::report_error(e, std::cerr);
   }
-  if (argc > 1 && std::string(argv[1]) == "sched-pipeline")
-    return pe::sched_pipeline_main(argc - 1, argv + 1, std::cout, std::cerr);
+  if (argc > 1 && std::string(argv[1]) == "sched-pipeline") {
+    const int status = pe::sched_pipeline_main(argc - 1, argv + 1, std::cout, std::cerr);
+    return pe::cli::finish_standard_output(status, "sched-pipeline");
+  }
   const std::vector<std::string> args(argv + 1, argv + argc);
-  return pe::cli::run_pe_plan(args, std::cout, std::cerr);
+  return pe::cli::finish_standard_output(pe::cli::run_pe_plan(args, std::cout, std::cerr),
+                                         "pe-plan");
 }

@@ -7,6 +7,7 @@
 
 #include "field_flags.h"
 #include "options.h"
+#include "output_paths.h"
 #include "outputs.h"
 #include "pe/error.h"
 #include "pe/importers/cluster_yaml.h"
@@ -39,8 +40,7 @@ struct Inputs {
   TrainingSettings settings;
 };
 
-Inputs load_model(const Options& o) {
-  const ProfileEntry entry = find_profile(o.profile);
+Inputs load_model(const Options& o, const ProfileEntry& entry) {
   const double pbs = o.pbs.value_or(entry.profile_batch_size);
   if (pbs <= 0)
     throw UsageError("the profile batch size of '" + o.profile +
@@ -101,23 +101,30 @@ std::optional<LayoutCost> cost_given_plan(const Options& o, const Planner& plann
   return planner.evaluate(layout, o.plan_gbs.value_or(batches.back()));
 }
 
-int plan(const Options& o, std::ostream& out, std::ostream& err) {
+int plan(const Options& o, const std::vector<std::string>& args, std::ostream& out,
+         std::ostream& err) {
   const std::vector<int> batches = parse_batch_sizes(o.gbs);
   check_plan_gbs(o, batches);
-  Inputs in = load_model(o);
-  const Planner planner(in.model, make_cluster(o), in.settings, search_options(o));
+  const ProfileEntry entry = find_profile(o.profile);
+  Inputs in = load_model(o, entry);
+  const SearchOptions search = search_options(o);
+  const Planner planner(in.model, make_cluster(o), in.settings, search);
+  check_output_paths(o, entry.path);  // before the sweep, so that a bad path fails at once
   const std::optional<LayoutCost> given = cost_given_plan(o, planner, batches);
   std::vector<PointResult> points = planner.sweep(batches, progress_bar(batches.size(), err));
   for (PointResult& point : points) point.no_plan_reason = cli_wording(point.no_plan_reason);
-  const ReportContext context{&planner.model(), &planner.cluster(), given ? &*given : nullptr};
+  const Plan* shown = shown_plan(o, points, given ? &given->plan : nullptr);
+  const std::optional<FillResult> fill = fill_plan(o, shown);
+  ReportContext context{&planner.model(), &planner.cluster(), given ? &*given : nullptr};
+  context.settings = &planner.settings();
+  context.search = &search;
+  context.program_version = "pe-plan " PE_VERSION;
+  context.command_line = args;
+  if (o.format == Format::Json && fill) context.fill = &*fill;
   out << render(o, points, context);
-  // The table lists why a batch size has no plan; CSV rows cannot, so stderr does.
-  if (o.format == Format::Csv)
-    for (const PointResult& point : points)
-      if (!point.best())
-        err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason << "\n";
+  if (fill && o.format != Format::Json) err << fill_text(*fill);
   out << std::flush;  // before any output file that is this same stream (/dev/stdout)
-  write_extra_outputs(o, points, given ? &given->plan : nullptr, err);
+  write_extra_outputs(o, points, shown, fill ? &*fill : nullptr, err);
   return 0;
 }
 
@@ -134,7 +141,7 @@ int run_pe_plan(const std::vector<std::string>& args, std::ostream& out, std::os
     const Options o = parse_options(args);
     if (o.help) return out << help_text(), 0;
     if (o.version) return out << "pe-plan " PE_VERSION "\n", 0;
-    return plan(o, out, err);
+    return plan(o, args, out, err);
   } catch (const Error& e) {
     return report_error(e, err);
   }

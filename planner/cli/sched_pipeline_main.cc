@@ -2,7 +2,9 @@
 #include <iostream>
 
 #include "sched_pipeline_cli.h"
+#include "standard_output.h"
 
 int main(int argc, char** argv) {
-  return pe::sched_pipeline_main(argc, argv, std::cout, std::cerr);
+  const int status = pe::sched_pipeline_main(argc, argv, std::cout, std::cerr);
+  return pe::cli::finish_standard_output(status, "sched-pipeline");
 }

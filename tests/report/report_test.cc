@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pe/planner.h"
+#include "report/csv_table.h"
 
 namespace pe {
 namespace {
@@ -109,19 +110,44 @@ TEST(Report, DataParallelThatFitsHasNoMark) {
   EXPECT_THAT(table, Not(HasSubstr("n/f")));
 }
 
-TEST(Report, DataParallelThatDoesNotFitHasEmptyCsvFieldsAndFitsFalseInJson) {
+TEST(Report, DataParallelThatDoesNotFitHasEmptyCsvFieldsAndNullsInJson) {
   const Planner planner = two_stage_only_planner();
   const std::vector<PointResult> points{planner.plan(8)};
-  const std::vector<std::string> csv = lines_of(sweep_csv(points));
-  ASSERT_EQ(csv.size(), 2u);
-  EXPECT_THAT(csv[1], StartsWith("8,,,,"));
-  EXPECT_NE(csv[1].substr(5, 1), ",") << "the hybrid speedup is there: " << csv[1];
-  const auto fields = [](const std::string& line) {
-    return std::count(line.begin(), line.end(), ',');
-  };
-  EXPECT_EQ(fields(csv[1]), fields(csv[0]));
-  const std::string json = sweep_json(points, {&planner.model(), &planner.cluster()});
-  EXPECT_EQ(first_point(json).at("baselines").at("fits"), false) << json;
+  const testing::CsvTable csv = testing::read_csv(sweep_csv(points));
+  ASSERT_EQ(csv.rows.size(), 1u);
+  for (const char* column : {"dp", "dp_overlap", "dp_p3"})
+    EXPECT_EQ(csv.rows[0].at(column), "") << column;
+  EXPECT_NE(csv.rows[0].at("speedup"), "") << "the hybrid speedup is there";
+  const nlohmann::json baselines =
+      first_point(sweep_json(points, {&planner.model(), &planner.cluster()})).at("baselines");
+  EXPECT_EQ(baselines.at("fits"), false);
+  for (const char* field : {"dp", "dp_overlap", "dp_p3"})
+    EXPECT_TRUE(baselines.at(field).is_null()) << field << ": " << baselines;
+}
+
+TEST(Report, DataParallelThatFitsHasItsSpeedupsInJson) {
+  const Planner planner(make_chain_model("small", 1, {{"a", 1e-3, 2e-3, 1e3, 1e3}}),
+                        cluster_from_machine_ends({2}));
+  const nlohmann::json baselines = first_point(sweep_json({planner.plan(8)}, {})).at("baselines");
+  EXPECT_EQ(baselines.at("fits"), true);
+  EXPECT_GT(baselines.at("dp").get<double>(), 1.0) << baselines;
+}
+
+// A point without a plan is one CSV row with an empty rank and its reason, quoted when it
+// holds commas or quotes (RFC 4180).
+TEST(Report, CsvRowWithoutAPlanCarriesTheReasonQuoted) {
+  const Planner planner(make_chain_model("huge", 1, {{"a", 1e-3, 2e-3, 1e3, 10e9}}),
+                        cluster_from_machine_ends({2}));
+  std::vector<PointResult> points{planner.plan(8)};
+  ASSERT_EQ(points[0].best(), nullptr);
+  points[0].no_plan_reason = "a \"quoted\", comma-separated\nreason";
+  const testing::CsvTable csv = testing::read_csv(sweep_csv(points));
+  ASSERT_EQ(csv.rows.size(), 1u);
+  EXPECT_EQ(csv.rows[0].at("gbs"), "8");
+  EXPECT_EQ(csv.rows[0].at("rank"), "");
+  EXPECT_EQ(csv.rows[0].at("speedup"), "");
+  EXPECT_EQ(csv.rows[0].at("exact"), "true");
+  EXPECT_EQ(csv.rows[0].at("no_plan_reason"), points[0].no_plan_reason);
 }
 
 TEST(Report, SweepTableColumnsNeverRunTogether) {
@@ -194,10 +220,9 @@ TEST(Report, SearchStoppedAtItsEffortIsMarkedEverywhere) {
   row >> gbs >> dp >> overlap >> p3 >> hybrid;
   EXPECT_EQ(hybrid.back(), '~') << table;
   EXPECT_THAT(table, HasSubstr("\n~: the search stopped at its effort limit"));
-  const std::vector<std::string> csv = lines_of(sweep_csv(points));
-  ASSERT_EQ(csv.size(), 2u);
-  EXPECT_EQ(csv[0].substr(csv[0].rfind(',') + 1), "exact");
-  EXPECT_EQ(csv[1].substr(csv[1].rfind(',') + 1), "false");
+  const testing::CsvTable csv = testing::read_csv(sweep_csv(points));
+  ASSERT_EQ(csv.rows.size(), 1u);
+  EXPECT_EQ(csv.rows[0].at("exact"), "false");
   EXPECT_EQ(first_point(sweep_json(points, {})).at("exact"), false);
 }
 
@@ -207,8 +232,7 @@ TEST(Report, FinishedSearchHasNoMark) {
   ASSERT_TRUE(points[0].exact);
   const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
   EXPECT_THAT(table, Not(HasSubstr("~")));
-  EXPECT_EQ(lines_of(sweep_csv(points))[1].substr(lines_of(sweep_csv(points))[1].rfind(',') + 1),
-            "true");
+  EXPECT_EQ(testing::read_csv(sweep_csv(points)).rows.at(0).at("exact"), "true");
   // The stopped search's plan is never better than the finished one's.
   EXPECT_LE(effort_planner(1).plan(32).best()->speedup, points[0].best()->speedup * (1 + 1e-9));
 }
@@ -252,6 +276,75 @@ TEST(Report, UnevenMicroBatchesSayAtMostInTextAndJson) {
   ASSERT_NE(even[0].best(), nullptr);
   EXPECT_FALSE(even[0].best()->uneven_micro_batches());
   EXPECT_THAT(sweep_table(even, {&planner.model(), &planner.cluster()}), Not(HasSubstr("at most")));
+}
+
+// CSV and JSON name each quantity alike: every CSV column is a JSON field of the point
+// (gbs, exact, no_plan_reason), its baselines (dp...) or its plan (the rest).
+TEST(Report, CsvColumnsAreJsonFieldNames) {
+  const Planner planner = effort_planner(0);
+  const std::vector<PointResult> points{planner.plan(32)};
+  const testing::CsvTable csv = testing::read_csv(sweep_csv(points));
+  const nlohmann::json point = first_point(sweep_json(points, {}));
+  const nlohmann::json& plan = point.at("plans").at(0);
+  for (const std::string& column : csv.header) {
+    if (column == "gbs" || column == "exact" || column == "no_plan_reason")
+      EXPECT_TRUE(point.contains(column)) << column;
+    else if (column == "dp" || column == "dp_overlap" || column == "dp_p3")
+      EXPECT_TRUE(point.at("baselines").contains(column)) << column;
+    else
+      EXPECT_TRUE(plan.contains(column)) << column << " is not a JSON plan field";
+  }
+  EXPECT_EQ(std::stod(csv.rows[0].at("iteration_time_s")),
+            plan.at("iteration_time_s").get<double>());
+  EXPECT_EQ(std::stod(csv.rows[0].at("peak_memory_bytes")),
+            plan.at("peak_memory_bytes").get<double>());
+  EXPECT_EQ(csv.rows[0].at("stages_string"), plan.at("stages_string"));
+}
+
+// --top K: K rows per batch size, ranked from 1, in the order of PointResult::plans.
+TEST(Report, CsvAndJsonRankEveryPlan) {
+  const Planner planner = effort_planner(0, 3);
+  const std::vector<PointResult> points{planner.plan(32)};
+  ASSERT_EQ(points[0].plans.size(), 3u);
+  const testing::CsvTable csv = testing::read_csv(sweep_csv(points));
+  ASSERT_EQ(csv.rows.size(), 3u);
+  const nlohmann::json plans = first_point(sweep_json(points, {})).at("plans");
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(csv.rows[i].at("gbs"), "32");
+    EXPECT_EQ(csv.rows[i].at("rank"), std::to_string(i + 1));
+    EXPECT_EQ(csv.rows[i].at("stages_string"), stages_string(points[0].plans[i]));
+    EXPECT_EQ(csv.rows[i].at("micro_batches"), std::to_string(points[0].plans[i].micro_batches));
+    EXPECT_EQ(plans.at(i).at("rank"), i + 1);
+  }
+}
+
+// The context says how the report was made, so that a saved file can be reproduced.
+TEST(Report, JsonContextCarriesSettingsSearchProgramAndCommandLine) {
+  const Planner planner = effort_planner(0, 2);
+  TrainingSettings settings;
+  settings.min_micro_batch = 4;
+  settings.optimizer_scaling = 3;
+  SearchOptions search;
+  search.schedules = {Schedule::GPipe};
+  search.effort = 1234;
+  search.top = 2;
+  ReportContext context{&planner.model(), &planner.cluster()};
+  context.settings = &settings;
+  context.search = &search;
+  context.program_version = "pe-plan 9.9";
+  context.command_line = {"--top", "2", "--schedule", "gpipe"};
+  const nlohmann::json c =
+      nlohmann::json::parse(sweep_json({planner.plan(32)}, context)).at("context");
+  EXPECT_EQ(c.at("program_version"), "pe-plan 9.9");
+  EXPECT_EQ(c.at("command_line"), nlohmann::json({"--top", "2", "--schedule", "gpipe"}));
+  EXPECT_EQ(c.at("model"), "eight");
+  EXPECT_EQ(c.at("min_micro_batch"), 4);
+  EXPECT_EQ(c.at("optimizer_scaling"), 3.0);
+  EXPECT_TRUE(c.at("activation_bytes_per_sample").is_null());
+  EXPECT_EQ(c.at("schedules"), nlohmann::json({"gpipe"}));
+  EXPECT_EQ(c.at("search_effort"), 1234);
+  EXPECT_EQ(c.at("top"), 2);
+  EXPECT_FALSE(nlohmann::json::parse(sweep_json({}, {})).at("context").contains("top"));
 }
 
 }  // namespace

@@ -28,4 +28,10 @@ class OutputError : public Error {
 /// leaving a replaced file as it was.
 void write_file_atomically(const std::string& path, const std::string& content);
 
+/// Checks, without writing, the faults write_file_atomically would meet first, so that a
+/// long computation need not run for nothing: throws OutputError naming `path` when it is
+/// empty, ends in '/', is a directory, or when the directory it would be created in does
+/// not exist or is not a directory. Permissions and disk space are left to the write.
+void check_output_path(const std::string& path);
+
 }  // namespace pe

@@ -22,6 +22,17 @@ struct ReportContext {
   /// table explains it after the best plan of its batch size and compares the two; JSON
   /// adds it as "given_plan".
   const LayoutCost* given_plan = nullptr;
+  /// The training settings planned with; null: not described.
+  const TrainingSettings* settings = nullptr;
+  /// What the search was allowed (schedules, effort, top); null: not described.
+  const SearchOptions* search = nullptr;
+  /// The program and its version, e.g. "pe-plan 1.0"; empty: not described.
+  std::string program_version{};
+  /// The arguments the program was run with (argv[1..]), so that a saved report can be
+  /// reproduced; JSON writes them as "command_line" when not empty.
+  std::vector<std::string> command_line{};
+  /// Bubble filling of the explained plan (fill_bubbles); null: none. JSON adds it as "fill".
+  const FillResult* fill = nullptr;
 };
 
 /// A human-readable table, one row per batch size, then the best plan of one point spelled
@@ -31,11 +42,15 @@ struct ReportContext {
 std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context,
                         std::optional<int> explained = std::nullopt);
 
-/// CSV with header `gbs,dp,dp_overlap,dp_p3,hybrid,...` (see README), one row per point.
+/// CSV (RFC 4180) with header `gbs,rank,dp,dp_overlap,dp_p3,speedup,...,no_plan_reason` (see
+/// README; columns are named as the JSON fields of the same quantities): one row per plan,
+/// rank 1 the best, or one row with an empty rank and the reason for a point without plans.
+/// The dp columns are empty where plain data parallelism does not fit (Baselines::fits).
 std::string sweep_csv(const std::vector<PointResult>& points);
 
-/// JSON: the context, and for each point the baselines and every field of every plan
-/// ("bubbles" from Plan::simulation, null when a plan has none).
+/// JSON: the context (inputs, settings, program and command line, as far as given), and for
+/// each point the baselines (dp fields null when Baselines::fits is false) and every field
+/// of every plan ("rank" from 1; "bubbles" from Plan::simulation, null when a plan has none).
 std::string sweep_json(const std::vector<PointResult>& points, const ReportContext& context);
 
 /// One plan spelled out: shape, estimate, then a line per stage.
@@ -49,6 +64,9 @@ std::string bubble_json(const BubbleReport& report);
 
 /// Outcome of bubble filling: per item status and per stage utilization.
 std::string fill_text(const FillResult& result);
+
+/// The same as one line of JSON ({"complete": ..., "items": [...], "stages": [...]}).
+std::string fill_json(const FillResult& result);
 
 /// Speedup of a plan over one device, from its simulated time.
 double simulated_speedup(const Plan& plan, const Baselines& baselines);

@@ -131,7 +131,27 @@ bool is_special(const struct stat& info) {
          S_ISSOCK(info.st_mode);
 }
 
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+  throw OutputError("cannot write '" + path + "': " + why);
+}
+
 }  // namespace
+
+void check_output_path(const std::string& path) {
+  if (path.empty() || path.back() == '/') refuse(path, "not a file name");
+  if (open_descriptor(path) >= 0) return;
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) refuse(path, std::generic_category().message(EISDIR));
+    return;
+  }
+  // A new file (or a dangling link's target): its directory must exist.
+  std::string directory = directory_of(link_target(path));
+  if (directory.empty()) directory = "./";
+  if (::stat(directory.c_str(), &info) != 0)
+    refuse(path, "directory '" + directory + "': " + std::generic_category().message(errno));
+  if (!S_ISDIR(info.st_mode)) refuse(path, "'" + directory + "' is not a directory");
+}
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   if (path.empty() || path.back() == '/') fail(path, "not a file name", EISDIR);

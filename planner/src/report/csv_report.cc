@@ -2,32 +2,87 @@
 #include "report/format.h"
 
 namespace pe {
+namespace {
+
+using detail::format::json_number;
+
+// The columns; each is named as the JSON field of the same quantity.
+const std::vector<std::string> kCsvColumns{"gbs",
+                                           "rank",
+                                           "dp",
+                                           "dp_overlap",
+                                           "dp_p3",
+                                           "speedup",
+                                           "simulated_speedup",
+                                           "micro_batches",
+                                           "micro_batch_size",
+                                           "pipeline_replicas",
+                                           "schedule",
+                                           "stages_string",
+                                           "iteration_time_s",
+                                           "simulated_time_s",
+                                           "limiter",
+                                           "peak_memory_bytes",
+                                           "exact",
+                                           "no_plan_reason"};
+
+// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or
+// a line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string row(const std::vector<std::string>& cells) {
+  std::string text;
+  for (const std::string& cell : cells) text += (text.empty() ? "" : ",") + csv_field(cell);
+  return text + "\n";
+}
+
+// gbs, then the three data-parallel speedups: empty when plain data parallelism does not
+// fit a GPU (Baselines::fits false).
+std::vector<std::string> point_cells(const PointResult& p) {
+  const Baselines& b = p.baselines;
+  std::vector<std::string> cells{std::to_string(p.global_batch)};
+  for (double speedup : {b.dp, b.dp_overlap, b.dp_p3})
+    cells.push_back(b.fits ? json_number(speedup) : "");
+  return cells;
+}
+
+std::vector<std::string> plan_cells(const Plan& plan, const Baselines& b) {
+  return {json_number(plan.speedup),
+          json_number(simulated_speedup(plan, b)),
+          std::to_string(plan.micro_batches),
+          std::to_string(plan.micro_batch_size),
+          std::to_string(plan.pipeline_replicas),
+          to_string(plan.schedule),
+          stages_string(plan),
+          json_number(plan.iteration_time),
+          json_number(plan.simulated_time),
+          to_string(plan.limiter),
+          json_number(detail::format::peak_memory(plan))};
+}
+
+std::string plan_row(const PointResult& p, std::size_t rank, const Plan* plan) {
+  std::vector<std::string> cells = point_cells(p);
+  cells.insert(cells.begin() + 1, plan ? std::to_string(rank) : "");
+  const std::vector<std::string> rest =
+      plan ? plan_cells(*plan, p.baselines) : std::vector<std::string>(11);
+  cells.insert(cells.end(), rest.begin(), rest.end());
+  cells.push_back(p.exact ? "true" : "false");
+  cells.push_back(plan ? "" : p.no_plan_reason);
+  return row(cells);
+}
+
+}  // namespace
 
 std::string sweep_csv(const std::vector<PointResult>& points) {
-  using detail::format::json_number;
-  std::string text =
-      "gbs,dp,dp_overlap,dp_p3,hybrid,simulated,microbatches,micro_batch_size,replicas,"
-      "schedule,stages,iteration_ms,simulated_ms,limiter,peak_memory_gb,exact\n";
+  std::string text = row(kCsvColumns);
   for (const PointResult& p : points) {
-    const Baselines& b = p.baselines;
-    // Plain data parallelism that does not fit a GPU (Baselines::fits false) has no
-    // speedup: its three fields are left empty.
-    text += std::to_string(p.global_batch) + ",";
-    for (double speedup : {b.dp, b.dp_overlap, b.dp_p3})
-      text += (b.fits ? json_number(speedup) : "") + ",";
-    const Plan* plan = p.best();
-    if (!plan) {
-      text += std::string(",,,,,,,,,,,") + (p.exact ? "true" : "false") + "\n";
-      continue;
-    }
-    Bytes peak = 0;
-    for (const PlanStage& s : plan->stages) peak = std::max(peak, s.peak_memory());
-    text += json_number(plan->speedup) + "," + json_number(simulated_speedup(*plan, b)) + "," +
-            std::to_string(plan->micro_batches) + "," + std::to_string(plan->micro_batch_size) +
-            "," + std::to_string(plan->pipeline_replicas) + "," + to_string(plan->schedule) + "," +
-            stages_string(*plan) + "," + json_number(plan->iteration_time * 1e3) + "," +
-            json_number(plan->simulated_time * 1e3) + "," + to_string(plan->limiter) + "," +
-            json_number(peak / kGB) + "," + (p.exact ? "true" : "false") + "\n";
+    if (p.plans.empty()) text += plan_row(p, 0, nullptr);
+    for (std::size_t i = 0; i < p.plans.size(); ++i) text += plan_row(p, i + 1, &p.plans[i]);
   }
   return text;
 }

@@ -64,6 +64,12 @@ std::vector<std::string> right_columns(const std::vector<std::vector<std::string
   return lines;
 }
 
+Bytes peak_memory(const Plan& plan) {
+  Bytes peak = 0;
+  for (const PlanStage& s : plan.stages) peak = std::max(peak, s.peak_memory());
+  return peak;
+}
+
 namespace {
 
 using Json = nlohmann::ordered_json;

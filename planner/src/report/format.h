@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "pe/plan.h"
+
 namespace pe::detail::format {
 
 /// `value` with `digits` decimals, locale-independent. A value that rounds to zero prints
@@ -37,6 +39,9 @@ std::string stage_label(const std::vector<std::string>& names, int stage);
 /// without newlines.
 std::vector<std::string> right_columns(const std::vector<std::vector<std::string>>& rows,
                                        const std::vector<std::size_t>& min_widths);
+
+/// The largest peak memory of the plan's stages (0 for a plan without stages).
+Bytes peak_memory(const Plan& plan);
 
 /// How json_line writes a JSON value.
 struct JsonStyle {

@@ -70,6 +70,7 @@ Json plan_value(const Plan& p, const Baselines& b) {
           {"speedup", p.speedup},
           {"simulated_speedup", simulated_speedup(p, b)},
           {"limiter", to_string(p.limiter)},
+          {"peak_memory_bytes", detail::format::peak_memory(p)},
           {"stages", stages},
           {"bubbles", p.simulation ? bubbles_value(p.simulation->bubbles) : Json()}};
 }
@@ -81,24 +82,47 @@ Json baselines_value(const Baselines& b) {
           {"max_device_batch", b.max_device_batch},
           {"accumulation_steps", b.accumulation_steps},
           {"fits", b.fits},
-          {"dp", b.dp},
-          {"dp_overlap", b.dp_overlap},
-          {"dp_p3", b.dp_p3}};
+          {"dp", b.fits ? Json(b.dp) : Json()},
+          {"dp_overlap", b.fits ? Json(b.dp_overlap) : Json()},
+          {"dp_p3", b.fits ? Json(b.dp_p3) : Json()}};
+}
+
+// A plan of a point, with its rank (1: the best).
+Json ranked_plan_value(const Plan& plan, std::size_t rank, const Baselines& b) {
+  Json value{{"rank", rank}};
+  value.update(plan_value(plan, b));
+  return value;
 }
 
 // A point on one line but for its plans, which start a line each.
 std::string point_text(const PointResult& p) {
   std::string plans;
-  for (const Plan& plan : p.plans)
-    plans += (plans.empty() ? "" : ",\n      ") + line(plan_value(plan, p.baselines));
+  for (std::size_t i = 0; i < p.plans.size(); ++i)
+    plans += (plans.empty() ? "" : ",\n      ") +
+             line(ranked_plan_value(p.plans[i], i + 1, p.baselines));
   const Json reason = p.plans.empty() ? Json(p.no_plan_reason) : Json();
   return "{\"gbs\": " + line(p.global_batch) +
          ", \"baselines\": " + line(baselines_value(p.baselines)) + ",\n     \"plans\": [" + plans +
          "], \"exact\": " + line(p.exact) + ", \"no_plan_reason\": " + line(reason) + "}";
 }
 
+Json search_value(const SearchOptions& s) {
+  Json schedules = Json::array();
+  for (Schedule schedule : s.schedules) schedules.push_back(to_string(schedule));
+  return {{"schedules", schedules}, {"search_effort", s.effort}, {"top", s.top}};
+}
+
+Json settings_value(const TrainingSettings& s) {
+  const auto& activation = s.activation_bytes_per_sample;
+  return {{"min_micro_batch", s.min_micro_batch},
+          {"optimizer_scaling", s.optimizer_scaling},
+          {"activation_bytes_per_sample", activation ? Json(*activation) : Json()}};
+}
+
 Json context_value(const ReportContext& c) {
   Json context = Json::object();
+  if (!c.program_version.empty()) context["program_version"] = c.program_version;
+  if (!c.command_line.empty()) context["command_line"] = c.command_line;
   if (c.model) {
     context["model"] = c.model->name;
     context["source"] = c.model->source;
@@ -112,6 +136,8 @@ Json context_value(const ReportContext& c) {
     context["inter_allreduce_bw"] = c.cluster->network.inter_allreduce;
     context["inter_p2p_bw"] = c.cluster->network.inter_p2p;
   }
+  if (c.settings) context.update(settings_value(*c.settings));
+  if (c.search) context.update(search_value(*c.search));
   return context;
 }
 
@@ -131,9 +157,33 @@ Json given_value(const std::vector<PointResult>& points, const LayoutCost& given
   return value;
 }
 
+Json fill_value(const FillResult& r) {
+  Json items = Json::array();
+  for (const ItemFill& item : r.items)
+    items.push_back({{"name", item.name},
+                     {"status", to_string(item.status)},
+                     {"pieces", item.pieces},
+                     {"placed", item.placed},
+                     {"iteration", item.iteration >= 0 ? Json(item.iteration + 1) : Json()},
+                     {"finish_s", item.iteration >= 0 ? Json(item.finish) : Json()}});
+  Json stages = Json::array();
+  for (const StageFill& s : r.stages)
+    stages.push_back({{"stage", s.stage},
+                      {"compute_s", s.compute},
+                      {"filler_first_s", s.filler_first},
+                      {"filler_total_s", s.filler_total},
+                      {"utilization_before", s.utilization_before},
+                      {"utilization_first", s.utilization_first},
+                      {"utilization_mean", s.utilization_mean}});
+  return {
+      {"complete", r.complete}, {"iterations", r.iterations}, {"items", items}, {"stages", stages}};
+}
+
 }  // namespace
 
 std::string bubble_json(const BubbleReport& report) { return line(bubbles_value(report)); }
+
+std::string fill_json(const FillResult& result) { return line(fill_value(result)); }
 
 std::string sweep_json(const std::vector<PointResult>& points, const ReportContext& context) {
   std::string body;
@@ -141,8 +191,9 @@ std::string sweep_json(const std::vector<PointResult>& points, const ReportConte
   const std::string given =
       context.given_plan ? ",\n  \"given_plan\": " + line(given_value(points, *context.given_plan))
                          : "";
+  const std::string fill = context.fill ? ",\n  \"fill\": " + fill_json(*context.fill) : "";
   return "{\n  \"context\": " + line(context_value(context)) + ",\n  \"points\": [" + body +
-         "\n  ]" + given + "\n}\n";
+         "\n  ]" + given + fill + "\n}\n";
 }
 
 }  // namespace pe

@@ -1,0 +1,272 @@
+// What pe-plan and sched-pipeline promise about their outputs: bad output paths and outputs
+// that would overwrite an input or each other fail before planning; a failed write to
+// standard output is an error; CSV and JSON carry what a script needs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/program.h"
+#include "report/csv_table.h"
+#include "test_paths.h"
+
+namespace pe::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kData = PE_TEST_DATA_DIR;
+const std::string kChain = kData + "/graphs/chain.txt";
+const std::vector<std::string> kChainArgs{"--profile", kChain, "--pbs", "8", "--gbs", "8"};
+
+ProgramResult pe_plan(std::vector<std::string> args) {
+  args.insert(args.begin(), kChainArgs.begin(), kChainArgs.end());
+  return run_program(pe_plan_program(), args);
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A fresh scratch folder, removed at the end of the test.
+class Scratch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("pe-outputs-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  // A copy of `source` in the scratch folder.
+  std::string copy(const std::string& source, const std::string& name) const {
+    fs::copy_file(source, path(name));
+    return path(name);
+  }
+
+ private:
+  fs::path dir_;
+};
+
+using PePlanOutputPath = Scratch;
+
+TEST_F(PePlanOutputPath, MissingDirectoryFailsBeforePlanningNamingFlagAndPath) {
+  for (const char* flag : {"--trace", "--svg", "--plot", "--export-sched"}) {
+    const std::string bad = path("missing/out.file");
+    const ProgramResult r = pe_plan({flag, bad, "--hosts", "a,b,c,d"});
+    EXPECT_EQ(r.exit_code, 1) << flag << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << flag << ": the table was printed, so planning ran";
+    EXPECT_THAT(r.err, AllOf(HasSubstr(std::string(flag) + ": cannot write '" + bad + "'"),
+                             HasSubstr("No such file or directory")));
+  }
+}
+
+TEST_F(PePlanOutputPath, DirectoryFailsBeforePlanning) {
+  for (const char* flag : {"--trace", "--svg", "--plot", "--export-sched"}) {
+    const ProgramResult r = pe_plan({flag, path(""), "--hosts", "a"});
+    EXPECT_EQ(r.exit_code, 1) << flag << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << flag;
+    EXPECT_THAT(r.err, HasSubstr(flag)) << flag;
+    const std::string dir = path("sub");
+    fs::create_directory(dir);
+    const ProgramResult named = pe_plan({flag, dir, "--hosts", "a"});
+    EXPECT_EQ(named.exit_code, 1) << flag;
+    EXPECT_THAT(named.err,
+                HasSubstr(std::string(flag) + ": cannot write '" + dir + "': Is a directory"));
+  }
+}
+
+TEST_F(PePlanOutputPath, FileAsDirectoryFailsBeforePlanning) {
+  const std::string file = copy(kChain, "plain.txt");
+  const ProgramResult r = pe_plan({"--svg", file + "/out.svg"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_THAT(r.err, HasSubstr("--svg: cannot write '" + file + "/out.svg'"));
+}
+
+// Each pair must be refused (exit 2) naming both flags, and the input left as it was.
+TEST_F(PePlanOutputPath, OutputOnAnInputIsRefused) {
+  const std::string profile = copy(kChain, "chain.txt");
+  const std::string cluster = copy(kData + "/robustness/cluster/two_by_two.yml", "cluster.yml");
+  const std::string work = copy(kData + "/work/kfac.yml", "work.yml");
+  struct Case {
+    std::vector<std::string> args;
+    std::string output_flag, input_flag, input;
+  };
+  const std::vector<Case> cases{
+      {{"--profile", profile, "--trace", profile}, "--trace", "--profile", profile},
+      {{"--cluster", cluster, "--plot", cluster}, "--plot", "--cluster", cluster},
+      // Another spelling of the same file is the same file.
+      {{"--fill", work, "--hosts", "a", "--export-sched", path("./work.yml")},
+       "--export-sched",
+       "--fill",
+       work},
+  };
+  for (const Case& c : cases) {
+    const std::string before = read(c.input);
+    const ProgramResult r = pe_plan(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.output_flag << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.output_flag;
+    EXPECT_THAT(r.err, AllOf(HasSubstr(c.output_flag + " '"), HasSubstr(c.input_flag + " '"),
+                             HasSubstr("an output would overwrite an input")));
+    EXPECT_EQ(read(c.input), before) << c.input << " was changed";
+  }
+}
+
+TEST_F(PePlanOutputPath, TwoOutputsOnOneFileAreRefused) {
+  // Not there yet: compared by normal form.
+  const ProgramResult fresh = pe_plan({"--trace", path("both"), "--svg", path("./both")});
+  EXPECT_EQ(fresh.exit_code, 2) << fresh.err;
+  EXPECT_THAT(fresh.err, AllOf(HasSubstr("--svg '"), HasSubstr("--trace '"),
+                               HasSubstr("two outputs would overwrite each other")));
+  EXPECT_FALSE(fs::exists(path("both")));
+  // There: compared by identity (a hard link is another name of the same file).
+  std::ofstream(path("old")) << "old";
+  fs::create_hard_link(path("old"), path("link"));
+  const ProgramResult old = pe_plan({"--plot", path("old"), "--trace", path("link")});
+  EXPECT_EQ(old.exit_code, 2) << old.err;
+  EXPECT_THAT(old.err, AllOf(HasSubstr("--trace '"), HasSubstr("--plot '")));
+  EXPECT_EQ(read(path("old")), "old");
+}
+
+TEST_F(PePlanOutputPath, DistinctOutputsAndSharedDevicesAreWritten) {
+  const ProgramResult r =
+      pe_plan({"--trace", path("t.json"), "--svg", path("t.svg"), "--plot", "/dev/null",
+               "--export-sched", "/dev/null", "--hosts", "a,b,c,d,e,f,g,h"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(path("t.json")));
+  EXPECT_TRUE(fs::exists(path("t.svg")));
+}
+
+// Runs `command` with the shell; returns its exit status and what it wrote to stderr.
+ProgramResult shell(const std::string& command, const std::string& err_file) {
+  const int status = std::system((command + " 2>" + err_file).c_str());
+  ProgramResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = read(err_file);
+  return r;
+}
+
+using StandardOutput = Scratch;
+
+// PipeEdge's runtime reads the schedule from stdout, a script the report: a write that
+// fails (disk full, closed descriptor) must not exit 0.
+TEST_F(StandardOutput, FailedWriteExitsOneWithAMessage) {
+  const std::string dir = kData + "/pipeedge/example/";
+  const std::string sched = sched_pipeline_program() + " -M " + dir + "models.yml -T " + dir +
+                            "device_types.yml -D " + dir + "devices.yml";
+  const std::string plan = pe_plan_program() + " --profile " + kChain + " --pbs 8 --gbs 8";
+  const std::vector<std::pair<std::string, std::string>> commands{
+      {sched, "sched-pipeline"},
+      {pe_plan_program() + " sched-pipeline -M " + dir + "models.yml -T " + dir +
+           "device_types.yml -D " + dir + "devices.yml",
+       "sched-pipeline"},
+      {plan, "pe-plan"},
+      {plan + " --format csv", "pe-plan"},
+      {plan + " --format json", "pe-plan"},
+      {pe_plan_program() + " --help", "pe-plan"}};
+  for (const auto& [command, program] : commands) {
+    for (const char* redirect : {" >/dev/full", " >&-"}) {
+      const ProgramResult r = shell(command + redirect, path("err"));
+      EXPECT_EQ(r.exit_code, 1) << command << redirect << ": " << r.err;
+      EXPECT_THAT(r.err, HasSubstr(program + ": cannot write standard output"))
+          << command << redirect;
+    }
+    EXPECT_EQ(shell(command + " >/dev/null", path("err")).exit_code, 0) << command;
+  }
+}
+
+TEST(PePlanJson, FillResultsAreInTheJsonNotOnStderr) {
+  const std::vector<std::string> args{"--profile",   kChain, "--pbs",     "8",
+                                      "--gbs",       "64",   "--devices", "4",
+                                      "--memory-gb", "1e-6", "--fill",    kData + "/work/kfac.yml"};
+  std::vector<std::string> json_args = args;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  const ProgramResult json = run_program(pe_plan_program(), json_args);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.err, Not(HasSubstr("bubble filling")));
+  const nlohmann::json fill = nlohmann::json::parse(json.out).at("fill");
+  EXPECT_EQ(fill.at("items").size(), 4u) << fill;
+  EXPECT_EQ(fill.at("items").at(0).at("name"), "curvature-a");
+  EXPECT_TRUE(fill.contains("complete"));
+  const ProgramResult table = run_program(pe_plan_program(), args);
+  EXPECT_THAT(table.err, HasSubstr("bubble filling"));
+}
+
+TEST(PePlanJson, ContextSaysHowToReproduceTheReport) {
+  const std::vector<std::string> args{"--profile",
+                                      kChain,
+                                      "--pbs",
+                                      "8",
+                                      "--gbs",
+                                      "8",
+                                      "--mbs",
+                                      "2",
+                                      "--schedule",
+                                      "gpipe",
+                                      "--top",
+                                      "2",
+                                      "--search-effort",
+                                      "5000",
+                                      "--optimizer-scaling",
+                                      "3",
+                                      "--format",
+                                      "json"};
+  const ProgramResult r = run_program(pe_plan_program(), args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json c = nlohmann::json::parse(r.out).at("context");
+  EXPECT_THAT(c.at("program_version").get<std::string>(), HasSubstr("pe-plan "));
+  EXPECT_EQ(c.at("command_line"), nlohmann::json(args));
+  EXPECT_EQ(c.at("model"), "chain");
+  EXPECT_EQ(c.at("source"), kChain);
+  EXPECT_EQ(c.at("profile_batch_size"), 8.0);
+  EXPECT_EQ(c.at("min_micro_batch"), 2);
+  EXPECT_EQ(c.at("optimizer_scaling"), 3.0);
+  EXPECT_TRUE(c.contains("activation_bytes_per_sample"));
+  EXPECT_EQ(c.at("schedules"), nlohmann::json({"gpipe"}));
+  EXPECT_EQ(c.at("search_effort"), 5000);
+  EXPECT_EQ(c.at("top"), 2);
+}
+
+TEST(PePlanCsv, TopGivesRankedRowsAndNoPlanRowsGiveTheReason) {
+  const ProgramResult top =
+      run_program(pe_plan_program(), {"--profile", kChain, "--pbs", "8", "--gbs", "8,16",
+                                      "--devices", "4", "--top", "2", "--format", "csv"});
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const CsvTable csv = read_csv(top.out);
+  ASSERT_EQ(csv.rows.size(), 4u) << top.out;
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(csv.rows[i].at("gbs"), i < 2 ? "8" : "16");
+    EXPECT_EQ(csv.rows[i].at("rank"), std::to_string(i % 2 + 1));
+    EXPECT_EQ(csv.rows[i].at("no_plan_reason"), "");
+  }
+  const ProgramResult none = run_program(
+      pe_plan_program(),
+      {"--profile", kChain, "--pbs", "8", "--gbs", "64", "--memory-gb", "1e-9", "--format", "csv"});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  const CsvTable empty = read_csv(none.out);
+  ASSERT_EQ(empty.rows.size(), 1u);
+  EXPECT_EQ(empty.rows[0].at("rank"), "");
+  EXPECT_EQ(empty.rows[0].at("speedup"), "");
+  EXPECT_THAT(empty.rows[0].at("no_plan_reason"), HasSubstr("state 2 alone needs"));
+}
+
+}  // namespace
+}  // namespace pe::testing

@@ -143,6 +143,30 @@ TEST(InputFileSize, EndlessInputIsRefused) {
                                   {"/dev/zero: more than 256 MiB"});
 }
 
+// A list of `n` one-GPU machine groups, one per line ("  - {gpus: 1}": 3 nodes each).
+std::string one_gpu_groups(int n) {
+  std::string text = "machines:\n";
+  for (int i = 0; i < n; ++i) text += "  - {gpus: 1}\n";
+  return text;
+}
+
+TEST(YamlNodeLimit, ClusterFileIsRefusedBeforeItsTreeIsBuilt) {
+  // 1 (root) + 2 (machines key, list) + 3 a group: group 33,333 holds node 100,001.
+  EXPECT_EQ(parse_cluster_yaml(one_gpu_groups(33332), "c.yml").machine_gpus.size(), 33332u);
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml(one_gpu_groups(40000), "c.yml"); },
+      {"c.yml:33334: machines: more than 100000 YAML nodes", "expected a smaller file"});
+}
+
+TEST(YamlNodeLimit, ModelsFileNamesTheKeyOfTheLongList) {
+  std::string text = "m:\n  layers: 2000000\n  mem_MB: [";
+  for (int i = 0; i < 1000000; ++i) text += "1,";
+  text += "1]\n";
+  std::vector<std::string> warnings;
+  expect_error_naming<InputError>([&] { parse_pipeedge_model(text, "models.yml", "m", warnings); },
+                                  {"models.yml:3: m.mem_MB: more than 1000000 YAML nodes"});
+}
+
 TEST(InputFilePath, AnEmptyPathSaysSo) {
   expect_error_naming<InputError>([] { load_cluster_yaml(""); }, {"empty file name"});
   expect_error_naming<InputError>([] { load_work_yaml(""); }, {"empty file name"});

@@ -137,12 +137,16 @@ class FirstPass : public YAML::EventHandler {
                                                   std::to_string(first->second) + ")");
   }
 
-  /// ": a.b.c", the keys of the enclosing maps; "" at the top.
+  /// ": a.b.c", the keys under which the node being counted sits; "" at the top. In the
+  /// innermost map the latest key counts only when the node is its value.
   std::string key_path() const {
     std::string path;
-    for (const Frame& frame : frames_)
-      if (frame.is_map && !frame.last_key.empty())
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& frame = frames_[i];
+      const bool at_value = i + 1 < frames_.size() || frame.nodes % 2 == 1;
+      if (frame.is_map && at_value && !frame.last_key.empty())
         path += (path.empty() ? "" : ".") + frame.last_key;
+    }
     return path.empty() ? "" : ": " + path;
   }
 

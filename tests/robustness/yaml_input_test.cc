@@ -156,6 +156,12 @@ TEST(YamlNodeLimit, ClusterFileIsRefusedBeforeItsTreeIsBuilt) {
   expect_error_naming<InputError>(
       [] { parse_cluster_yaml(one_gpu_groups(40000), "c.yml"); },
       {"c.yml:33334: machines: more than 100000 YAML nodes", "expected a smaller file"});
+  // The key path names the keys a node is the value of: node 100,001 is the `type` key of
+  // group 19,999 (7 nodes before the list, 5 a group), under machines, not machines.gpus.
+  std::string typed = "bandwidth_GBps: {intra: 1}\nmachines:\n";
+  for (int i = 0; i < 20001; ++i) typed += "  - {gpus: 1, type: a}\n";
+  expect_error_naming<InputError>([&] { parse_cluster_yaml(typed, "c.yml"); },
+                                  {"c.yml:20001: machines: more than 100000 YAML nodes"});
 }
 
 TEST(YamlNodeLimit, ModelsFileNamesTheKeyOfTheLongList) {

@@ -173,6 +173,26 @@ TEST(YamlNodeLimit, ModelsFileNamesTheKeyOfTheLongList) {
                                   {"models.yml:3: m.mem_MB: more than 1000000 YAML nodes"});
 }
 
+TEST(YamlControlCharacters, AreEscapedInErrorsAndWarnings) {
+  std::vector<std::string> warnings;
+  parse_pipeedge_model(
+      "m:\n  layers: 1\n  mem_MB: [1]\n  parameters_in: 1\n  parameters_out: [1]\n"
+      "  \"x\\e[2J\": 1\n",
+      "models.yml", "m", warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("unknown key 'x\\x1b[2J' ignored"), std::string::npos) << warnings[0];
+  expect_error_naming<InputError>(
+      [] {
+        parse_work_yaml("items:\n  - {name: a, duration_ms: 1, after: \"b\\e[2J\"}\n", "w.yml");
+      },
+      {"w.yml:2: after: no item named 'b\\x1b[2J'"});
+  expect_error_naming<InputError>(
+      [] {
+        parse_work_yaml("items:\n  - {name: \"a\\e\", after: \"a\\e\", duration_ms: 1}\n", "w.yml");
+      },
+      {"'after' of item 'a\\x1b' leads back to itself"});
+}
+
 TEST(InputFilePath, AnEmptyPathSaysSo) {
   expect_error_naming<InputError>([] { load_cluster_yaml(""); }, {"empty file name"});
   expect_error_naming<InputError>([] { load_work_yaml(""); }, {"empty file name"});

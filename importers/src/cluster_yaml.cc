@@ -13,6 +13,10 @@ using namespace detail::yaml_input;
 constexpr long long kMaxGpus = 1000000;
 // The most machines in one group, and GPUs per machine.
 constexpr long long kMaxPerGroup = 100000;
+// The most YAML nodes a cluster file may hold (some 20,000 machine groups written out one
+// by one; `count` describes more): checked before the tree is built, which keeps a runaway
+// file from taking gigabytes.
+constexpr std::size_t kMaxClusterNodes = 100000;
 
 void read_machines(const YAML::Node& list, const std::string& file, Cluster& cluster) {
   if (!list.IsSequence() || list.size() == 0)
@@ -75,7 +79,7 @@ void read_bandwidth(const YAML::Node& map, const std::string& file, Network& net
 }  // namespace
 
 Cluster parse_cluster_yaml(const std::string& text, const std::string& file) {
-  YAML::Node root = parse(text, file);
+  YAML::Node root = parse(text, file, kMaxClusterNodes);
   if (!root.IsMap()) throw InputError(file, "expected a map with a 'machines' key");
   only_keys(root, {"machines", "bandwidth_GBps", "memory_GB"}, file, "the cluster file");
   Cluster cluster;

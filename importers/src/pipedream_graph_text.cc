@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <string_view>
+#include <unordered_set>
 
 #include "pe/error.h"
 
@@ -133,10 +134,24 @@ NodeLine parse_node(std::string_view line, const Where& where) {
   return node;
 }
 
-EdgeLine parse_edge(std::string_view line, const Where& where) {
+// An edge's ids as views into the text: repeated edge lines are told apart without
+// storing a copy of each.
+struct EdgeIds {
+  std::string_view source;
+  std::string_view target;
+  bool operator==(const EdgeIds&) const = default;
+};
+
+struct EdgeIdsHash {
+  std::size_t operator()(const EdgeIds& e) const {
+    const std::hash<std::string_view> hash;
+    return hash(e.source) * 31 + hash(e.target);
+  }
+};
+
+EdgeIds parse_edge(std::string_view line, const Where& where) {
   const std::vector<std::string_view> tokens = split(trim(line), kSeparator);
-  EdgeLine edge{std::string(trim(tokens[0])), "", where.line};
-  if (tokens.size() == 2) edge.target = std::string(trim(tokens[1]));
+  const EdgeIds edge{trim(tokens[0]), tokens.size() == 2 ? trim(tokens[1]) : std::string_view()};
   if (tokens.size() != 2 || edge.source.empty() || edge.target.empty())
     throw InputError(where.at(),
                      "expected an edge 'SRC_ID -- DST_ID' (an indented line), got " +
@@ -145,21 +160,30 @@ EdgeLine parse_edge(std::string_view line, const Where& where) {
   return edge;
 }
 
+// The text after a UTF-8 byte order mark, which some editors write at the start.
+std::string_view without_bom(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.starts_with(kBom)) text.remove_prefix(kBom.size());
+  return text;
+}
+
 }  // namespace
 
 GraphText read_graph_text(const std::string& text, const std::string& file) {
   GraphText graph;
+  std::unordered_set<EdgeIds, EdgeIdsHash> seen_edges;
   long number = 0;
-  for (std::string_view rest = text; !rest.empty();) {
+  for (std::string_view rest = without_bom(text); !rest.empty();) {
     const std::size_t end = rest.find('\n');
     const std::string_view line = rest.substr(0, end);
     rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
     const Where where{file, ++number};
     if (trim(line).empty()) continue;
-    if (is_space(line.front()))
-      graph.edges.push_back(parse_edge(line, where));
-    else
+    if (!is_space(line.front())) {
       graph.nodes.push_back(parse_node(trim(line), where));
+    } else if (const EdgeIds ids = parse_edge(line, where); seen_edges.insert(ids).second) {
+      graph.edges.push_back({std::string(ids.source), std::string(ids.target), number});
+    }
   }
   return graph;
 }

@@ -27,15 +27,17 @@ struct EdgeLine {
   long line = 0;
 };
 
-/// The lines of a file, in file order.
+/// The lines of a file, in file order. An edge line repeating an earlier one (same ids) is
+/// dropped as it is read, so that repeats cost no memory; the first keeps its line.
 struct GraphText {
   std::vector<NodeLine> nodes;
   std::vector<EdgeLine> edges;
 };
 
-/// Splits `text` into node and edge lines. Throws InputError at "file:line" for a wrong
-/// token count, an unknown, missing or repeated metadata key, a value that is not a
-/// finite non-negative number, or a `stage_id` that is not a non-negative integer.
+/// Splits `text` into node and edge lines; a UTF-8 byte order mark at the start is skipped. Throws
+/// InputError at "file:line" for a wrong token count, an unknown, missing or repeated metadata key,
+/// a value that is not a finite non-negative number, or a `stage_id` that is not a non-negative
+/// integer.
 GraphText read_graph_text(const std::string& text, const std::string& file);
 
 }  // namespace pe::detail::pipedream

@@ -68,13 +68,14 @@ bool select_profile(const std::vector<Profile>& matches, const std::string& wher
   const std::string key =
       "batch_size " + std::to_string(query.micro_batch) + " and dtype " + query.dtype;
   if (matches.empty()) {
-    warnings.push_back(where_type + ": no profile of model '" + query.model_name + "' with " + key +
-                       "; the type is skipped");
+    warnings.push_back(escape_controls(where_type + ": no profile of model '" + query.model_name +
+                                       "' with " + key + "; the type is skipped"));
     return false;
   }
   for (std::size_t k = 1; k < matches.size(); ++k)
-    warnings.push_back(where_type + ": profile " + matches[k].path + " also matches " + key +
-                       "; using the first, " + matches[0].path);
+    warnings.push_back(escape_controls(where_type + ": profile " + matches[k].path +
+                                       " also matches " + key + "; using the first, " +
+                                       matches[0].path));
   return true;
 }
 
@@ -93,8 +94,8 @@ bool read_type(const YAML::Node& key, const YAML::Node& entry, const std::string
   const YAML::Node list = model_profile_list(entry, file, name, query);
   const std::string where_type = where(file, key, name);
   if (!list || list.IsNull()) {
-    warnings.push_back(where_type + ": no profiles for model '" + query.model_name +
-                       "'; the type is skipped");
+    warnings.push_back(escape_controls(where_type + ": no profiles for model '" + query.model_name +
+                                       "'; the type is skipped"));
     return false;
   }
   const std::string path = name + ".model_profiles." + query.model_name;

@@ -66,9 +66,9 @@ std::vector<EdgeHost> parse_pipeedge_devices(const std::string& text, const std:
     if (index != kNoType) {
       for (const std::string& name : names) hosts.push_back(EdgeHost{name, index});
     } else if (!is_skipped(types, type) && !names.empty()) {
-      warnings.push_back(where(file, item.first, type) + ": device type '" + type +
-                         "' is not defined in the device types file; its " +
-                         std::to_string(names.size()) + " hosts are ignored");
+      warnings.push_back(escape_controls(where(file, item.first, type) + ": device type '" + type +
+                                         "' is not defined in the device types file; its " +
+                                         std::to_string(names.size()) + " hosts are ignored"));
     }
   }
   return hosts;

@@ -35,7 +35,8 @@ std::vector<std::uint64_t> expand_outputs(std::vector<std::uint64_t> outputs, st
   if (outputs.empty() && layers > 0)
     throw InputError(where(file, node, path), seen + "; expected at least one value");
   if (outputs.size() < layers) {
-    warnings.push_back(where(file, node, path) + ": " + seen + "; repeating the list cyclically");
+    warnings.push_back(
+        escape_controls(where(file, node, path) + ": " + seen + "; repeating the list cyclically"));
     const std::size_t block = outputs.size();
     for (std::size_t k = block; k < layers; ++k) outputs.push_back(outputs[k % block]);
   }
@@ -55,8 +56,9 @@ std::vector<double> layer_memory(const YAML::Node& node, const std::string& file
     const std::string key = path + "[" + std::to_string(k) + "]";
     const double value = detail::yaml_input::number(node[k], file, key);
     if (value < 0)
-      warnings.push_back(where(file, node[k], key) + ": " + node[k].Scalar() +
-                         " MiB is negative (a difference of two memory readings); read as 0");
+      warnings.push_back(
+          escape_controls(where(file, node[k], key) + ": " + node[k].Scalar() +
+                          " MiB is negative (a difference of two memory readings); read as 0"));
     values.push_back(std::max(value, 0.0));
   }
   return values;

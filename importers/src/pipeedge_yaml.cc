@@ -50,7 +50,8 @@ void warn_unknown_keys(const YAML::Node& map, const std::vector<std::string>& kn
   for (const auto& item : map) {
     const std::string key = item.first.IsScalar() ? item.first.Scalar() : describe(item.first);
     if (std::find(known.begin(), known.end(), key) == known.end())
-      warnings.push_back(where(file, item.first, path) + ": unknown key '" + key + "' ignored");
+      warnings.push_back(
+          escape_controls(where(file, item.first, path) + ": unknown key '" + key + "' ignored"));
   }
 }
 

@@ -101,22 +101,47 @@ WorkItem read_item(const YAML::Node& map, const std::string& file) {
   return item;
 }
 
-// Unknown names and cycles in `after`, reported at the item's `after` key.
+// For each item, whether following `after` links from it (next[i], -1 for none) runs into
+// a cycle. Each item is walked once: O(n).
+std::vector<bool> leads_to_cycle(const std::vector<long>& next) {
+  enum class Walk : unsigned char { New, OnPath, Ends, Cycles };
+  std::vector<Walk> state(next.size(), Walk::New);
+  std::vector<std::size_t> path;
+  for (std::size_t i = 0; i < next.size(); ++i) {
+    long at = static_cast<long>(i);
+    for (path.clear(); at >= 0 && state[at] == Walk::New; at = next[at]) {
+      state[at] = Walk::OnPath;
+      path.push_back(static_cast<std::size_t>(at));
+    }
+    const Walk end = at < 0 || state[at] == Walk::Ends ? Walk::Ends : Walk::Cycles;
+    for (const std::size_t p : path) state[p] = end;
+  }
+  std::vector<bool> cycles(next.size());
+  for (std::size_t i = 0; i < next.size(); ++i) cycles[i] = state[i] == Walk::Cycles;
+  return cycles;
+}
+
+// Unknown names and cycles in `after`, reported at the item's `after` key, the first
+// faulty item in list order. O(n log n).
 void check_after(const WorkList& work, const std::vector<YAML::Node>& after_nodes,
                  const std::string& file) {
-  std::map<std::string, std::size_t> position;
-  for (std::size_t i = 0; i < work.items.size(); ++i) position[work.items[i].name] = i;
+  std::map<std::string, long> position;
+  for (std::size_t i = 0; i < work.items.size(); ++i)
+    position.emplace(work.items[i].name, static_cast<long>(i));
+  std::vector<long> next(work.items.size(), -1);
+  for (std::size_t i = 0; i < work.items.size(); ++i)
+    if (const auto it = position.find(work.items[i].after_item);
+        work.items[i].after == WorkAfter::Item && it != position.end())
+      next[i] = it->second;
+  const std::vector<bool> cycles = leads_to_cycle(next);
   for (std::size_t i = 0; i < work.items.size(); ++i) {
     const WorkItem& item = work.items[i];
     if (item.after != WorkAfter::Item) continue;
-    if (!position.count(item.after_item))
+    if (next[i] < 0)
       throw InputError(where(file, after_nodes[i], "after"), "no item named '" + item.after_item +
                                                                  "' (expected forward, backward "
                                                                  "or an item name)");
-    std::size_t at = i, steps = 0;
-    while (work.items[at].after == WorkAfter::Item && steps++ <= work.items.size())
-      at = position[work.items[at].after_item];
-    if (steps > work.items.size())
+    if (cycles[i])
       throw InputError(where(file, after_nodes[i], "after"),
                        "'after' of item '" + item.name + "' leads back to itself (a cycle)");
   }

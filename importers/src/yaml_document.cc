@@ -74,10 +74,13 @@ std::size_t null_insertion_point(const std::string& text, std::size_t pos) {
   return kNone;
 }
 
-/// Collects the facts of the first pass: duplicate keys throw, empty nodes are noted.
+/// Collects the facts of the first pass: duplicate keys throw, empty nodes are noted, and
+/// a document of more than `max_nodes` nodes throws at the first node past the limit,
+/// before yaml-cpp builds its tree (a few hundred bytes a node).
 class FirstPass : public YAML::EventHandler {
  public:
-  FirstPass(const std::string& text, const std::string& file) : text_(text), file_(file) {}
+  FirstPass(const std::string& text, const std::string& file, std::size_t max_nodes)
+      : text_(text), file_(file), max_nodes_(max_nodes) {}
 
   /// Indexes of `text` where a `~` makes an empty node explicit, in increasing order.
   const std::set<std::size_t>& insertions() const { return insertions_; }
@@ -98,13 +101,13 @@ class FirstPass : public YAML::EventHandler {
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
                        YAML::EmitterStyle::value) override {
     node(mark, nullptr);
-    frames_.push_back(Frame{false, 0, {}});
+    frames_.push_back(Frame{false, 0, {}, {}});
   }
   void OnSequenceEnd() override { frames_.pop_back(); }
   void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
                   YAML::EmitterStyle::value) override {
     node(mark, nullptr);
-    frames_.push_back(Frame{true, 0, {}});
+    frames_.push_back(Frame{true, 0, {}, {}});
   }
   void OnMapEnd() override { frames_.pop_back(); }
 
@@ -113,22 +116,44 @@ class FirstPass : public YAML::EventHandler {
     bool is_map;
     std::size_t nodes;                 ///< Nodes seen so far (keys and values alternate).
     std::map<std::string, long> keys;  ///< Scalar keys and their 1-based lines.
+    std::string last_key;              ///< The latest scalar key of a map.
   };
 
   /// Counts a node in its parent; a scalar key seen before in the same map throws.
   void node(const YAML::Mark& mark, const std::string* scalar) {
+    const long line = mark.is_null() ? 0 : mark.line + 1;
+    if (++nodes_ > max_nodes_)
+      throw InputError(location(file_, line) + key_path(),
+                       "more than " + std::to_string(max_nodes_) +
+                           " YAML nodes (each key, value, list and map counts), expected a "
+                           "smaller file");
     if (frames_.empty() || !frames_.back().is_map) return;
     Frame& map = frames_.back();
     if (map.nodes++ % 2 != 0 || scalar == nullptr) return;
-    const long line = mark.is_null() ? 0 : mark.line + 1;
+    map.last_key = *scalar;
     const auto [first, fresh] = map.keys.emplace(*scalar, line);
     if (!fresh)
       throw InputError(location(file_, line), "duplicate key '" + *scalar + "' (first at line " +
                                                   std::to_string(first->second) + ")");
   }
 
+  /// ": a.b.c", the keys under which the node being counted sits; "" at the top. In the
+  /// innermost map the latest key counts only when the node is its value.
+  std::string key_path() const {
+    std::string path;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& frame = frames_[i];
+      const bool at_value = i + 1 < frames_.size() || frame.nodes % 2 == 1;
+      if (frame.is_map && at_value && !frame.last_key.empty())
+        path += (path.empty() ? "" : ".") + frame.last_key;
+    }
+    return path.empty() ? "" : ": " + path;
+  }
+
   const std::string& text_;
   const std::string& file_;
+  std::size_t max_nodes_;
+  std::size_t nodes_ = 0;
   std::vector<Frame> frames_;
   std::set<std::size_t> insertions_;
 };
@@ -173,9 +198,9 @@ std::string with_nulls(const std::string& text, const std::set<std::size_t>& poi
 
 }  // namespace
 
-YAML::Node parse(const std::string& text, const std::string& file) {
+YAML::Node parse(const std::string& text, const std::string& file, std::size_t max_nodes) {
   std::istringstream stream(text);
-  FirstPass pass(text, file);
+  FirstPass pass(text, file, max_nodes);
   try {
     YAML::Parser parser(stream);
     parser.HandleNextDocument(pass);

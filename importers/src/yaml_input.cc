@@ -21,6 +21,10 @@ std::string read_text(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open file");
   std::string text;
+  // A regular file is read into a string of its size: growing by doubling would copy the
+  // text and hold up to three times its size at once.
+  if (const auto size = std::filesystem::file_size(path, ignored); !ignored)
+    text.reserve(std::min<std::uintmax_t>(size, max_bytes) + 1);
   std::vector<char> chunk(1 << 16);
   while (in) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));

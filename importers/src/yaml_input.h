@@ -11,10 +11,18 @@
 
 namespace pe::detail::yaml_input {
 
+/// The most nodes (keys, values, lists and maps) a YAML input may hold by default. yaml-cpp
+/// takes a few hundred bytes a node, so this bounds memory whatever the file's size.
+inline constexpr std::size_t kMaxYamlNodes = 1000000;
+
 /// Parses the first document of `text`; a syntax error becomes an InputError at its line,
 /// a key repeated in one map an InputError at the repeat ("duplicate key 'K' (first at
 /// line N)"). Empty nodes (`- ` or `key:` with nothing after) are marked at their own line.
-YAML::Node parse(const std::string& text, const std::string& file);
+/// A document of more than `max_nodes` nodes is refused, at the line and key path of the
+/// first node past the limit, by a first pass that holds no tree (memory stays near the
+/// text's size).
+YAML::Node parse(const std::string& text, const std::string& file,
+                 std::size_t max_nodes = kMaxYamlNodes);
 /// Reads and parses a file; an unreadable file becomes an InputError.
 YAML::Node load(const std::string& path);
 /// The most bytes an input file may hold (256 MiB): larger inputs, and endless ones such

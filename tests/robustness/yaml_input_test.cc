@@ -143,6 +143,56 @@ TEST(InputFileSize, EndlessInputIsRefused) {
                                   {"/dev/zero: more than 256 MiB"});
 }
 
+// A list of `n` one-GPU machine groups, one per line ("  - {gpus: 1}": 3 nodes each).
+std::string one_gpu_groups(int n) {
+  std::string text = "machines:\n";
+  for (int i = 0; i < n; ++i) text += "  - {gpus: 1}\n";
+  return text;
+}
+
+TEST(YamlNodeLimit, ClusterFileIsRefusedBeforeItsTreeIsBuilt) {
+  // 1 (root) + 2 (machines key, list) + 3 a group: group 33,333 holds node 100,001.
+  EXPECT_EQ(parse_cluster_yaml(one_gpu_groups(33332), "c.yml").machine_gpus.size(), 33332u);
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml(one_gpu_groups(40000), "c.yml"); },
+      {"c.yml:33334: machines: more than 100000 YAML nodes", "expected a smaller file"});
+  // The key path names the keys a node is the value of: node 100,001 is the `type` key of
+  // group 19,999 (7 nodes before the list, 5 a group), under machines, not machines.gpus.
+  std::string typed = "bandwidth_GBps: {intra: 1}\nmachines:\n";
+  for (int i = 0; i < 20001; ++i) typed += "  - {gpus: 1, type: a}\n";
+  expect_error_naming<InputError>([&] { parse_cluster_yaml(typed, "c.yml"); },
+                                  {"c.yml:20001: machines: more than 100000 YAML nodes"});
+}
+
+TEST(YamlNodeLimit, ModelsFileNamesTheKeyOfTheLongList) {
+  std::string text = "m:\n  layers: 2000000\n  mem_MB: [";
+  for (int i = 0; i < 1000000; ++i) text += "1,";
+  text += "1]\n";
+  std::vector<std::string> warnings;
+  expect_error_naming<InputError>([&] { parse_pipeedge_model(text, "models.yml", "m", warnings); },
+                                  {"models.yml:3: m.mem_MB: more than 1000000 YAML nodes"});
+}
+
+TEST(YamlControlCharacters, AreEscapedInErrorsAndWarnings) {
+  std::vector<std::string> warnings;
+  parse_pipeedge_model(
+      "m:\n  layers: 1\n  mem_MB: [1]\n  parameters_in: 1\n  parameters_out: [1]\n"
+      "  \"x\\e[2J\": 1\n",
+      "models.yml", "m", warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("unknown key 'x\\x1b[2J' ignored"), std::string::npos) << warnings[0];
+  expect_error_naming<InputError>(
+      [] {
+        parse_work_yaml("items:\n  - {name: a, duration_ms: 1, after: \"b\\e[2J\"}\n", "w.yml");
+      },
+      {"w.yml:2: after: no item named 'b\\x1b[2J'"});
+  expect_error_naming<InputError>(
+      [] {
+        parse_work_yaml("items:\n  - {name: \"a\\e\", after: \"a\\e\", duration_ms: 1}\n", "w.yml");
+      },
+      {"'after' of item 'a\\x1b' leads back to itself"});
+}
+
 TEST(InputFilePath, AnEmptyPathSaysSo) {
   expect_error_naming<InputError>([] { load_cluster_yaml(""); }, {"empty file name"});
   expect_error_naming<InputError>([] { load_work_yaml(""); }, {"empty file name"});

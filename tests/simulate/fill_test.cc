@@ -171,6 +171,21 @@ TEST(Fill, RejectsInvalidWork) {
   EXPECT_THROW(fill_bubbles(t, {}, bad), UsageError);
 }
 
+TEST(Fill, RejectsALongChainRunningIntoACycle) {
+  // w{i} after w{i+1}; the last two wait for each other. Every item runs into the cycle,
+  // so the first one is reported.
+  const int n = 30000;
+  WorkList work;
+  for (int i = 0; i < n; ++i)
+    work.items.push_back(item("w" + std::to_string(i), 1, WorkAfter::Item,
+                              "w" + std::to_string(i + 1 < n ? i + 1 : n - 2)));
+  EXPECT_THAT([&] { fill_bubbles(two_stage_timeline(), work); },
+              ThrowsMessage<InputError>(HasSubstr("work item 'w0': its 'after' dependencies")));
+  work.items.back().after_item = "nope";
+  EXPECT_THAT([&] { fill_bubbles(two_stage_timeline(), work); },
+              ThrowsMessage<InputError>(HasSubstr("work item 'w29999': after: unknown item")));
+}
+
 TEST(Fill, EmptyWorkIsComplete) {
   const FillResult r = fill_bubbles(two_stage_timeline(), WorkList{});
   EXPECT_TRUE(r.complete);

@@ -93,5 +93,34 @@ TEST(WorkYaml, CycleInAFile) {
   EXPECT_THROW(load_work_yaml(kData + "no-such-file.yml"), InputError);
 }
 
+// Items w0 ... w{n-1}, each after the previous one; with `closed`, w0 after the last.
+std::string chain_yaml(int n, bool closed) {
+  std::string text = "items:\n";
+  for (int i = 0; i < n; ++i) {
+    text += "  - {name: w" + std::to_string(i) + ", duration_ms: 1";
+    if (i > 0 || closed) text += ", after: w" + std::to_string(i > 0 ? i - 1 : n - 1);
+    text += "}\n";
+  }
+  return text;
+}
+
+TEST(WorkYaml, ReadsALongChain) {
+  const WorkList work = parse_work_yaml(chain_yaml(30000, false), "w.yml");
+  ASSERT_EQ(work.items.size(), 30000u);
+  EXPECT_EQ(work.items.back().after, WorkAfter::Item);
+  EXPECT_EQ(work.items.back().after_item, "w29998");
+}
+
+TEST(WorkYaml, ALongCycleIsReportedAtItsFirstItem) {
+  EXPECT_THAT([] { parse_work_yaml(chain_yaml(30000, true), "w.yml"); },
+              ThrowsMessage<InputError>(
+                  HasSubstr("w.yml:2: after: 'after' of item 'w0' leads back to itself")));
+  // An item that leads into a cycle is reported too, before the cycle's own items.
+  const std::string into = "items:\n  - {name: x, duration_ms: 1, after: w0}\n" +
+                           chain_yaml(3, true).substr(std::string("items:\n").size());
+  EXPECT_THAT([&] { parse_work_yaml(into, "w.yml"); },
+              ThrowsMessage<InputError>(HasSubstr("w.yml:2: after: 'after' of item 'x'")));
+}
+
 }  // namespace
 }  // namespace pe

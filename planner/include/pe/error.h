@@ -16,13 +16,18 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+/// `text` with control characters other than newline and tab (bytes 0x00-0x1f and 0x7f)
+/// written as "\xHH", so that names read from a file cannot drive the terminal.
+std::string escape_controls(const std::string& text);
+
 /// Malformed or inconsistent input data. The message names the file, the line (when known)
-/// and the key, the value seen and what was expected.
+/// and the key, the value seen and what was expected. Control characters in it (from
+/// names in the input) are escaped (escape_controls).
 class InputError : public Error {
  public:
   /// `where` is "file", "file:line" or "file:line: key"; `what` says what is wrong.
   InputError(const std::string& where, const std::string& what)
-      : Error(where.empty() ? what : where + ": " + what) {}
+      : Error(escape_controls(where.empty() ? what : where + ": " + what)) {}
 };
 
 /// An API call (or command line) that asks for something meaningless: a setting out of

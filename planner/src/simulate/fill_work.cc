@@ -44,16 +44,36 @@ void check_item(const WorkItem& item, int stage_count) {
   }
 }
 
-// Follows `after` links from every item; a walk longer than the list is a cycle.
+// For each item, whether following `next` links from it runs into a cycle. Each item is
+// walked once: O(n).
+std::vector<bool> leads_to_cycle(const std::vector<int>& next) {
+  enum class Walk : unsigned char { New, OnPath, Ends, Cycles };
+  std::vector<Walk> state(next.size(), Walk::New);
+  std::vector<int> path;
+  for (std::size_t i = 0; i < next.size(); ++i) {
+    int at = static_cast<int>(i);
+    for (path.clear(); at >= 0 && state[at] == Walk::New; at = next[at]) {
+      state[at] = Walk::OnPath;
+      path.push_back(at);
+    }
+    const Walk end = at < 0 || state[at] == Walk::Ends ? Walk::Ends : Walk::Cycles;
+    for (const int p : path) state[p] = end;
+  }
+  std::vector<bool> cycles(next.size());
+  for (std::size_t i = 0; i < next.size(); ++i) cycles[i] = state[i] == Walk::Cycles;
+  return cycles;
+}
+
+// Unknown `after` names and items whose `after` links run into a cycle, the first faulty
+// item in list order. O(n log n).
 void check_dependencies(const WorkList& work) {
   const std::vector<int> next = item_dependencies(work);
+  const std::vector<bool> cycles = leads_to_cycle(next);
   for (std::size_t i = 0; i < work.items.size(); ++i) {
     const WorkItem& item = work.items[i];
     if (item.after == WorkAfter::Item && next[i] < 0)
       bad(item, "after: unknown item '" + item.after_item + "'");
-    int at = static_cast<int>(i);
-    for (std::size_t steps = 0; at >= 0; ++steps, at = next[at])
-      if (steps > work.items.size()) bad(item, "its 'after' dependencies form a cycle");
+    if (cycles[i]) bad(item, "its 'after' dependencies form a cycle");
   }
 }
 

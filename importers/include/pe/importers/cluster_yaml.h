@@ -19,8 +19,9 @@ namespace pe {
 
 /// Reads a cluster file. Missing optional keys keep HPGO's V100 defaults. Throws
 /// InputError naming the file, line and key for unknown keys, wrong types, non-positive
-/// or non-finite numbers, a `type` that is not text, a second YAML document, and files that
-/// cannot be read or parsed.
+/// or non-finite numbers, a `type` that is not text, a second YAML document, more than
+/// 100,000 YAML nodes (checked before the document is built; use `count` for many
+/// machines), and files that cannot be read or parsed.
 Cluster load_cluster_yaml(const std::string& path);
 
 /// Same, from text; `file_label` names the input in error messages.

@@ -77,4 +77,45 @@ std::optional<std::vector<OperatorSet>> enumerate_cuts(const OperatorGraph& grap
   return cuts;
 }
 
+namespace {
+
+// Whether operator v has a consumer outside `cut`.
+bool feeds_outside(const OperatorGraph& g, std::size_t v, const OperatorSet& cut) {
+  for (auto [e, end] = boost::out_edges(v, g.graph); e != end; ++e)
+    if (!has(cut, boost::target(*e, g.graph))) return true;
+  return false;
+}
+
+CutState sums(const OperatorGraph& g, const OperatorSet& cut) {
+  CutState s;
+  for (std::size_t v = 0; v < g.operators.size(); ++v) {
+    if (!has(cut, v)) continue;
+    const NodeLine& op = g.operators[v];
+    s.forward += op.forward;
+    s.backward += op.backward;
+    s.activation += op.activation;
+    s.parameters += op.parameters;
+    if (feeds_outside(g, v, cut)) s.crossing += op.activation;
+  }
+  return s;
+}
+
+}  // namespace
+
+CutTable cut_table(const OperatorGraph& graph, const std::vector<std::size_t>& order,
+                   const std::vector<OperatorSet>& cuts) {
+  CutTable table;
+  for (const OperatorSet& cut : cuts) {
+    table.states.push_back(sums(graph, cut));
+    std::size_t p = order.size();
+    while (p > 0 && !has(cut, order[p - 1])) --p;
+    table.closing.push_back(p > 0 ? order[p - 1] : 0);
+  }
+  table.later.resize(cuts.size());
+  for (std::size_t i = 0; i < cuts.size(); ++i)
+    for (std::size_t j = i + 1; j < cuts.size(); ++j)
+      if (contained(cuts[i], cuts[j])) table.later[i].push_back(static_cast<std::uint32_t>(j));
+  return table;
+}
+
 }  // namespace pe::detail::pipedream

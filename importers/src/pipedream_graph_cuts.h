@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "pe/model.h"
 #include "pipedream_graph_dag.h"
 
 namespace pe::detail::pipedream {
@@ -34,5 +35,21 @@ std::size_t count(const OperatorSet& set);
 std::optional<std::vector<OperatorSet>> enumerate_cuts(const OperatorGraph& graph,
                                                        const std::vector<std::size_t>& order,
                                                        std::size_t limit = kMaxCuts);
+
+/// What the planner needs of a list of cuts sorted as enumerate_cuts sorts them.
+struct CutTable {
+  /// Per cut: sums of forward, backward, activation and parameters over its operators, and
+  /// the bytes crossing it (the activations of its operators with a consumer outside it,
+  /// each once). Names are left empty.
+  std::vector<CutState> states;
+  /// Per cut, the operator that closes it: its member latest in `order`.
+  std::vector<std::size_t> closing;
+  /// Per cut i, ascending, the cuts j > i that strictly contain it.
+  std::vector<std::vector<std::uint32_t>> later;
+};
+
+/// The CutTable of `cuts` (at most a few thousand: the containment is tested pairwise).
+CutTable cut_table(const OperatorGraph& graph, const std::vector<std::size_t>& order,
+                   const std::vector<OperatorSet>& cuts);
 
 }  // namespace pe::detail::pipedream

@@ -76,6 +76,58 @@ TEST(PipedreamGraphCuts, AreExactlyTheDownwardClosedSetsOnRandomDags) {
   }
 }
 
+// Random operator values: distinct powers of two, so that sums identify their operators.
+void number_operators(OperatorGraph& g) {
+  for (std::size_t v = 0; v < g.operators.size(); ++v) {
+    NodeLine& op = g.operators[v];
+    op.forward = 1 << v, op.backward = 2 << v, op.activation = 3 << v, op.parameters = 5 << v;
+  }
+}
+
+TEST(PipedreamGraphCuts, TableSumsCrossingAndContainmentMatchBruteForce) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + trial % 9;
+    OperatorGraph g = random_dag(n, (trial % 3 + 1) * 0.2, rng);
+    number_operators(g);
+    const std::vector<std::size_t> order = reverse_ready_order(g);
+    const std::vector<OperatorSet> cuts = *enumerate_cuts(g, order, 1u << n);
+    const CutTable table = cut_table(g, order, cuts);
+    ASSERT_EQ(table.states.size(), cuts.size());
+    for (std::size_t i = 0; i < cuts.size(); ++i) {
+      const unsigned mask = as_mask(cuts[i]);
+      double crossing = 0;
+      for (auto [e, end] = boost::edges(g.graph); e != end; ++e) {
+        const std::size_t u = boost::source(*e, g.graph), v = boost::target(*e, g.graph);
+        if ((mask >> u & 1) && !(mask >> v & 1)) crossing += 3 << u;
+      }
+      double once = 0;  // each operator's output counts once, however many consumers
+      for (std::size_t u = 0; u < n; ++u)
+        if (mask >> u & 1)
+          for (auto [e, end] = boost::out_edges(u, g.graph); e != end; ++e)
+            if (!(mask >> boost::target(*e, g.graph) & 1)) {
+              once += 3 << u;
+              break;
+            }
+      const CutState& s = table.states[i];
+      EXPECT_EQ(s.forward, mask) << "trial " << trial << " cut " << i;
+      EXPECT_EQ(s.backward, 2.0 * mask);
+      EXPECT_EQ(s.activation, 3.0 * mask);
+      EXPECT_EQ(s.parameters, 5.0 * mask);
+      EXPECT_EQ(s.crossing, once);
+      EXPECT_LE(s.crossing, crossing);
+      EXPECT_TRUE(mask >> table.closing[i] & 1);
+      for (std::size_t p = 0; p < n; ++p)
+        if (mask >> order[p] & 1)
+          EXPECT_LE(p, std::find(order.begin(), order.end(), table.closing[i]) - order.begin());
+      std::vector<std::uint32_t> later;
+      for (std::size_t j = i + 1; j < cuts.size(); ++j)
+        if ((mask & ~as_mask(cuts[j])) == 0) later.push_back(static_cast<std::uint32_t>(j));
+      EXPECT_EQ(table.later[i], later) << "trial " << trial << " cut " << i;
+    }
+  }
+}
+
 TEST(PipedreamGraphCuts, ChainHasOneCutPerOperatorInOrder) {
   std::mt19937 rng(1);
   const OperatorGraph g = random_dag(6, 0, rng);

@@ -14,7 +14,8 @@
 
 namespace pe::testing {
 
-/// Calls `visit` with every feasible plan of every shape: all cut sets, all widths
+/// Calls `visit` with every feasible plan of every shape: all chains of nested cuts (every
+/// cut set of a chain model), all widths
 /// (each stage at least one device, at most max_stage_width: the micro-batch unless it is
 /// the only stage; in total at most a copy's devices), stages packed from device 0 of each
 /// copy. Each plan's cost is evaluate()'s, so the stage samples are stage_samples'.
@@ -34,7 +35,8 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
         if (ev.fits) visit(ev.plan);
         return;
       }
-      for (std::size_t last = first; last < n; ++last)
+      for (std::size_t last = first; last < n; ++last) {
+        if (!cost.stage(first, last)) continue;  // state first - 1's cut is not inside last's
         for (int r = 1; r <= detail::max_stage_width(first == 0 && last + 1 == n, shape.micro_batch,
                                                      width - offset);
              ++r) {
@@ -42,6 +44,7 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
           place(last + 1, offset + r);
           spec.stages.pop_back();
         }
+      }
     };
     place(0, 0);
   }

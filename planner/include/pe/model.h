@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,9 +10,11 @@
 
 namespace pe {
 
-/// One cut point of the model: the set of operators that run before the cut. State i of a
-/// ModelProfile holds everything in states 0..i (cuts are nested), so a pipeline stage is a
-/// contiguous range of states and its cost is a difference of the cumulative sums below.
+/// One cut point of the model: the set of operators that run before the cut. In a chain
+/// model state i holds everything in states 0..i (cuts are nested); otherwise
+/// ModelProfile::later says which cuts contain which. A pipeline stage "first-last" holds the
+/// operators of state last's cut that are not in state first-1's (none for first = 0), which
+/// must be contained in it; its cost is a difference of the cumulative sums below.
 /// All values are for one mini-batch of the profile batch size.
 struct CutState {
   std::string name;      ///< The operator that closes this state (its description).
@@ -22,14 +25,25 @@ struct CutState {
   Bytes crossing = 0;    ///< Bytes that cross a cut placed right after this state.
 };
 
-/// A model as the planner sees it: an ordered list of nested cut states.
-/// Invariant: cumulative fields are non-decreasing; the last state holds the whole model.
+/// A model as the planner sees it: an ordered list of cut states.
+/// Invariant: cumulative fields do not decrease from a cut to one that contains it; the last
+/// state holds the whole model.
 struct ModelProfile {
   std::string name;                ///< Short name, e.g. "resnet50".
   std::string source;              ///< Where it came from (a path or "code").
   double profile_batch_size = 1;   ///< Batch size the times and activations were taken at.
   std::size_t operator_count = 0;  ///< Operators in the source graph (after clean-up).
   std::vector<CutState> states;    ///< Cut states in execution order, indexed from 0.
+  /// Empty for a chain (each state's cut contains every earlier one). Otherwise, per state i,
+  /// ascending, the states j > i whose cut strictly contains state i's; states are sorted so
+  /// that a contained cut comes first, and the last state contains every other.
+  std::vector<std::vector<std::uint32_t>> later;
+
+  /// True when the states are nested in index order (later is empty).
+  bool chain() const { return later.empty(); }
+  /// True when state `inner`'s cut is strictly inside state `outer`'s (for a chain:
+  /// inner < outer). Both must be states. O(log) in the number of states containing `inner`.
+  bool nested(std::size_t inner, std::size_t outer) const;
 
   /// Number of states.
   std::size_t size() const { return states.size(); }

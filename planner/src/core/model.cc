@@ -1,6 +1,8 @@
 #include "pe/model.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include "pe/error.h"
@@ -40,15 +42,25 @@ constexpr Field kFields[] = {{"forward", &CutState::forward, true, false},
                              {"parameters", &CutState::parameters, true, true},
                              {"crossing", &CutState::crossing, false, true}};
 
+// The largest value of `member` over the states whose cut is inside state i's: the previous
+// state in a chain, else those listing i in `later` (0 when there are none).
+double largest_inside(const ModelProfile& model, std::size_t i, double CutState::*member) {
+  if (model.chain()) return i > 0 ? model.states[i - 1].*member : 0;
+  double largest = 0;
+  for (std::size_t j = 0; j < i; ++j)
+    if (model.nested(j, i)) largest = std::max(largest, model.states[j].*member);
+  return largest;
+}
+
 // Throws when a field of state i is not finite and non-negative or, for cumulative fields,
-// smaller than in the previous state. An infinite cumulative value after finite ones is a
-// sum that overflowed, which the message says.
+// smaller than in a state whose cut it contains. An infinite cumulative value after finite
+// ones is a sum that overflowed, which the message says.
 void check_state(const ModelProfile& model, std::size_t i, const std::string& where) {
   const CutState& s = model.states[i];
   const std::string at = "state " + std::to_string(i) + " (" + s.name + "): ";
   for (const Field& field : kFields) {
     const double value = s.*field.member;
-    const double previous = i > 0 && field.cumulative ? model.states[i - 1].*field.member : 0;
+    const double previous = field.cumulative ? largest_inside(model, i, field.member) : 0;
     if (field.cumulative && std::isinf(value) && std::isfinite(previous))
       throw InputError(where, at + "cumulative " + field.name + " is " + describe(value) +
                                   ": the sum of the layers' values overflows a double");
@@ -77,7 +89,33 @@ void check_limits(const ModelProfile& model, std::size_t i, const std::string& w
                                   " bytes, expected at most 1e18 (an exabyte)");
 }
 
+// Throws unless `later` is empty or lists, for every state but the last, ascending later
+// states ending with the last one (which contains every cut).
+void check_later(const ModelProfile& model, const std::string& where) {
+  if (model.chain()) return;
+  const std::size_t n = model.states.size();
+  if (model.later.size() != n)
+    throw InputError(where, "the containment lists ('later') have " +
+                                std::to_string(model.later.size()) + " entries, expected " +
+                                std::to_string(n) + ", one per state");
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::vector<std::uint32_t>& l = model.later[i];
+    const bool sorted = std::adjacent_find(l.begin(), l.end(), std::greater_equal<>()) == l.end();
+    const bool ends_last = i + 1 == n ? l.empty() : !l.empty() && l.back() == n - 1;
+    if (!sorted || !ends_last || (!l.empty() && l.front() <= i))
+      throw InputError(where, "state " + std::to_string(i) +
+                                  ": its containing states ('later') are not ascending states "
+                                  "after it ending with the last state");
+  }
+}
+
 }  // namespace
+
+bool ModelProfile::nested(std::size_t inner, std::size_t outer) const {
+  if (chain()) return inner < outer;
+  const std::vector<std::uint32_t>& l = later[inner];
+  return std::binary_search(l.begin(), l.end(), static_cast<std::uint32_t>(outer));
+}
 
 Seconds ModelProfile::forward(std::size_t first, std::size_t last) const {
   return range(*this, first, last, &CutState::forward);
@@ -120,6 +158,7 @@ void validate(const ModelProfile& model, const std::string& where) {
     throw InputError(
         where, "profile batch size must be a number from 0.001 to 2^30, got " + describe(pbs));
   if (model.states.empty()) throw InputError(where, "the model has no layers");
+  check_later(model, where);
   for (std::size_t i = 0; i < model.states.size(); ++i) check_state(model, i, where);
   for (std::size_t i = 0; i < model.states.size(); ++i) check_limits(model, i, where);
 }

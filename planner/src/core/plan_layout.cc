@@ -53,6 +53,20 @@ std::string gigabytes(Bytes bytes) {
   return out.str();
 }
 
+// When the model's cuts are not a chain, each stage's cut contains the previous one's.
+void check_nested(const std::vector<StageLayout>& stages, const ModelProfile& model) {
+  for (std::size_t i = 1; i < stages.size(); ++i) {
+    const StageLayout& s = stages[i];
+    if (!model.nested(s.first_state - 1, s.last_state))
+      throw UsageError(kStages, std::string(kStages) + ": " + stage_name(i) + " " +
+                                    std::to_string(s.first_state) + "-" +
+                                    std::to_string(s.last_state) + ": the cut after state " +
+                                    std::to_string(s.last_state) + " does not contain the cut " +
+                                    "after state " + std::to_string(s.first_state - 1) +
+                                    ", expected nested cuts");
+  }
+}
+
 // Stages cover states 0..states-1 once, in order.
 void check_coverage(const std::vector<StageLayout>& stages, std::size_t states) {
   if (stages.empty())
@@ -144,6 +158,7 @@ std::vector<StageLayout> parse_stage_layout(const std::string& text) {
 LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   if (global_batch < 1) throw UsageError("global batch size must be at least 1");
   check_coverage(layout.stages, model_.size());
+  check_nested(layout.stages, model_);
   const int devices = cluster_.device_count();
   const int micro_batch = check_split(layout, devices, global_batch);
   detail::PipelineSpec spec{layout.pipeline_replicas,

@@ -19,6 +19,7 @@ std::vector<double> prefix(const ModelProfile& model, double CutState::*field) {
 CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
                      const TrainingSettings& settings)
     : states_(model.size()),
+      later_(model.later),
       cluster_(cluster),
       settings_(settings),
       profile_batch_(model.profile_batch_size),
@@ -31,6 +32,13 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
   const Bytes profile_per_sample = model.whole().activation / profile_batch_;
   activation_per_sample_ = settings.activation_bytes_per_sample.value_or(profile_per_sample);
   activation_scale_ = profile_per_sample > 0 ? activation_per_sample_ / profile_per_sample : 0;
+}
+
+bool CostModel::stage(std::size_t first, std::size_t last) const {
+  if (first > last || last >= states_) return false;
+  if (first == 0 || chain()) return true;
+  const std::vector<std::uint32_t>& l = later_[first - 1];
+  return std::binary_search(l.begin(), l.end(), static_cast<std::uint32_t>(last));
 }
 
 double CostModel::range(const std::vector<double>& prefix_sums, std::size_t first,
@@ -87,6 +95,7 @@ CostModel::ExposedScan::ExposedScan(const CostModel& cost, std::size_t first, do
       peak_(-std::numeric_limits<double>::infinity()) {}
 
 Seconds CostModel::ExposedScan::extend_to(std::size_t last) {
+  if (!cost_.chain()) return per_byte_ * (cost_.parameters_[last + 1] - cost_.parameters_[first_]);
   const double reduced = per_byte_ * (cost_.parameters_[last + 1] - cost_.parameters_[first_]);
   const double computed = per_backward_ * (cost_.backward_[last] - cost_.backward_[first_]);
   peak_ = std::max(peak_, reduced - computed);
@@ -96,6 +105,7 @@ Seconds CostModel::ExposedScan::extend_to(std::size_t last) {
 Seconds CostModel::exposed_allreduce(std::size_t first, std::size_t last, double samples,
                                      int devices, bool intra_machine) const {
   ExposedScan scan(*this, first, samples, devices, intra_machine);
+  if (!chain()) return scan.extend_to(last);
   Seconds exposed = 0;
   for (std::size_t i = first; i <= last; ++i) exposed = scan.extend_to(i);
   return exposed;

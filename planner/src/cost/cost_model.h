@@ -19,6 +19,13 @@ class CostModel {
   CostModel(const ModelProfile& model, const Cluster& cluster, const TrainingSettings& settings);
 
   std::size_t states() const { return states_; }
+  /// True when the model's states are nested in index order (ModelProfile::chain).
+  bool chain() const { return later_.empty(); }
+  /// The states j > i whose cut contains state i's (only when !chain()).
+  const std::vector<std::uint32_t>& later(std::size_t i) const { return later_[i]; }
+  /// Whether states [first, last] form a stage: first = 0, or state first - 1's cut is
+  /// strictly inside state last's (ModelProfile::nested).
+  bool stage(std::size_t first, std::size_t last) const;
   const Cluster& cluster() const { return cluster_; }
   const TrainingSettings& settings() const { return settings_; }
 
@@ -46,6 +53,7 @@ class CostModel {
   /// Part of the all-reduce of states [first, last] still running when the stage's last
   /// backward (of `samples` samples) ends: each state's gradients are reduced, one state at
   /// a time, as soon as its backward is done (the backward runs from `last` to `first`).
+  /// When the states are not a chain, a stage is one piece: its whole all-reduce is exposed.
   Seconds exposed_allreduce(std::size_t first, std::size_t last, double samples, int devices,
                             bool intra_machine) const;
 
@@ -55,6 +63,7 @@ class CostModel {
     ExposedScan(const CostModel& cost, std::size_t first, double samples, int devices,
                 bool intra_machine);
     /// Exposed all-reduce of states [first, last]; call with last = first, first + 1, ...
+    /// (any order of stage ends when the states are not a chain).
     Seconds extend_to(std::size_t last);
 
    private:
@@ -68,6 +77,7 @@ class CostModel {
   double range(const std::vector<double>& prefix, std::size_t first, std::size_t last) const;
 
   std::size_t states_;
+  std::vector<std::vector<std::uint32_t>> later_;
   Cluster cluster_;
   TrainingSettings settings_;
   double profile_batch_;

@@ -159,17 +159,20 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   return std::move(s.result);
 }
 
-// Cuts the states into `stages` runs of about equal work (by prefix sums).
+// Cuts the states into `stages` runs of about equal work (by prefix sums), each a stage
+// (CostModel::stage: when the states are not a chain, an end's cut contains the previous one).
 std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int micro_batch) {
   const std::size_t n = cost.states();
   const Seconds total = cost.forward(0, n - 1, micro_batch) + cost.backward(0, n - 1, micro_batch);
   std::vector<std::size_t> ends;
+  auto joins = [&](std::size_t e) { return ends.empty() || cost.stage(ends.back() + 1, e); };
   std::size_t e = 0;
   for (int s = 1; s < stages; ++s) {
     const Seconds target = total * s / stages;
-    while (e + 1 < n && cost.forward(0, e, micro_batch) + cost.backward(0, e, micro_batch) < target)
+    while (
+        e + 1 < n &&
+        (cost.forward(0, e, micro_batch) + cost.backward(0, e, micro_batch) < target || !joins(e)))
       ++e;
-    if (!ends.empty() && e <= ends.back()) e = ends.back() + 1;
     if (e + 1 >= n) break;
     ends.push_back(e);
   }

@@ -160,6 +160,7 @@ class Dp {
   }
 
   void widen(std::size_t a, int o, int r);
+  bool try_stage(Stage& s, const StageSamples& samples, CostModel::ExposedScan& exposed);
   void offer_whole_model(int r);
   void extend(const Stage& s);
   void offer(const Stage& s, const Entry& entry);
@@ -179,24 +180,43 @@ class Dp {
   bool stopped_ = false;
 };
 
-// Every stage [a, e] on devices [o, o + r), for growing e until it stops fitting.
+// Every stage [a, e] on devices [o, o + r): in a chain for growing e until it stops fitting
+// (stages only grow with e); otherwise for every e whose cut contains state a - 1's.
 void Dp::widen(std::size_t a, int o, int r) {
   const StageSamples samples = samples_on(false, r);
   const bool ar_intra = layout_.all_replicas_compact(o, r);
-  const Seconds before = prefix_bound(a, o);
   CostModel::ExposedScan exposed(cost_, a, samples.timed, r * q_.replicas, ar_intra);
   Stage s{a, a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1)};
-  for (s.last = a; s.last + (a == 0 ? 1 : 0) < n_ && spend(1); ++s.last) {
-    s.times.forward = cost_.forward(a, s.last, samples.timed);
-    s.times.backward = cost_.backward(a, s.last, samples.timed);
-    const Seconds compute = s.times.forward + s.times.backward;
-    if (!stage_fits_caps(s.times) || before + compute > bound_) break;
-    s.weights = cost_.weight_memory(a, s.last);
-    s.activations = cost_.activation_memory(a, s.last, samples.memory);
-    if (!fits(s, 1)) break;
-    s.times.allreduce = exposed.extend_to(s.last);
-    extend(s);
+  const std::size_t end = a == 0 ? n_ - 1 : n_;  // the whole model is offer_whole_model's
+  if (cost_.chain()) {
+    for (s.last = a; s.last < end && spend(1); ++s.last)
+      if (!try_stage(s, samples, exposed)) break;
+    return;
   }
+  if (a == 0) {
+    for (s.last = 0; s.last < end && spend(1); ++s.last) try_stage(s, samples, exposed);
+    return;
+  }
+  for (const std::uint32_t last : cost_.later(a - 1)) {
+    if (!spend(1)) return;
+    s.last = last;
+    try_stage(s, samples, exposed);
+  }
+}
+
+// Offers stage s (its first, last, offset and width set) to extend(); false when it breaks
+// a cap, the bound or memory, which in a chain every longer stage from s.first does too.
+bool Dp::try_stage(Stage& s, const StageSamples& samples, CostModel::ExposedScan& exposed) {
+  s.times.forward = cost_.forward(s.first, s.last, samples.timed);
+  s.times.backward = cost_.backward(s.first, s.last, samples.timed);
+  const Seconds compute = s.times.forward + s.times.backward;
+  if (!stage_fits_caps(s.times) || prefix_bound(s.first, s.offset) + compute > bound_) return false;
+  s.weights = cost_.weight_memory(s.first, s.last);
+  s.activations = cost_.activation_memory(s.first, s.last, samples.memory);
+  if (!fits(s, 1)) return false;
+  s.times.allreduce = exposed.extend_to(s.last);
+  extend(s);
+  return true;
 }
 
 // A stage of every state on r devices is a one-stage plan, with its compute and memory

@@ -39,11 +39,11 @@ struct DpResult {
   bool stopped = false;
 };
 
-/// Exact over: stage cuts on the states, a width per stage, stages packed in order from
-/// device 0 of each copy (devices at the end of a copy may stay idle), memory per device.
-/// Minimizes fill_drain + exposed all-reduce (see evaluate.h) among plans within the caps. Ties
-/// keep the first plan in enumeration order (fewer devices on the first stage, then shorter first
-/// stage). Empty when nothing fits.
+/// Exact over: stage cuts on the states (nested cut pairs, CostModel::stage), a width per stage,
+/// stages packed in order from device 0 of each copy (devices at the end of a copy may stay idle),
+/// memory per device. Minimizes fill_drain + exposed all-reduce (see evaluate.h) among plans within
+/// the caps. Ties keep the first plan in enumeration order (fewer devices on the first stage, then
+/// shorter first stage). Empty when nothing fits.
 DpResult best_pipeline(const CostModel& cost, const DpQuery& query);
 
 }  // namespace pe::detail

@@ -117,9 +117,13 @@ TEST(PipedreamGraphCuts, TableSumsCrossingAndContainmentMatchBruteForce) {
       EXPECT_EQ(s.crossing, once);
       EXPECT_LE(s.crossing, crossing);
       EXPECT_TRUE(mask >> table.closing[i] & 1);
-      for (std::size_t p = 0; p < n; ++p)
-        if (mask >> order[p] & 1)
-          EXPECT_LE(p, std::find(order.begin(), order.end(), table.closing[i]) - order.begin());
+      const auto closing_at =
+          std::find(order.begin(), order.end(), table.closing[i]) - order.begin();
+      for (std::size_t p = 0; p < n; ++p) {
+        if (mask >> order[p] & 1) {
+          EXPECT_LE(p, closing_at);
+        }
+      }
       std::vector<std::uint32_t> later;
       for (std::size_t j = i + 1; j < cuts.size(); ++j)
         if ((mask & ~as_mask(cuts[j])) == 0) later.push_back(static_cast<std::uint32_t>(j));

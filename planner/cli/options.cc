@@ -252,6 +252,15 @@ void declare_output_flags(CLI::App& app, Options& o) {
       app, "--hosts", "H1,H2,...", [&o](const std::string& v) { o.hosts = v; },
       "one host name per device of the plan, in stage order");
   app.add_flag_callback(
+      "--states", [&o] { o.states = true; },
+      "print the profile's cut states instead of planning: index, cumulative\n"
+      "times and bytes, bytes crossing a cut after each, the operator\n"
+      "(read a plan's FIRST-LAST ranges with it); honours --format");
+  app.add_flag_callback(
+      "--list-profiles", [&o] { o.list_profiles = true; },
+      "list the bundled profiles (name, states, profile batch, file) instead\n"
+      "of planning; honours --format");
+  app.add_flag_callback(
       "-h,--help", [&o] { o.help = true; }, "this text");
   app.add_flag_callback(
       "--version", [&o] { o.version = true; }, "the version");

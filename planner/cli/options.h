@@ -15,6 +15,7 @@ enum class Format { Table, Csv, Json };
 /// Everything the command line can say. Empty optionals mean "use the default".
 struct Options {
   bool help = false, version = false;
+  bool states = false, list_profiles = false;  // print these instead of planning
   std::string profile = "resnet50";
   std::optional<double> pbs;
   std::string gbs = "32:4096:64";

@@ -15,6 +15,7 @@
 #include "pe/importers/profile_catalog.h"
 #include "pe/planner.h"
 #include "pe/report.h"
+#include "profile_list.h"
 
 namespace pe::cli {
 namespace {
@@ -128,6 +129,23 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
   return 0;
 }
 
+// --states: the model's cut states in the chosen format.
+int print_states(const Options& o, std::ostream& out) {
+  const Inputs in = load_model(o, find_profile(o.profile));
+  switch (o.format) {
+    case Format::Csv:
+      out << states_csv(in.model);
+      break;
+    case Format::Json:
+      out << states_json(in.model);
+      break;
+    case Format::Table:
+      out << states_table(in.model);
+      break;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int report_error(const Error& error, std::ostream& err) {
@@ -141,6 +159,8 @@ int run_pe_plan(const std::vector<std::string>& args, std::ostream& out, std::os
     const Options o = parse_options(args);
     if (o.help) return out << help_text(), 0;
     if (o.version) return out << "pe-plan " PE_VERSION "\n", 0;
+    if (o.list_profiles) return out << profile_list(o.format), 0;
+    if (o.states) return print_states(o, out);
     return plan(o, args, out, err);
   } catch (const Error& e) {
     return report_error(e, err);

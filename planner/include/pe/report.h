@@ -53,6 +53,15 @@ std::string sweep_csv(const std::vector<PointResult>& points);
 /// of every plan ("rank" from 1; "bubbles" from Plan::simulation, null when a plan has none).
 std::string sweep_json(const std::vector<PointResult>& points, const ReportContext& context);
 
+/// The model's cut states, one row each: index, cumulative forward and backward time,
+/// activation and parameter bytes up to the state, the bytes crossing a cut right after it,
+/// and the operator that closes it (all at the profile batch size). A plan's stage
+/// FIRST-LAST holds states FIRST..LAST. Text with times in ms and sizes in MB (1e6 bytes),
+/// then CSV and JSON with seconds and bytes.
+std::string states_table(const ModelProfile& model);
+std::string states_csv(const ModelProfile& model);
+std::string states_json(const ModelProfile& model);
+
 /// One plan spelled out: shape, estimate, then a line per stage.
 std::string plan_text(const Plan& plan, const ModelProfile& model);
 

@@ -4,6 +4,7 @@
 namespace pe {
 namespace {
 
+using detail::format::csv_field;
 using detail::format::json_number;
 
 // The columns; each is named as the JSON field of the same quantity.
@@ -25,15 +26,6 @@ const std::vector<std::string> kCsvColumns{"gbs",
                                            "peak_memory_bytes",
                                            "exact",
                                            "no_plan_reason"};
-
-// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or
-// a line break.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
 
 std::string row(const std::vector<std::string>& cells) {
   std::string text;

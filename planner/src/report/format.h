@@ -20,6 +20,9 @@ void append_fixed(std::string& out, double value, int digits);
 /// A JSON number, also used by the CSV: finite values with 17 significant digits (they
 /// read back exactly), others as null.
 std::string json_number(double value);
+/// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or
+/// a line break; as it is otherwise.
+std::string csv_field(const std::string& text);
 /// Pads or truncates on the left to `width` characters.
 std::string right(const std::string& text, std::size_t width);
 /// Pads on the right to `width` characters.

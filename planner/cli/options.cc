@@ -267,23 +267,54 @@ void declare_output_flags(CLI::App& app, Options& o) {
 }
 
 // The arguments up to the first unknown option, ready for CLI11: "--flag=value" split in
-// two. Only exact flag names are flags (no abbreviations, no "-hx" clusters, no "--"); the
-// argument after a flag that takes one is its value, whatever it looks like.
+// two, a unique prefix of a long flag replaced by its name. Flags are exact names or such
+// prefixes (no "-hx" clusters, no "--"); the argument after a flag that takes one is its
+// value, whatever it looks like.
 struct Scan {
   std::vector<std::string> tokens;
   std::optional<std::string> unknown;      // the first argument that is no flag
+  std::optional<std::string> ambiguous;    // or the first prefix of several long flags
   std::optional<std::string> needs_value;  // a last flag without its value
 };
+
+// The long flags that `name` ("--pro") is a prefix of, in declaration order.
+std::vector<std::string> long_flags_starting(const CLI::App& app, const std::string& name) {
+  std::vector<std::string> found;
+  for (const CLI::Option* option : app.get_options())
+    for (const std::string& long_name : option->get_lnames())
+      if (("--" + long_name).rfind(name, 0) == 0) found.push_back("--" + long_name);
+  return found;
+}
+
+// The flag `name` stands for: its exact name or, for a long option, the one flag it is a
+// prefix of (getopt_long's rule, as sched-pipeline follows it). Sets `name` to the full
+// name; nullptr when none or several match (`candidates` then lists the matches).
+const CLI::Option* find_flag(const CLI::App& app, std::string& name,
+                             std::vector<std::string>& candidates) {
+  if (name.size() < 2 || name[0] != '-') return nullptr;
+  if (const CLI::Option* exact = app.get_option_no_throw(name)) return exact;
+  if (name.size() < 3 || name[1] != '-') return nullptr;
+  candidates = long_flags_starting(app, name);
+  if (candidates.size() != 1) return nullptr;
+  name = candidates.front();
+  return app.get_option_no_throw(name);
+}
 
 Scan scan(const CLI::App& app, const std::vector<std::string>& args) {
   Scan scan;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     const std::size_t eq = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string::npos;
-    const std::string name = arg.substr(0, eq);
-    const CLI::Option* flag =
-        name.size() > 1 && name[0] == '-' ? app.get_option_no_throw(name) : nullptr;
+    std::string name = arg.substr(0, eq);
+    std::vector<std::string> candidates;
+    const CLI::Option* flag = find_flag(app, name, candidates);
     const bool takes_value = flag && flag->get_items_expected_max() > 0;
+    if (!flag && candidates.size() > 1) {
+      std::string list;
+      for (const std::string& c : candidates) list += (list.empty() ? "" : ", ") + c;
+      scan.ambiguous = "option '" + arg.substr(0, eq) + "' is ambiguous: " + list;
+      break;
+    }
     if (!flag || (eq != std::string::npos && !takes_value)) {
       scan.unknown = arg;
       break;
@@ -325,6 +356,7 @@ Options parse_options(const std::vector<std::string>& args) {
   }
   if (tokens.unknown)
     throw UsageError("unknown option '" + *tokens.unknown + "' (see pe-plan --help)");
+  if (tokens.ambiguous) throw UsageError(*tokens.ambiguous + " (see pe-plan --help)");
   if (tokens.needs_value)
     throw UsageError(*tokens.needs_value + " needs a value (see pe-plan --help)");
   if (options.devices && options.cluster_file)

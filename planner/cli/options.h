@@ -34,10 +34,11 @@ struct Options {
   std::optional<int> microbatches, plan_copies;  // of that plan
 };
 
-/// Parses argv[1..] with the flags declared once in options.cc (CLI11): exact names only, a
-/// value as the next argument (whatever it looks like) or after '=', the last of a repeated
-/// flag winning. Throws UsageError with a message for the user, for the first fault in
-/// command-line order.
+/// Parses argv[1..] with the flags declared once in options.cc (CLI11): a flag's exact name
+/// or a unique prefix of a long one (`--prof` for `--profile`, as getopt_long and
+/// sched-pipeline take them; `--p` is ambiguous), a value as the next argument (whatever it
+/// looks like) or after '=', the last of a repeated flag winning. Throws UsageError with a message
+/// for the user, for the first fault in command-line order.
 Options parse_options(const std::vector<std::string>& args);
 
 /// The --help text, generated from the flags' declarations.

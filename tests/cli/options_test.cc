@@ -43,9 +43,18 @@ TEST(PePlanOptions, TheArgumentAfterAValueFlagIsItsValue) {
   EXPECT_EQ(usage_error({"--fill="}), "--fill: expected a file path, got ''");
 }
 
-TEST(PePlanOptions, OnlyExactFlagNamesAreFlags) {
-  for (const char* arg : {"--gb", "--", "-", "-hx", "--help=1", "--version=", "extra", "-x"})
+TEST(PePlanOptions, FlagsAreExactNamesOrUniquePrefixesOfLongOnes) {
+  for (const char* arg : {"--", "-", "-hx", "--help=1", "--version=", "extra", "-x", "--gbx"})
     EXPECT_EQ(usage_error({arg}), "unknown option '" + std::string(arg) + "' (see pe-plan --help)");
+  // As getopt_long (and sched-pipeline) take them: a unique prefix names its flag.
+  EXPECT_EQ(parse_options({"--gb", "8"}).gbs, "8");
+  EXPECT_EQ(parse_options({"--prof=vgg19"}).profile, "vgg19");
+  EXPECT_EQ(usage_error({"--gb"}), "--gbs needs a value (see pe-plan --help)");
+  // An exact name wins over the longer names it is a prefix of.
+  EXPECT_EQ(parse_options({"--plan", "0-1:1"}).plan, "0-1:1");
+  EXPECT_EQ(usage_error({"--pl", "x"}),
+            "option '--pl' is ambiguous: --plan, --plan-copies, --plan-gbs, --plot (see pe-plan "
+            "--help)");
 }
 
 TEST(PePlanOptions, ErrorsComeInCommandLineOrder) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "importers/graph_text.h"
 #include "pe/error.h"
 #include "pe/importers/pipedream_graph.h"
 
@@ -26,15 +27,8 @@ std::string node(const std::string& id, long activation = 3) {
          "activation_size=" + std::to_string(activation) + ", parameter_size=4\n";
 }
 
-std::string edge(const std::string& from, const std::string& to) {
-  return "\t" + from + " -- " + to + "\n";
-}
-
-std::vector<std::string> names(const ModelProfile& model) {
-  std::vector<std::string> result;
-  for (const CutState& s : model.states) result.push_back(s.name);
-  return result;
-}
+using testing::graph_edge;
+using testing::state_names;
 
 // A random connected DAG: vertex v > 0 gets 1 to 3 predecessors among the earlier ones.
 struct RandomDag {
@@ -62,7 +56,8 @@ std::string graph_text(const RandomDag& dag) {
   for (std::size_t v = 0; v < dag.activation.size(); ++v)
     text += node("n" + std::to_string(v), dag.activation[v]);
   for (std::size_t u = 0; u < dag.successors.size(); ++u)
-    for (int v : dag.successors[u]) text += edge("n" + std::to_string(u), "n" + std::to_string(v));
+    for (int v : dag.successors[u])
+      text += graph_edge("n" + std::to_string(u), "n" + std::to_string(v));
   return text;
 }
 
@@ -102,7 +97,8 @@ std::vector<std::string> reference_order(const RandomDag& dag) {
 TEST(PipedreamGraphScale, OrderFollowsTheRuleOnRandomDags) {
   for (unsigned seed = 1; seed <= 40; ++seed) {
     const RandomDag dag = random_dag(60, seed);
-    EXPECT_EQ(names(parse_pipedream_graph(graph_text(dag), "random.txt", 1)), reference_order(dag))
+    EXPECT_EQ(state_names(parse_pipedream_graph(graph_text(dag), "random.txt", 1)),
+              reference_order(dag))
         << "seed " << seed;
   }
 }
@@ -117,9 +113,9 @@ std::string wide_graph(int branches) {
   text += node("j", 1000000000000) + node("t", 1);
   for (int i = 0; i < branches; ++i) {
     const std::string b = "b" + std::to_string(i), d = "d" + std::to_string(i);
-    text += edge("s", b) + edge(b, d) + edge(b, "j") + edge(d, "t");
+    text += graph_edge("s", b) + graph_edge(b, d) + graph_edge(b, "j") + graph_edge(d, "t");
   }
-  return text + edge("j", "t");
+  return text + graph_edge("j", "t");
 }
 
 TEST(PipedreamGraphScale, WideGraphOfManyBranches) {
@@ -141,7 +137,7 @@ TEST(PipedreamGraphScale, LongCycleIsNamedByItsFirstNodesAndLength) {
   std::string text;
   for (int i = 0; i < n; ++i) text += node("n" + std::to_string(i));
   for (int i = 0; i < n; ++i)
-    text += edge("n" + std::to_string(i), "n" + std::to_string((i + 1) % n));
+    text += graph_edge("n" + std::to_string(i), "n" + std::to_string((i + 1) % n));
   std::string message;
   try {
     parse_pipedream_graph(text, "cycle.txt", 1);
@@ -157,31 +153,33 @@ TEST(PipedreamGraphScale, LongCycleIsNamedByItsFirstNodesAndLength) {
 TEST(PipedreamGraphScale, ShortCycleIsNamedInFull) {
   EXPECT_THAT(
       [] {
-        parse_pipedream_graph(node("a") + node("b") + edge("a", "b") + edge("b", "a"), "c.txt", 1);
+        parse_pipedream_graph(node("a") + node("b") + graph_edge("a", "b") + graph_edge("b", "a"),
+                              "c.txt", 1);
       },
       ThrowsMessage<InputError>(HasSubstr("cycle b -> a -> b, expected a DAG")));
 }
 
 TEST(PipedreamGraphScale, RepeatedEdgeLinesCountOnceAtTheirFirstLine) {
-  std::string text = node("a") + node("b") + node("c") + edge("a", "b") + edge("b", "c");
+  std::string text =
+      node("a") + node("b") + node("c") + graph_edge("a", "b") + graph_edge("b", "c");
   const ModelProfile once = parse_pipedream_graph(text, "g.txt", 1);
-  for (int i = 0; i < 1000; ++i) text += edge("a", "b");
+  for (int i = 0; i < 1000; ++i) text += graph_edge("a", "b");
   const ModelProfile repeated = parse_pipedream_graph(text, "g.txt", 1);
-  EXPECT_EQ(names(repeated), names(once));
+  EXPECT_EQ(state_names(repeated), state_names(once));
   ASSERT_EQ(repeated.size(), once.size());
   for (std::size_t i = 0; i < once.size(); ++i)
     EXPECT_EQ(repeated.states[i].crossing, once.states[i].crossing);
   // The cycle b -> c -> b is reported at its edges' latest first line (5), not a repeat's (6, 7).
-  text = node("b") + node("c") + edge("b", "c") + edge("b", "c") + edge("c", "b") + edge("b", "c") +
-         edge("c", "b");
+  text = node("b") + node("c") + graph_edge("b", "c") + graph_edge("b", "c") +
+         graph_edge("c", "b") + graph_edge("b", "c") + graph_edge("c", "b");
   EXPECT_THAT([&] { parse_pipedream_graph(text, "g.txt", 1); },
               ThrowsMessage<InputError>(StartsWith("g.txt:5:")));
 }
 
 TEST(PipedreamGraphScale, ByteOrderMarkIsSkipped) {
-  const std::string text = node("a") + node("b") + edge("a", "b");
-  EXPECT_EQ(names(parse_pipedream_graph("\xEF\xBB\xBF" + text, "bom.txt", 1)),
-            names(parse_pipedream_graph(text, "bom.txt", 1)));
+  const std::string text = node("a") + node("b") + graph_edge("a", "b");
+  EXPECT_EQ(state_names(parse_pipedream_graph("\xEF\xBB\xBF" + text, "bom.txt", 1)),
+            state_names(parse_pipedream_graph(text, "bom.txt", 1)));
   // Lines are still counted from the first one.
   EXPECT_THAT([] { parse_pipedream_graph("\xEF\xBB\xBF" + node("a") + "junk\n", "bom.txt", 1); },
               ThrowsMessage<InputError>(StartsWith("bom.txt:2:")));

@@ -1,4 +1,5 @@
 #include "pe/importers/pipedream_graph.h"
+#include "importers/graph_text.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -25,15 +26,8 @@ std::string node(const std::string& id, const std::string& metadata = kMetadata)
   return id + " -- op " + id + " -- " + metadata + "\n";
 }
 
-std::string edge(const std::string& from, const std::string& to) {
-  return "\t" + from + " -- " + to + "\n";
-}
-
-std::vector<std::string> names(const ModelProfile& model) {
-  std::vector<std::string> result;
-  for (const CutState& s : model.states) result.push_back(s.name);
-  return result;
-}
+using testing::graph_edge;
+using testing::state_names;
 
 std::vector<double> crossings(const ModelProfile& model) {
   std::vector<double> result;
@@ -70,7 +64,7 @@ TEST(PipedreamGraph, ChainGivesOneStatePerLayer) {
   EXPECT_EQ(m.profile_batch_size, 32);
   EXPECT_EQ(m.operator_count, 3u);
   ASSERT_EQ(m.size(), 3u);
-  EXPECT_EQ(names(m), (std::vector<std::string>{"Conv2d(3, 8)", "ReLU", "Linear(8, 2)"}));
+  EXPECT_EQ(state_names(m), (std::vector<std::string>{"Conv2d(3, 8)", "ReLU", "Linear(8, 2)"}));
   const std::vector<double> forward{1.5e-3, 2.0e-3, 4.0e-3}, backward{3e-3, 3.25e-3, 7.25e-3};
   for (std::size_t i = 0; i < 3; ++i) {
     EXPECT_DOUBLE_EQ(m.states[i].forward, forward[i]) << i;
@@ -89,8 +83,8 @@ TEST(PipedreamGraph, ResidualBlockPrefersTheCheaperBranchFirst) {
   // x + big = 700, so small goes first although big is earlier in the file. Then big frees
   // x: big + small = 400 cross. add is the sink: 0.
   const ModelProfile m = import_pipedream_graph(kGraphs + "residual.txt", 8);
-  EXPECT_EQ(names(m), (std::vector<std::string>{"Conv2d stem", "Conv2d downsample",
-                                                "Conv2d main branch", "Add"}));
+  EXPECT_EQ(state_names(m), (std::vector<std::string>{"Conv2d stem", "Conv2d downsample",
+                                                      "Conv2d main branch", "Add"}));
   EXPECT_EQ(crossings(m), (std::vector<double>{400, 500, 400, 0}));
   EXPECT_DOUBLE_EQ(m.states[2].forward, 5.5e-3);  // 1.0 + 0.5 + 4.0 ms
   EXPECT_EQ(m.states[1].parameters, 30);          // 10 + 20
@@ -99,22 +93,22 @@ TEST(PipedreamGraph, ResidualBlockPrefersTheCheaperBranchFirst) {
 
 TEST(PipedreamGraph, StageIdsAreIgnored) {
   const std::string with = node("a", kMetadata + " -- stage_id=0") +
-                           node("b", kMetadata + " -- stage_id=12") + edge("a", "b");
-  const std::string without = node("a") + node("b") + edge("a", "b");
+                           node("b", kMetadata + " -- stage_id=12") + graph_edge("a", "b");
+  const std::string without = node("a") + node("b") + graph_edge("a", "b");
   const ModelProfile m = parse_pipedream_graph(with, "g.txt", 1);
-  EXPECT_EQ(names(m), names(parse_pipedream_graph(without, "g.txt", 1)));
+  EXPECT_EQ(state_names(m), state_names(parse_pipedream_graph(without, "g.txt", 1)));
   EXPECT_EQ(crossings(m), (std::vector<double>{3, 0}));
 }
 
 TEST(PipedreamGraph, TiesGoToTheEarlierLine) {
   // p and q have equal outputs, so either order leaves the same bytes crossing.
-  const std::string p_first = node("x") + node("p") + node("q") + node("j") + edge("x", "p") +
-                              edge("x", "q") + edge("p", "j") + edge("q", "j");
-  const std::string q_first = node("x") + node("q") + node("p") + node("j") + edge("x", "p") +
-                              edge("x", "q") + edge("p", "j") + edge("q", "j");
-  EXPECT_EQ(names(parse_pipedream_graph(p_first, "g.txt", 1)),
+  const std::string p_first = node("x") + node("p") + node("q") + node("j") + graph_edge("x", "p") +
+                              graph_edge("x", "q") + graph_edge("p", "j") + graph_edge("q", "j");
+  const std::string q_first = node("x") + node("q") + node("p") + node("j") + graph_edge("x", "p") +
+                              graph_edge("x", "q") + graph_edge("p", "j") + graph_edge("q", "j");
+  EXPECT_EQ(state_names(parse_pipedream_graph(p_first, "g.txt", 1)),
             (std::vector<std::string>{"op x", "op p", "op q", "op j"}));
-  EXPECT_EQ(names(parse_pipedream_graph(q_first, "g.txt", 1)),
+  EXPECT_EQ(state_names(parse_pipedream_graph(q_first, "g.txt", 1)),
             (std::vector<std::string>{"op x", "op q", "op p", "op j"}));
 }
 
@@ -124,8 +118,8 @@ TEST(PipedreamGraph, RemovesInputSourcesAndGetitemSinks) {
   // is not a source (kept). LSTM's list activation [200; 50] sums to 250.
   const ModelProfile m = import_pipedream_graph(kGraphs + "inputs_and_sinks.txt", 64);
   EXPECT_EQ(m.operator_count, 5u);
-  EXPECT_EQ(names(m), (std::vector<std::string>{"Embedding", "LSTM", "__getitem__(1)", "Linear",
-                                                "InputNorm"}));
+  EXPECT_EQ(state_names(m), (std::vector<std::string>{"Embedding", "LSTM", "__getitem__(1)",
+                                                      "Linear", "InputNorm"}));
   EXPECT_EQ(crossings(m), (std::vector<double>{100, 250, 80, 10, 0}));
   EXPECT_DOUBLE_EQ(m.whole().forward, 7e-3);    // 1 + 3 + 0 + 2 + 1 ms, no Input
   EXPECT_DOUBLE_EQ(m.whole().backward, 13e-3);  // 2 + 6 + 0 + 4 + 1 ms
@@ -139,7 +133,7 @@ TEST(PipedreamGraph, ListActivationsAreSummed) {
       node("a",
            "forward_compute_time=1, backward_compute_time=1, activation_size=[1.5; 2; 4e1], "
            "parameter_size=0") +
-          node("b") + edge("a", "b"),
+          node("b") + graph_edge("a", "b"),
       "g.txt", 1);
   EXPECT_DOUBLE_EQ(m.states[0].activation, 43.5);
   EXPECT_DOUBLE_EQ(m.states[0].crossing, 43.5);
@@ -148,9 +142,10 @@ TEST(PipedreamGraph, ListActivationsAreSummed) {
 TEST(PipedreamGraph, MultiSourceMultiSinkGraph) {
   // Sources a and c, sinks b and d (a->b, c->d, a->d): every operator is a state, each
   // output stops crossing once its consumers are placed.
-  const ModelProfile m = parse_pipedream_graph(node("a") + node("b") + node("c") + node("d") +
-                                                   edge("a", "b") + edge("c", "d") + edge("a", "d"),
-                                               "g.txt", 1);
+  const ModelProfile m =
+      parse_pipedream_graph(node("a") + node("b") + node("c") + node("d") + graph_edge("a", "b") +
+                                graph_edge("c", "d") + graph_edge("a", "d"),
+                            "g.txt", 1);
   EXPECT_EQ(m.size(), 4u);
   EXPECT_EQ(crossings(m).back(), 0);
   EXPECT_EQ(m.whole().parameters, 16);
@@ -160,8 +155,9 @@ TEST(PipedreamGraph, MultiSourceMultiSinkGraph) {
 // error at the first node (in file order) that the first node does not reach.
 TEST(PipedreamGraph, DisconnectedPartsAreAnErrorAtTheFirstUnreachedNode) {
   for (const std::string& text :
-       {node("a") + node("b") + node("c") + node("d") + edge("a", "b") + edge("c", "d"),
-        node("a") + node("b") + node("c") + edge("a", "b") + edge("d", "b") + node("d")}) {
+       {node("a") + node("b") + node("c") + node("d") + graph_edge("a", "b") + graph_edge("c", "d"),
+        node("a") + node("b") + node("c") + graph_edge("a", "b") + graph_edge("d", "b") +
+            node("d")}) {
     EXPECT_THAT(
         [&] { parse_pipedream_graph(text, "g.txt", 1); },
         ThrowsMessage<InputError>(HasSubstr("g.txt:3: node 'c' is not connected to node 'a'")))
@@ -169,7 +165,7 @@ TEST(PipedreamGraph, DisconnectedPartsAreAnErrorAtTheFirstUnreachedNode) {
   }
   // Removing an Input source that feeds two parts leaves them apart: also an error.
   EXPECT_THROW(parse_pipedream_graph("i -- Input0 -- " + kMetadata + "\n" + node("a") + node("b") +
-                                         edge("i", "a") + edge("i", "b"),
+                                         graph_edge("i", "a") + graph_edge("i", "b"),
                                      "g.txt", 1),
                InputError);
 }
@@ -185,24 +181,25 @@ TEST(PipedreamGraph, MetadataKeysMayComeInAnyOrder) {
 }
 
 TEST(PipedreamGraph, WindowsLineEndingsAndTrailingBlanks) {
-  const std::string unix_text = node("a") + node("b") + edge("a", "b");
+  const std::string unix_text = node("a") + node("b") + graph_edge("a", "b");
   const std::string windows_text =
       "a -- op a -- " + kMetadata + " \r\n\r\nb -- op b -- " + kMetadata + "\r\n \t a -- b\r\n";
   const ModelProfile a = parse_pipedream_graph(unix_text, "g.txt", 1);
   const ModelProfile b = parse_pipedream_graph(windows_text, "g.txt", 1);
-  EXPECT_EQ(names(a), names(b));
+  EXPECT_EQ(state_names(a), state_names(b));
   EXPECT_EQ(crossings(a), crossings(b));
 }
 
 TEST(PipedreamGraph, DuplicateEdgesAreIgnored) {
-  const std::string once = node("a") + node("b") + edge("a", "b");
-  const ModelProfile m = parse_pipedream_graph(once + edge("a", "b"), "g.txt", 1);
+  const std::string once = node("a") + node("b") + graph_edge("a", "b");
+  const ModelProfile m = parse_pipedream_graph(once + graph_edge("a", "b"), "g.txt", 1);
   EXPECT_EQ(crossings(m), crossings(parse_pipedream_graph(once, "g.txt", 1)));
 }
 
 TEST(PipedreamGraph, EdgesMayComeBeforeNodes) {
-  const ModelProfile m = parse_pipedream_graph(edge("b", "a") + node("a") + node("b"), "g.txt", 1);
-  EXPECT_EQ(names(m), (std::vector<std::string>{"op b", "op a"}));
+  const ModelProfile m =
+      parse_pipedream_graph(graph_edge("b", "a") + node("a") + node("b"), "g.txt", 1);
+  EXPECT_EQ(state_names(m), (std::vector<std::string>{"op b", "op a"}));
 }
 
 TEST(PipedreamGraph, LongDescriptionsAreShortened) {
@@ -293,7 +290,7 @@ TEST(PipedreamGraph, RejectsBadStageId) {
 }
 
 TEST(PipedreamGraph, RejectsUnknownNodeInEdge) {
-  expect_error(node("a") + node("b") + edge("a", "b") + edge("b", "zz"),
+  expect_error(node("a") + node("b") + graph_edge("a", "b") + graph_edge("b", "zz"),
                "bad.txt:4:", {"unknown node 'zz'"});
 }
 
@@ -303,14 +300,15 @@ TEST(PipedreamGraph, RejectsDuplicateNodeId) {
 }
 
 TEST(PipedreamGraph, RejectsCycle) {
-  const std::string message = error_of(node("a") + node("b") + node("c") + edge("a", "b") +
-                                       edge("b", "c") + edge("c", "b"));
+  const std::string message = error_of(node("a") + node("b") + node("c") + graph_edge("a", "b") +
+                                       graph_edge("b", "c") + graph_edge("c", "b"));
   EXPECT_THAT(message, StartsWith("bad.txt:6:"));  // the edge closing b -> c -> b
   EXPECT_THAT(message, AllOf(HasSubstr("cycle"), HasSubstr("b -> c"), HasSubstr("c -> b")));
 }
 
 TEST(PipedreamGraph, RejectsSelfLoop) {
-  expect_error(node("a") + node("b") + edge("a", "b") + edge("b", "b"), "bad.txt:4:", {"b -> b"});
+  expect_error(node("a") + node("b") + graph_edge("a", "b") + graph_edge("b", "b"),
+               "bad.txt:4:", {"b -> b"});
 }
 
 TEST(PipedreamGraph, RejectsEmptyFile) {
@@ -332,7 +330,7 @@ TEST(PipedreamGraph, RejectsTotalsThatOverflow) {
       "forward_compute_time=1e308, backward_compute_time=0, "
       "activation_size=0, parameter_size=1e308";
   EXPECT_THROW(parse_pipedream_graph(node("a", huge) + node("b", huge) + node("c", huge) +
-                                         edge("a", "b") + edge("b", "c"),
+                                         graph_edge("a", "b") + graph_edge("b", "c"),
                                      "g.txt", 1),
                InputError);
 }

@@ -69,19 +69,14 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
     in.cluster.device_memory = in.model.whole().parameters * 2 * 0.8 + 1e9;
     branching += !in.model.chain();
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const std::vector<Schedule> schedules =
-        trial % 4 == 0 ? std::vector<Schedule>{Schedule::GPipe}
-                       : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
-    const std::optional<Seconds> oracle =
-        testing::exhaustive_best(cost, in.global_batch, schedules);
-    const std::vector<Plan> found =
-        detail::search_plans(cost, in.global_batch, {schedules, 1, 0}).plans;
-    ASSERT_EQ(oracle.has_value(), !found.empty()) << "trial " << trial;
-    if (!oracle) continue;
+    const testing::OracleCheck check = testing::search_and_oracle(cost, in.global_batch, trial);
+    ASSERT_EQ(check.oracle.has_value(), check.found.has_value()) << "trial " << trial;
+    if (!check.oracle) continue;
     ++feasible;
-    multi_stage += found.front().stages.size() > 1;
-    EXPECT_NEAR(found.front().iteration_time, *oracle, 1e-9 * *oracle) << "trial " << trial;
-    for (const PlanStage& s : found.front().stages)
+    multi_stage += check.found->stages.size() > 1;
+    EXPECT_NEAR(check.found->iteration_time, *check.oracle, 1e-9 * *check.oracle)
+        << "trial " << trial;
+    for (const PlanStage& s : check.found->stages)
       EXPECT_TRUE(cost.stage(s.first_state, s.last_state)) << "trial " << trial;
   }
   EXPECT_GT(branching, 60);

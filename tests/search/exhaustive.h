@@ -69,4 +69,22 @@ inline std::optional<Seconds> exhaustive_best(const detail::CostModel& cost, int
   return best;
 }
 
+/// The search's best plan (one asked for, unlimited effort) and the exhaustive optimum of
+/// one randomized trial: GPipe alone every fourth trial, both schedules otherwise. Both are
+/// empty when nothing fits.
+struct OracleCheck {
+  std::optional<Plan> found;
+  std::optional<Seconds> oracle;
+};
+inline OracleCheck search_and_oracle(const detail::CostModel& cost, int global_batch, int trial) {
+  const std::vector<Schedule> schedules =
+      trial % 4 == 0 ? std::vector<Schedule>{Schedule::GPipe}
+                     : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
+  OracleCheck check;
+  check.oracle = exhaustive_best(cost, global_batch, schedules);
+  const std::vector<Plan> found = detail::search_plans(cost, global_batch, {schedules, 1, 0}).plans;
+  if (!found.empty()) check.found = found.front();
+  return check;
+}
+
 }  // namespace pe::testing

@@ -23,18 +23,13 @@ TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
     const int devices = trial % 2 ? 8 : 4;
     testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const std::vector<Schedule> schedules =
-        trial % 4 == 0 ? std::vector<Schedule>{Schedule::GPipe}
-                       : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
-    const std::optional<Seconds> oracle =
-        testing::exhaustive_best(cost, in.global_batch, schedules);
-    const std::vector<Plan> found =
-        detail::search_plans(cost, in.global_batch, {schedules, 1, 0}).plans;
-    ASSERT_EQ(oracle.has_value(), !found.empty()) << "trial " << trial;
-    if (!oracle) continue;
+    const testing::OracleCheck check = testing::search_and_oracle(cost, in.global_batch, trial);
+    ASSERT_EQ(check.oracle.has_value(), check.found.has_value()) << "trial " << trial;
+    if (!check.oracle) continue;
     ++feasible;
-    multi_stage += found.front().stages.size() > 1;
-    EXPECT_NEAR(found.front().iteration_time, *oracle, 1e-9 * *oracle) << "trial " << trial;
+    multi_stage += check.found->stages.size() > 1;
+    EXPECT_NEAR(check.found->iteration_time, *check.oracle, 1e-9 * *check.oracle)
+        << "trial " << trial;
   }
   // The instances must exercise both the feasible space and real pipelines.
   EXPECT_GT(feasible, 150);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 
 #include "pe/planner.h"
 #include "report/csv_table.h"
+#include "report/format.h"
 
 namespace pe {
 namespace {
@@ -159,11 +161,11 @@ TEST(Report, SweepTableColumnsNeverRunTogether) {
   const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
   const std::string header = line_starting(table, "GBS");
   const std::string row = line_starting(table, std::to_string(gbs));
-  // 8 right-aligned columns, then the schedule and the stages: 10 words on each line, and
-  // the first 8 end where their headers end.
-  ASSERT_EQ(word_ends(header).size(), 10u) << table;
-  ASSERT_EQ(word_ends(row).size(), 10u) << table;
-  for (std::size_t i = 0; i < 8; ++i)
+  // 9 right-aligned columns, then the schedule and the stages: 11 words on each line, and
+  // the first 9 end where their headers end.
+  ASSERT_EQ(word_ends(header).size(), 11u) << table;
+  ASSERT_EQ(word_ends(row).size(), 11u) << table;
+  for (std::size_t i = 0; i < 9; ++i)
     EXPECT_EQ(word_ends(row)[i], word_ends(header)[i]) << "column " << i << "\n" << table;
 }
 
@@ -209,30 +211,50 @@ Planner effort_planner(std::uint64_t effort, int top = 1) {
                  options);
 }
 
-TEST(Report, SearchStoppedAtItsEffortIsMarkedEverywhere) {
+// The gap column: a number rounded up to 0.1 % in the table, the same fraction in CSV and
+// JSON, and the lower bound it comes from.
+TEST(Report, SearchStoppedAtItsEffortShowsItsGapEverywhere) {
   const Planner planner = effort_planner(1);
   const std::vector<PointResult> points{planner.plan(32)};
   ASSERT_FALSE(points[0].exact);
   ASSERT_NE(points[0].best(), nullptr);
+  const double gap = points[0].gap();
+  ASSERT_GT(gap, 0);
+  EXPECT_DOUBLE_EQ(gap, 1 - points[0].lower_bound / points[0].best()->iteration_time);
   const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
   std::istringstream row(line_starting(table, "32 "));
-  std::string gbs, dp, overlap, p3, hybrid;
-  row >> gbs >> dp >> overlap >> p3 >> hybrid;
-  EXPECT_EQ(hybrid.back(), '~') << table;
-  EXPECT_THAT(table, HasSubstr("\n~: the search stopped at its effort limit"));
+  std::string gbs, dp, overlap, p3, hybrid, estimate, gap_cell;
+  row >> gbs >> dp >> overlap >> p3 >> hybrid >> estimate >> gap_cell;
+  EXPECT_EQ(gap_cell, "<=" + detail::format::fixed(std::ceil(gap * 1000 - 1e-9) / 10, 1) + "%")
+      << table;
+  EXPECT_THAT(table, HasSubstr("\ngap: how much slower than the optimum"));
   const testing::CsvTable csv = testing::read_csv(sweep_csv(points));
   ASSERT_EQ(csv.rows.size(), 1u);
   EXPECT_EQ(csv.rows[0].at("exact"), "false");
-  EXPECT_EQ(first_point(sweep_json(points, {})).at("exact"), false);
+  EXPECT_DOUBLE_EQ(std::stod(csv.rows[0].at("gap")), gap);
+  EXPECT_DOUBLE_EQ(std::stod(csv.rows[0].at("lower_bound_s")), points[0].lower_bound);
+  const nlohmann::json point = first_point(sweep_json(points, {}));
+  EXPECT_EQ(point.at("exact"), false);
+  EXPECT_DOUBLE_EQ(point.at("gap").get<double>(), gap);
+  EXPECT_DOUBLE_EQ(point.at("lower_bound_s").get<double>(), points[0].lower_bound);
 }
 
-TEST(Report, FinishedSearchHasNoMark) {
-  const Planner planner = effort_planner(0);
-  const std::vector<PointResult> points{planner.plan(32)};
+TEST(Report, ExactPointsSayExact) {
+  const Planner planner(make_chain_model("small", 1, {{"a", 1e-3, 2e-3, 1e3, 1e3}}),
+                        cluster_from_machine_ends({2}));
+  const std::vector<PointResult> points{planner.plan(8)};
   ASSERT_TRUE(points[0].exact);
+  EXPECT_EQ(points[0].gap(), 0);
   const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
-  EXPECT_THAT(table, Not(HasSubstr("~")));
-  EXPECT_EQ(testing::read_csv(sweep_csv(points)).rows.at(0).at("exact"), "true");
+  EXPECT_THAT(line_starting(table, "8 "), HasSubstr(" exact "));
+  EXPECT_THAT(table, Not(HasSubstr("gap:")));
+  const testing::CsvTable csv = testing::read_csv(sweep_csv(points));
+  EXPECT_EQ(csv.rows.at(0).at("exact"), "true");
+  EXPECT_EQ(std::stod(csv.rows.at(0).at("gap")), 0);
+}
+
+TEST(Report, StoppedSearchIsNeverBetterThanTheFinishedOne) {
+  const std::vector<PointResult> points{effort_planner(0).plan(32)};
   // The stopped search's plan is never better than the finished one's.
   EXPECT_LE(effort_planner(1).plan(32).best()->speedup, points[0].best()->speedup * (1 + 1e-9));
 }

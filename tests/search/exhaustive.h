@@ -10,6 +10,7 @@
 #include "cost/evaluate.h"
 #include "cost/stage_samples.h"
 #include "pe/plan.h"
+#include "pe/timeline.h"
 #include "search/hybrid_search.h"
 
 namespace pe::testing {
@@ -59,32 +60,59 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
       }
 }
 
-/// The least iteration time over the whole space, or empty when nothing fits.
-inline std::optional<Seconds> exhaustive_best(const detail::CostModel& cost, int global_batch,
-                                              const std::vector<Schedule>& schedules) {
-  std::optional<Seconds> best;
+/// The least simulated iteration time and the least path lower bound over the whole space
+/// (both empty when nothing fits).
+struct SpaceOptimum {
+  std::optional<Seconds> time;
+  std::optional<Seconds> lower_bound;
+};
+inline SpaceOptimum exhaustive_best(const detail::CostModel& cost, int global_batch,
+                                    const std::vector<Schedule>& schedules) {
+  SpaceOptimum best;
   for_each_plan(cost, global_batch, schedules, [&](const Plan& p) {
-    if (!best || p.iteration_time < *best) best = p.iteration_time;
+    const Seconds time = simulate(p.shape()).makespan;
+    if (!best.time || time < *best.time) best.time = time;
+    if (!best.lower_bound || p.lower_bound < *best.lower_bound) best.lower_bound = p.lower_bound;
   });
   return best;
 }
 
-/// The search's best plan (one asked for, unlimited effort) and the exhaustive optimum of
-/// one randomized trial: GPipe alone every fourth trial, both schedules otherwise. Both are
-/// empty when nothing fits.
+/// The search's answer (one plan asked for, unlimited effort) and the exhaustive optimum of
+/// one randomized trial: GPipe alone every fourth trial, both schedules otherwise.
 struct OracleCheck {
-  std::optional<Plan> found;
-  std::optional<Seconds> oracle;
+  detail::SearchResult search;
+  SpaceOptimum oracle;
+  const Plan* found() const { return search.plans.empty() ? nullptr : &search.plans.front(); }
 };
 inline OracleCheck search_and_oracle(const detail::CostModel& cost, int global_batch, int trial) {
   const std::vector<Schedule> schedules =
       trial % 4 == 0 ? std::vector<Schedule>{Schedule::GPipe}
                      : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
-  OracleCheck check;
-  check.oracle = exhaustive_best(cost, global_batch, schedules);
-  const std::vector<Plan> found = detail::search_plans(cost, global_batch, {schedules, 1, 0}).plans;
-  if (!found.empty()) check.found = found.front();
-  return check;
+  return {detail::search_plans(cost, global_batch, {schedules, 1, 0}),
+          exhaustive_best(cost, global_batch, schedules)};
+}
+
+/// What the search promises against the exhaustive optimum (gtest assertions):
+/// - its plan is feasible exactly when some plan is;
+/// - its lower bound is the least path bound of the space, or its own time when that is
+///   lower (the passes drop plans whose bound cannot beat it), so the dynamic program is
+///   exact for the bound it minimizes;
+/// - the lower bound is never above the true optimum (the certificate is valid);
+/// - when it says exact, its plan is within the simplicity margin of the true optimum.
+/// Returns whether a plan was found.
+inline bool expect_search_meets_oracle(const OracleCheck& check, int trial) {
+  const Plan* found = check.found();
+  EXPECT_EQ(check.oracle.time.has_value(), found != nullptr) << "trial " << trial;
+  if (!found || !check.oracle.time) return false;
+  const Seconds optimum = *check.oracle.time;
+  const Seconds expected = std::min(*check.oracle.lower_bound, found->iteration_time);
+  EXPECT_NEAR(check.search.lower_bound, expected, 1e-9 * expected) << "trial " << trial;
+  EXPECT_LE(check.search.lower_bound, optimum * (1 + 1e-9)) << "trial " << trial;
+  EXPECT_GE(found->iteration_time, optimum * (1 - 1e-9)) << "trial " << trial;
+  if (check.search.exact) {
+    EXPECT_LE(found->iteration_time, optimum * (1 + detail::kSimpler + 1e-9)) << "trial " << trial;
+  }
+  return true;
 }
 
 }  // namespace pe::testing

@@ -112,7 +112,8 @@ TEST_P(NeverWorse, HybridAtLeastDataParallelOnBatchSizesTheGpusDoNotDivide) {
   EXPECT_GT(checked, 0) << e.name;
 }
 
-// HPGO's example models at the default effort: never worse, and the search is exact.
+// HPGO's example models at the default effort: never worse, and every point's lower bound
+// is a real one (positive, never above the plan's own time).
 TEST(NeverWorseAtDefaultEffort, HpgoExamplesOnBothClusters) {
   for (const std::string name : {"vgg19", "resnet50"}) {
     const ProfileEntry e = find_profile(name);
@@ -121,7 +122,13 @@ TEST(NeverWorseAtDefaultEffort, HpgoExamplesOnBothClusters) {
       const std::vector<PointResult> points =
           default_sweep(planner_for(e, cluster, kDefaultSearchEffort));
       EXPECT_GT(expect_never_worse(points, name, cluster.device_count()), 0);
-      for (const PointResult& p : points) EXPECT_TRUE(p.exact) << name << " GBS " << p.global_batch;
+      for (const PointResult& p : points) {
+        ASSERT_NE(p.best(), nullptr) << name << " GBS " << p.global_batch;
+        EXPECT_GT(p.lower_bound, 0) << name << " GBS " << p.global_batch;
+        EXPECT_LE(p.lower_bound, p.best()->iteration_time * (1 + 1e-12))
+            << name << " GBS " << p.global_batch;
+        EXPECT_EQ(p.exact, p.gap() == 0) << name << " GBS " << p.global_batch;
+      }
     }
   }
 }

@@ -81,17 +81,21 @@ TEST(Planner, ShapesThatRunOutOfEffortAreSearchedAgainWithWhatIsLeft) {
   const PointResult exact = Planner(vgg.model, cluster, vgg.settings, unlimited).plan(8);
   ASSERT_TRUE(exact.exact && exact.best());
   SearchOptions limited;
-  limited.effort = 4000000;
+  limited.effort = 40000000;
   const PointResult found = Planner(vgg.model, cluster, vgg.settings, limited).plan(8);
   ASSERT_TRUE(found.best());
-  EXPECT_TRUE(found.exact);
+  EXPECT_EQ(found.exact, exact.exact);
   EXPECT_EQ(stages_string(*found.best()), stages_string(*exact.best()));
   EXPECT_DOUBLE_EQ(found.best()->speedup, exact.best()->speedup);
-  // Far too little effort still answers, with the seeds at least, marked inexact.
+  EXPECT_DOUBLE_EQ(found.lower_bound, exact.lower_bound);
+  // Far too little effort still answers, with the seeds at least, and a gap that holds:
+  // its lower bound is below the finished search's plan.
   limited.effort = 1000;
   const PointResult rough = Planner(vgg.model, cluster, vgg.settings, limited).plan(8);
   ASSERT_TRUE(rough.best());
   EXPECT_FALSE(rough.exact);
+  EXPECT_GT(rough.gap(), exact.gap());
+  EXPECT_LE(rough.lower_bound, exact.best()->iteration_time);
   EXPECT_LE(rough.best()->speedup, exact.best()->speedup * (1 + 1e-12));
 }
 

@@ -61,12 +61,21 @@ struct Plan {
   Schedule schedule = Schedule::OneFOneB;  ///< How micro-batches flow through the stages.
   std::vector<PlanStage> stages;           ///< In pipeline order.
 
-  Seconds slot = 0;                    ///< Steady-state slot: slowest stage or cut.
-  Seconds fill_drain = 0;              ///< One micro-batch through every stage and cut, both ways.
-  Seconds exposed_allreduce = 0;       ///< All-reduce not hidden behind remaining backward work.
-  Seconds iteration_time = 0;          ///< Analytic estimate: (M-1)*slot + fill_drain + exposed.
-  Seconds simulated_time = 0;          ///< simulation->timeline.makespan (0: not simulated).
-  double speedup = 0;                  ///< One-device time / iteration_time (the estimate).
+  Seconds slot = 0;               ///< Steady-state slot of the estimate: slowest stage or cut.
+  Seconds fill_drain = 0;         ///< One micro-batch through every stage and cut, both ways.
+  Seconds exposed_allreduce = 0;  ///< All-reduce not hidden behind remaining backward work.
+  /// The analytic estimate (M-1)*slot + fill_drain + exposed: an explanation of the time,
+  /// not what plans are ranked by.
+  Seconds estimate = 0;
+  /// The path lower bound of the simulated time (docs/timeline.md, "Lower bounds"): what
+  /// the search minimizes to prove that no plan is faster. Never above iteration_time.
+  Seconds lower_bound = 0;
+  /// The iteration time plans are ranked and reported by: the event simulation of the
+  /// plan's schedule (simulate_plan). Before a plan is simulated it holds the estimate.
+  Seconds iteration_time = 0;
+  Seconds simulated_time = 0;          ///< The simulated makespan (0: not simulated yet).
+  Seconds one_device_time = 0;         ///< The whole global batch on one device.
+  double speedup = 0;                  ///< one_device_time / iteration_time.
   Limiter limiter = Limiter::Compute;  ///< What limits the estimate the most.
   /// The plan simulated once, when it was made: Planner::plan sets it on every plan it
   /// returns, simulate_plan() on any other. Reporters and renderers read it instead of
@@ -85,8 +94,8 @@ struct Plan {
 };
 
 /// Simulates `plan` (simulate(plan.shape())) and stores the timeline and its bubbles in
-/// plan.simulation, and the makespan in plan.simulated_time: for plans built or changed by
-/// hand. Throws as simulate() does.
+/// plan.simulation, the makespan in plan.simulated_time and plan.iteration_time, and the
+/// speedup from it: for plans built or changed by hand. Throws as simulate() does.
 void simulate_plan(Plan& plan);
 
 /// "FIRST-LAST:WIDTH" per stage joined by ';' (e.g. "0-20:8;21-25:8").

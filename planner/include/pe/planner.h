@@ -42,9 +42,24 @@ struct PointResult {
   Baselines baselines;         ///< Plain data parallelism on all devices.
   std::vector<Plan> plans;     ///< Best first; empty when no plan fits.
   std::string no_plan_reason;  ///< Why `plans` is empty ("" otherwise).
-  /// True when the search proved `plans` optimal for the cost model; false when it
-  /// stopped at SearchOptions::effort (the plans are then the best found).
+  /// True when the search proved the best plan's simulated time optimal over the whole
+  /// search space (lower_bound meets it); otherwise `gap()` says how far from optimal it
+  /// may be.
   bool exact = true;
+  /// A proven lower bound on the simulated iteration time of every plan in the search
+  /// space (0 when nothing fits).
+  Seconds lower_bound = 0;
+  /// 1 - lower_bound / the best plan's iteration time: the most the best plan can be
+  /// slower than the optimum, as a fraction of its time (0 when exact or no plan).
+  double gap() const {
+    const Plan* b = best();
+    return b && !exact && b->iteration_time > 0 ? 1 - lower_bound / b->iteration_time : 0;
+  }
+  /// The same for one of `plans`: 1 - lower_bound / its time (gap() for the best plan).
+  double gap_of(const Plan& plan) const {
+    if (&plan == best()) return gap();
+    return plan.iteration_time > 0 ? 1 - lower_bound / plan.iteration_time : 0;
+  }
   /// The first (best) plan, or nullptr when none fits.
   const Plan* best() const { return plans.empty() ? nullptr : &plans.front(); }
 };

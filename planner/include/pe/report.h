@@ -79,5 +79,8 @@ std::string fill_json(const FillResult& result);
 
 /// Speedup of a plan over one device, from its simulated time.
 double simulated_speedup(const Plan& plan, const Baselines& baselines);
+/// The speedup by the analytic estimate: Plan::one_device_time / Plan::estimate (0 when
+/// there is no estimate).
+double estimate_speedup(const Plan& plan);
 
 }  // namespace pe

@@ -43,6 +43,8 @@ void simulate_plan(Plan& plan) {
   Timeline timeline = simulate(plan.shape());
   BubbleReport idle = bubbles(timeline);
   plan.simulated_time = timeline.makespan;
+  plan.iteration_time = timeline.makespan;
+  if (timeline.makespan > 0) plan.speedup = plan.one_device_time / timeline.makespan;
   plan.simulation =
       std::make_shared<const Simulation>(Simulation{std::move(timeline), std::move(idle)});
 }

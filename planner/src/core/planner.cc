@@ -97,6 +97,7 @@ PointResult Planner::plan(int global_batch) const {
   detail::SearchResult found = detail::search_plans(cost, global_batch, options_);
   result.plans = std::move(found.plans);
   result.exact = found.exact;
+  result.lower_bound = result.plans.empty() ? 0 : found.lower_bound;
   for (Plan& plan : result.plans) simulate_plan(plan);
   if (result.plans.empty()) {
     result.no_plan_reason = no_plan_reason(cost, global_batch, found.exact, options_.effort);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cost/path_bound.h"
 #include "cost/stage_samples.h"
 
 namespace pe::detail {
@@ -102,10 +103,11 @@ Evaluation evaluate(const CostModel& cost, const PipelineSpec& spec, int global_
     plan.stages.push_back(std::move(stage));
   }
   plan.slot = slot_of(plan);
-  plan.iteration_time =
-      (plan.micro_batches - 1) * plan.slot + plan.fill_drain + plan.exposed_allreduce;
-  plan.simulated_time = plan.iteration_time;
-  plan.speedup = cost.whole_model_time(global_batch) / plan.iteration_time;
+  plan.estimate = (plan.micro_batches - 1) * plan.slot + plan.fill_drain + plan.exposed_allreduce;
+  plan.lower_bound = path_lower_bound(plan.shape());
+  plan.iteration_time = plan.estimate;
+  plan.one_device_time = cost.whole_model_time(global_batch);
+  plan.speedup = plan.one_device_time / plan.iteration_time;
   plan.limiter = limiter_of(plan);
   return result;
 }

@@ -1,5 +1,5 @@
-// The analytic cost of one candidate plan: the single formula the search minimizes and
-// the exhaustive oracle checks against.
+// The cost of one candidate plan before it is simulated: stage times, memory, the analytic
+// estimate that explains it, and the path lower bound the search minimizes.
 #pragma once
 
 #include "cost/cost_model.h"
@@ -18,7 +18,10 @@ namespace pe::detail {
 ///                 plus the backward wave's,
 ///   fill_drain  = sum of (f + g) + 2 * sum of c,
 ///   exposed     = max(0, max_s (AR_s - sum_{t < s} (g_t + c_t))),
-///   iteration   = (M - 1) * slot + fill_drain + exposed.
+///   estimate    = (M - 1) * slot + fill_drain + exposed,
+///   lower_bound = path_lower_bound of the stage times (cost/path_bound.h).
+/// iteration_time holds the estimate until the plan is simulated (simulate_plan), which
+/// sets it to the simulated makespan, the number plans are ranked by.
 /// AR_s is the part of stage s's all-reduce left after its own last backward (layers are
 /// reduced as their backward ends); stage s's last backward ends sum_{t<s}(g_t + c_t)
 /// before stage 0's, so that much more of it hides behind the drain. f and g are times of

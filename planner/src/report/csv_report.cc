@@ -22,6 +22,9 @@ const std::vector<std::string> kCsvColumns{"gbs",
                                            "stages_string",
                                            "iteration_time_s",
                                            "simulated_time_s",
+                                           "estimate_s",
+                                           "lower_bound_s",
+                                           "gap",
                                            "limiter",
                                            "peak_memory_bytes",
                                            "exact",
@@ -43,7 +46,8 @@ std::vector<std::string> point_cells(const PointResult& p) {
   return cells;
 }
 
-std::vector<std::string> plan_cells(const Plan& plan, const Baselines& b) {
+std::vector<std::string> plan_cells(const PointResult& p, const Plan& plan) {
+  const Baselines& b = p.baselines;
   return {json_number(plan.speedup),
           json_number(simulated_speedup(plan, b)),
           std::to_string(plan.micro_batches),
@@ -53,6 +57,9 @@ std::vector<std::string> plan_cells(const Plan& plan, const Baselines& b) {
           stages_string(plan),
           json_number(plan.iteration_time),
           json_number(plan.simulated_time),
+          json_number(plan.estimate),
+          json_number(p.lower_bound),
+          json_number(p.gap_of(plan)),
           to_string(plan.limiter),
           json_number(detail::format::peak_memory(plan))};
 }
@@ -60,8 +67,7 @@ std::vector<std::string> plan_cells(const Plan& plan, const Baselines& b) {
 std::string plan_row(const PointResult& p, std::size_t rank, const Plan* plan) {
   std::vector<std::string> cells = point_cells(p);
   cells.insert(cells.begin() + 1, plan ? std::to_string(rank) : "");
-  const std::vector<std::string> rest =
-      plan ? plan_cells(*plan, p.baselines) : std::vector<std::string>(11);
+  const std::vector<std::string> rest = plan ? plan_cells(p, *plan) : std::vector<std::string>(14);
   cells.insert(cells.end(), rest.begin(), rest.end());
   cells.push_back(p.exact ? "true" : "false");
   cells.push_back(plan ? "" : p.no_plan_reason);

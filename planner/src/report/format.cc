@@ -136,4 +136,9 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+std::string gap_text(double gap) {
+  if (!(gap > 0)) return "exact";
+  return "<=" + fixed(std::ceil(gap * 1000 - 1e-9) / 10, 1) + "%";
+}
+
 }  // namespace pe::detail::format

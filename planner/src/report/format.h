@@ -20,6 +20,9 @@ void append_fixed(std::string& out, double value, int digits);
 /// A JSON number, also used by the CSV: finite values with 17 significant digits (they
 /// read back exactly), others as null.
 std::string json_number(double value);
+/// An optimality gap for people: "exact" for 0, else "<=X%" with X rounded up to 0.1, so
+/// the claim stays true.
+std::string gap_text(double gap);
 /// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or
 /// a line break; as it is otherwise.
 std::string csv_field(const std::string& text);

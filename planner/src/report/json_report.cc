@@ -66,8 +66,11 @@ Json plan_value(const Plan& p, const Baselines& b) {
           {"exposed_allreduce_s", p.exposed_allreduce},
           {"iteration_time_s", p.iteration_time},
           {"simulated_time_s", p.simulated_time},
-          {"estimate_minus_simulated_s", p.iteration_time - p.simulated_time},
+          {"estimate_s", p.estimate},
+          {"path_bound_s", p.lower_bound},
+          {"estimate_minus_simulated_s", p.estimate - p.simulated_time},
           {"speedup", p.speedup},
+          {"estimate_speedup", estimate_speedup(p)},
           {"simulated_speedup", simulated_speedup(p, b)},
           {"limiter", to_string(p.limiter)},
           {"peak_memory_bytes", detail::format::peak_memory(p)},
@@ -87,10 +90,13 @@ Json baselines_value(const Baselines& b) {
           {"dp_p3", b.fits ? Json(b.dp_p3) : Json()}};
 }
 
-// A plan of a point, with its rank (1: the best).
-Json ranked_plan_value(const Plan& plan, std::size_t rank, const Baselines& b) {
+// A plan of a point, with its rank (1: the best), the point's lower bound and the plan's gap.
+Json ranked_plan_value(const PointResult& point, std::size_t rank) {
+  const Plan& plan = point.plans[rank - 1];
   Json value{{"rank", rank}};
-  value.update(plan_value(plan, b));
+  value.update(plan_value(plan, point.baselines));
+  value["lower_bound_s"] = point.lower_bound;
+  value["gap"] = point.gap_of(plan);
   return value;
 }
 
@@ -98,12 +104,14 @@ Json ranked_plan_value(const Plan& plan, std::size_t rank, const Baselines& b) {
 std::string point_text(const PointResult& p) {
   std::string plans;
   for (std::size_t i = 0; i < p.plans.size(); ++i)
-    plans += (plans.empty() ? "" : ",\n      ") +
-             line(ranked_plan_value(p.plans[i], i + 1, p.baselines));
+    plans += (plans.empty() ? "" : ",\n      ") + line(ranked_plan_value(p, i + 1));
   const Json reason = p.plans.empty() ? Json(p.no_plan_reason) : Json();
   return "{\"gbs\": " + line(p.global_batch) +
          ", \"baselines\": " + line(baselines_value(p.baselines)) + ",\n     \"plans\": [" + plans +
-         "], \"exact\": " + line(p.exact) + ", \"no_plan_reason\": " + line(reason) + "}";
+         "], \"exact\": " + line(p.exact) +
+         ", \"lower_bound_s\": " + line(p.best() ? Json(p.lower_bound) : Json()) +
+         ", \"gap\": " + line(p.best() ? Json(p.gap()) : Json()) +
+         ", \"no_plan_reason\": " + line(reason) + "}";
 }
 
 Json search_value(const SearchOptions& s) {

@@ -43,8 +43,6 @@ std::string header(const ReportContext& c) {
 
 // The mark of DP columns whose plain data parallelism does not fit (Baselines::fits).
 constexpr const char* kNoFit = "n/f";
-// The mark of hybrid speedups whose search stopped at its effort limit (PointResult::exact).
-constexpr const char* kInexact = "~";
 
 std::vector<std::string> cells(const PointResult& p) {
   const Baselines& b = p.baselines;
@@ -53,8 +51,9 @@ std::vector<std::string> cells(const PointResult& p) {
     row.push_back(b.fits ? fixed(speedup, 3) : kNoFit);
   const Plan* plan = p.best();
   if (!plan) return row;
-  row.push_back(fixed(plan->speedup, 3) + (p.exact ? "" : kInexact));
-  row.push_back(fixed(simulated_speedup(*plan, b), 3));
+  row.push_back(fixed(plan->speedup, 3));
+  row.push_back(fixed(estimate_speedup(*plan), 3));
+  row.push_back(detail::format::gap_text(p.gap()));
   row.push_back(std::to_string(plan->micro_batches) + "x" + std::to_string(plan->micro_batch_size));
   row.push_back(std::to_string(plan->pipeline_replicas));
   return row;
@@ -63,26 +62,27 @@ std::vector<std::string> cells(const PointResult& p) {
 // What follows a row's right-aligned cells: the schedule and stages, or why none.
 std::string tail(const PointResult& p) {
   const Plan* plan = p.best();
-  if (!plan) return p.exact ? "   no plan fits" : std::string("   no plan found") + kInexact;
+  if (!plan) return p.exact ? "   no plan fits" : "   no plan found (search effort)";
   return "  " + left(to_string(plan->schedule), 6) + stages_string(*plan);
 }
 
 std::string rows_text(const std::vector<PointResult>& points) {
   std::vector<std::vector<std::string>> rows{
-      {"GBS", "DP", "DP+ovl", "DP+P3", "hybrid", "sim", "MxMB", "R"}};
+      {"GBS", "DP", "DP+ovl", "DP+P3", "hybrid", "est", "gap", "MxMB", "R"}};
   for (const PointResult& p : points) rows.push_back(cells(p));
-  const std::vector<std::string> lines = right_columns(rows, {6, 9, 9, 9, 9, 9, 10, 4});
+  const std::vector<std::string> lines = right_columns(rows, {6, 9, 9, 9, 9, 9, 8, 10, 4});
   std::string text = lines[0] + "  sched stages\n";
   for (std::size_t i = 0; i < points.size(); ++i) text += lines[i + 1] + tail(points[i]) + "\n";
   return text;
 }
 
 std::string legend(const std::vector<PointResult>& points) {
-  bool no_room = false, floor = false, inexact = false;
+  bool no_room = false, floor = false, inexact = false, gap = false;
   for (const PointResult& p : points) {
     no_room = no_room || (!p.baselines.fits && p.baselines.max_device_batch < 1);
     floor = floor || (!p.baselines.fits && p.baselines.max_device_batch >= 1);
-    inexact = inexact || !p.exact;
+    inexact = inexact || (!p.exact && !p.best());
+    gap = gap || p.gap() > 0;
   }
   std::string text;
   if (no_room)
@@ -94,11 +94,14 @@ std::string legend(const std::vector<PointResult>& points) {
         std::string(kNoFit) +
         ": plain data parallelism does not fit: its gradient-accumulation steps would "
         "go below the micro-batch floor (TrainingSettings::min_micro_batch) on all GPUs together\n";
+  if (gap)
+    text +=
+        "gap: how much slower than the optimum the plan may be at most; the search proved a lower "
+        "bound on every plan's simulated time (README, \"Exactness and gaps\")\n";
   if (inexact)
     text +=
-        std::string(kInexact) +
-        ": the search stopped at its effort limit (SearchOptions::effort); the best plan found, "
-        "not proven optimal\n";
+        "no plan found: the search stopped at its effort limit (SearchOptions::effort) before "
+        "it could prove whether a plan fits\n";
   return text;
 }
 
@@ -108,11 +111,11 @@ std::string alternatives_text(const PointResult& p) {
   std::string text = "Next best plans for GBS " + std::to_string(p.global_batch) + ":\n";
   for (std::size_t i = 1; i < p.plans.size(); ++i) {
     const Plan& plan = p.plans[i];
-    text += "  " + std::to_string(i + 1) + ". speedup " + fixed(plan.speedup, 3) + " (sim " +
-            fixed(simulated_speedup(plan, p.baselines), 3) + "), " +
-            std::to_string(plan.micro_batches) + "x" + std::to_string(plan.micro_batch_size) +
-            ", R " + std::to_string(plan.pipeline_replicas) + ", " + to_string(plan.schedule) +
-            ", " + stages_string(plan) + "\n";
+    text += "  " + std::to_string(i + 1) + ". speedup " + fixed(plan.speedup, 3) + " (estimate " +
+            fixed(estimate_speedup(plan), 3) + "), " + std::to_string(plan.micro_batches) + "x" +
+            std::to_string(plan.micro_batch_size) + ", R " +
+            std::to_string(plan.pipeline_replicas) + ", " + to_string(plan.schedule) + ", " +
+            stages_string(plan) + "\n";
   }
   return text;
 }
@@ -124,15 +127,14 @@ const Plan* best_at(const std::vector<PointResult>& points, int global_batch) {
   return nullptr;
 }
 
-// How much faster the best plan found is than the given one, by estimate and simulation.
+// How much faster the best plan found is than the given one, simulated and by estimate.
 std::string comparison_text(const Plan& given, const Plan* best) {
   if (!best) return "  no plan found by the search to compare with\n";
   return "  the best plan found (" + stages_string(*best) + ", " +
          std::to_string(best->micro_batches) + "x" + std::to_string(best->micro_batch_size) +
          ", R " + std::to_string(best->pipeline_replicas) + ", " + to_string(best->schedule) +
-         ") is " + fixed(given.iteration_time / best->iteration_time, 3) +
-         "x as fast by estimate, " + fixed(given.simulated_time / best->simulated_time, 3) +
-         "x simulated\n";
+         ") is " + fixed(given.iteration_time / best->iteration_time, 3) + "x as fast simulated, " +
+         fixed(given.estimate / best->estimate, 3) + "x by estimate\n";
 }
 
 // The hand-written plan of the context: its numbers, whether it fits, and the comparison.
@@ -151,6 +153,10 @@ double simulated_speedup(const Plan& plan, const Baselines& baselines) {
   return plan.simulated_time > 0 ? baselines.single_device_time / plan.simulated_time : 0;
 }
 
+double estimate_speedup(const Plan& plan) {
+  return plan.estimate > 0 ? plan.one_device_time / plan.estimate : 0;
+}
+
 std::string plan_text(const Plan& plan, const ModelProfile& model) {
   std::ostringstream out;
   out << "GBS " << plan.global_batch << ": "
@@ -159,10 +165,11 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
       << counted(plan.micro_batches, "micro-batch", "micro-batches") << " of "
       << (plan.uneven_micro_batches() ? "at most " : "") << plan.micro_batch_size << ", "
       << to_string(plan.schedule) << "\n";
-  out << "  estimate " << ms(plan.iteration_time) << " = " << plan.micro_batches - 1 << " x slot "
-      << ms(plan.slot) << " + fill/drain " << ms(plan.fill_drain) << " + exposed all-reduce "
-      << ms(plan.exposed_allreduce) << "; simulated " << ms(plan.simulated_time) << "; speedup "
-      << fixed(plan.speedup, 3) << ", limited by " << to_string(plan.limiter) << "\n";
+  out << "  simulated " << ms(plan.iteration_time) << ", speedup " << fixed(plan.speedup, 3)
+      << "; lower bound " << ms(plan.lower_bound) << "; estimate " << ms(plan.estimate) << " = "
+      << plan.micro_batches - 1 << " x slot " << ms(plan.slot) << " + fill/drain "
+      << ms(plan.fill_drain) << " + exposed all-reduce " << ms(plan.exposed_allreduce)
+      << ", limited by " << to_string(plan.limiter) << "\n";
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const PlanStage& st = plan.stages[s];
     out << "  stage " << s << ": states " << st.first_state << "-" << st.last_state << " ("

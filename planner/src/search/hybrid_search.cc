@@ -1,8 +1,10 @@
-// Search over pipeline shapes. For each shape the slot cap is lowered step by step
-// (parametric search): each dynamic-programming pass returns the least
-// fill_drain + exposed all-reduce under the cap; the next pass asks for a strictly
-// smaller slot. Every point of the (slot, fill_drain + exposed) Pareto front is visited
-// until bounds show no better plan can follow, so the result is exact.
+// The hybrid search for one global batch size: branch and bound on the simulated time.
+// Candidates come from the seeds (one-stage and equal-work pipelines, accumulation plans)
+// and from one dynamic-programming pass per pipeline shape, which returns the plans of the
+// shape with the least path lower bound (cost/path_bound.h). Candidates are simulated in
+// order of their lower bounds while a bound is below the best simulated time found (the
+// incumbent); the passes drop every plan whose bound cannot beat the incumbent. What no
+// pass could rule out is the certificate: the least lower bound over every shape.
 #include "search/hybrid_search.h"
 
 #include <tbb/parallel_for.h>
@@ -16,6 +18,7 @@
 #include "cost/evaluate.h"
 #include "cost/micro_step.h"
 #include "cost/stage_samples.h"
+#include "pe/timeline.h"
 #include "search/pipeline_dp.h"
 
 namespace pe::detail {
@@ -23,140 +26,156 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr std::size_t kWave = 8;  // shapes searched together with one shared bound
-constexpr double kTie = 1e-9;     // plans within this relative margin count as ties
 constexpr int kRounds = 3;        // searches of a shape that runs out of effort, at most
-
-struct Best {
-  std::vector<Plan> plans;
-  int top = 1;
-  Seconds bound() const {
-    return static_cast<int>(plans.size()) < top ? kInfinity : plans.back().iteration_time;
-  }
-  void offer(const Plan& plan);
-};
+constexpr int kPlansPerPass = 4;  // candidates one pass returns, least bound first
 
 bool same_shape(const Plan& a, const Plan& b) {
   return a.pipeline_replicas == b.pipeline_replicas && a.micro_batch_size == b.micro_batch_size &&
          a.schedule == b.schedule;
 }
 
-void Best::offer(const Plan& plan) {
-  for (Plan& kept : plans)
-    if (same_shape(kept, plan)) {
-      if (better(plan, kept)) kept = plan;
-      std::sort(plans.begin(), plans.end(), better);
-      return;
-    }
-  plans.insert(std::upper_bound(plans.begin(), plans.end(), plan, better), plan);
-  if (static_cast<int>(plans.size()) > top) plans.pop_back();
+// How simple a plan is, simplest first: fewer stages, devices, copies; even micro-batches;
+// larger micro-batches; 1F1B; then the stage string, so the order is total.
+auto simplicity(const Plan& p) {
+  return std::make_tuple(p.stages.size(), p.device_count(), p.pipeline_replicas,
+                         p.uneven_micro_batches(), -p.micro_batch_size,
+                         static_cast<int>(p.schedule), stages_string(p));
 }
 
-// The next cap strictly below x: a relative step of kTie, at least one ulp, so that the
-// parametric loops end even when times are subnormal (where x * (1 - kTie) == x).
-Seconds below(Seconds x) { return std::min(x * (1 - kTie), std::nextafter(x, Seconds{0})); }
+// Every candidate plan offered, simulated or not, and the incumbent.
+class Pool {
+ public:
+  explicit Pool(int top) : top_(top) {}
 
-// What one shape's search found, and whether it ran to the end.
+  void add(Plan plan) { waiting_.push_back(std::move(plan)); }
+
+  // Simulates waiting candidates in order of lower bound while a bound can still make the
+  // best `top` (with the simplicity margin); the rest stay waiting, their bounds kept for
+  // the certificate. A plan too large to simulate (pe::simulate's limit) is left out.
+  void simulate_promising() {
+    std::stable_sort(waiting_.begin(), waiting_.end(), [](const Plan& a, const Plan& b) {
+      return std::make_tuple(a.lower_bound, simplicity(a)) <
+             std::make_tuple(b.lower_bound, simplicity(b));
+    });
+    std::size_t i = 0;
+    for (; i < waiting_.size() && waiting_[i].lower_bound <= cutoff(); ++i) {
+      Plan& plan = waiting_[i];
+      if (static_cast<double>(plan.stages.size()) * plan.micro_batches > kMaxSimulatedPairs) {
+        least_unsimulated_ = std::min(least_unsimulated_, plan.lower_bound);
+        continue;
+      }
+      const Seconds makespan = simulate(plan.shape()).makespan;
+      plan.simulated_time = plan.iteration_time = makespan;
+      plan.speedup = plan.one_device_time / makespan;
+      insert(std::move(plan));
+    }
+    for (; i < waiting_.size(); ++i)
+      least_unsimulated_ = std::min(least_unsimulated_, waiting_[i].lower_bound);
+    waiting_.clear();
+  }
+
+  // Plans with a lower bound above this cannot enter the answer.
+  Seconds cutoff() const {
+    return static_cast<int>(kept_.size()) < top_ ? kInfinity
+                                                 : kept_.back().iteration_time * (1 + kSimpler);
+  }
+  Seconds best_time() const { return kept_.empty() ? kInfinity : kept_.front().iteration_time; }
+  // The bound for one shape's pass: only one plan per shape is kept, so a plan slower than
+  // the shape's kept one (beyond the margin) can never be reported, whatever `top` is.
+  Seconds cutoff_for(const PipelineShapeChoice& shape) const {
+    for (const Plan& kept : kept_)
+      if (kept.pipeline_replicas == shape.replicas && kept.micro_batch_size == shape.micro_batch &&
+          kept.schedule == shape.schedule && !kept.uneven_micro_batches())
+        return std::min(cutoff(), kept.iteration_time * (1 + kSimpler));
+    return cutoff();
+  }
+  Seconds least_unsimulated() const { return least_unsimulated_; }
+  std::vector<Plan> answer() const {
+    std::vector<Plan> plans = ranked(kept_);
+    if (static_cast<int>(plans.size()) > top_) plans.resize(static_cast<std::size_t>(top_));
+    return plans;
+  }
+
+  // Plans within kSimpler of the fastest count as tied and the simplest of them leads;
+  // the rest follow by time.
+  static std::vector<Plan> ranked(std::vector<Plan> plans) {
+    if (plans.empty()) return plans;
+    const Seconds fastest = std::min_element(plans.begin(), plans.end(), [](auto& a, auto& b) {
+                              return a.iteration_time < b.iteration_time;
+                            })->iteration_time;
+    auto key = [&](const Plan& p) {
+      const bool tied = p.iteration_time <= fastest * (1 + kSimpler);
+      return std::make_tuple(!tied, tied ? 0.0 : p.iteration_time, simplicity(p));
+    };
+    std::stable_sort(plans.begin(), plans.end(),
+                     [&](const Plan& a, const Plan& b) { return key(a) < key(b); });
+    return plans;
+  }
+
+ private:
+  // Keeps the best simulated plan of each shape, and of those the best `top` shapes (plus
+  // any within the margin of the last, which a simpler plan may still need).
+  void insert(Plan plan) {
+    for (Plan& kept : kept_)
+      if (same_shape(kept, plan)) {
+        kept = ranked({kept, plan}).front();
+        sort_and_trim();
+        return;
+      }
+    kept_.push_back(std::move(plan));
+    sort_and_trim();
+  }
+  void sort_and_trim() {
+    std::stable_sort(kept_.begin(), kept_.end(), [](const Plan& a, const Plan& b) {
+      return std::make_tuple(a.iteration_time, simplicity(a)) <
+             std::make_tuple(b.iteration_time, simplicity(b));
+    });
+    while (static_cast<int>(kept_.size()) > top_ &&
+           kept_.back().iteration_time > kept_[top_ - 1].iteration_time * (1 + kSimpler))
+      kept_.pop_back();
+  }
+
+  int top_;
+  std::vector<Plan> waiting_, kept_;
+  Seconds least_unsimulated_ = kInfinity;
+};
+
+// What one shape's pass found: its candidates, the least bound of any of its plans (a
+// valid lower bound, also when the pass stopped), and the effort used.
 struct ShapeResult {
   std::vector<Plan> plans;
+  Seconds lower_bound = kInfinity;
   bool complete = true;
-  std::uint64_t steps = 0;  // effort used
+  std::uint64_t steps = 0;
 };
 
-// One shape's search state: the query, the bound, and the plans found.
-struct ShapeSearch {
-  const CostModel& cost;
-  int global_batch;
-  DpQuery query;
-  Seconds bound;
-  double m;                  // micro-batches - 1
-  Seconds floor;             // lower bound on any slot: all work spread over a copy's devices
-  std::uint64_t steps_left;  // the shape's remaining search effort
-  ShapeResult result;
-
-  // Runs one pass; returns the plan found, if any, and tightens the bound. A pass that
-  // runs out of effort returns nothing and marks the shape's search incomplete.
-  const Plan* pass() {
-    query.bound = bound - m * floor;
-    query.step_limit = steps_left;
-    DpResult dp = best_pipeline(cost, query);
-    steps_left -= dp.steps;
-    result.steps += dp.steps;
-    if (dp.stopped) result.complete = false;
-    if (!dp.spec) return nullptr;
-    Evaluation ev = evaluate(cost, *dp.spec, global_batch);
-    bound = std::min(bound, ev.plan.iteration_time);
-    result.plans.push_back(std::move(ev.plan));
-    return &result.plans.back();
-  }
-  // The largest slot a plan with this fill_drain + exposed may have and still win.
-  Seconds useful_slot(Seconds h) const { return (bound - h) / m * (1 + kTie); }
-};
-
-// 1F1B: lower the slot cap below each plan's slot (parametric search on one value).
-void search_one_f_one_b(ShapeSearch& s) {
-  s.query.slot_cap = s.m > 0 ? s.useful_slot(s.floor) : kInfinity;
-  while (s.m == 0 || s.query.slot_cap >= s.floor * (1 - kTie)) {
-    const Plan* plan = s.pass();
-    // No plan has a slot below the floor, so a plan at the floor ends the search.
-    if (!plan || s.m == 0 || plan->slot <= s.floor * (1 + kTie)) return;
-    const Seconds h = plan->fill_drain + plan->exposed_allreduce;
-    s.query.slot_cap = std::min({below(plan->slot), below(s.query.slot_cap), s.useful_slot(h)});
-  }
+// A lower bound on every plan of a shape without searching it: some stage does at least
+// a copy's share of each micro-batch's work, M times (every stage width is at most W).
+Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
+  return shape.micro_batches * cost.whole_model_time(shape.micro_batch) / width;
 }
 
-// Largest forward-wave slot max(f, c) of a GPipe plan.
-Seconds forward_slot(const Plan& plan) {
-  Seconds slot = 0;
-  for (const PlanStage& st : plan.stages) slot = std::max({slot, st.times.forward, st.times.send});
-  return slot;
-}
-
-// GPipe: the slot is a forward part plus a backward part, so the search is parametric in
-// both. For a forward cap it walks the (backward slot, fill_drain + exposed) front; a plan
-// with a forward slot at least the largest one on that front cannot beat the front's
-// plans, so the next forward cap lies strictly below it. Each wave's slot is at least its
-// work spread over the copy's devices.
-void search_gpipe(ShapeSearch& s, Seconds forward_floor, Seconds backward_floor) {
-  Seconds forward_cap = s.m > 0 ? s.useful_slot(s.floor) - backward_floor : kInfinity;
-  while (forward_cap >= forward_floor * (1 - kTie)) {
-    s.query.forward_cap = forward_cap;
-    s.query.backward_cap = s.m > 0 ? s.useful_slot(s.floor) - forward_floor : kInfinity;
-    Seconds widest = -1;
-    while (s.query.backward_cap >= backward_floor * (1 - kTie)) {
-      const Plan* plan = s.pass();
-      if (!plan || s.m == 0) break;
-      const Seconds forward = forward_slot(*plan);
-      const Seconds h = plan->fill_drain + plan->exposed_allreduce;
-      if (widest < 0 && s.m * (forward_floor + backward_floor) + h > s.bound) return;
-      widest = std::max(widest, forward);
-      if (plan->slot - forward <= backward_floor * (1 + kTie)) break;
-      s.query.backward_cap = std::min({below(plan->slot - forward), below(s.query.backward_cap),
-                                       s.useful_slot(h) - forward_floor});
-    }
-    if (widest <= forward_floor * (1 + kTie)) return;
-    forward_cap = std::min(below(widest), below(forward_cap));
-  }
-}
-
-// Searches one shape under an upper bound; returns every plan found on the way.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort) {
   const int width = cost.cluster().device_count() / shape.replicas;
-  const Seconds floor = cost.whole_model_time(shape.micro_batch) / width;
-  ShapeSearch s{cost,
-                global_batch,
-                {shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule},
-                bound,
-                shape.micro_batches - 1.0,
-                floor,
-                effort,
-                {}};
-  if (shape.schedule == Schedule::GPipe)
-    search_gpipe(s, cost.forward(0, cost.states() - 1, shape.micro_batch) / width,
-                 cost.backward(0, cost.states() - 1, shape.micro_batch) / width);
-  else
-    search_one_f_one_b(s);
-  return std::move(s.result);
+  const DpQuery query{
+      shape.replicas, width,  shape.micro_batch, shape.micro_batches, shape.schedule,
+      bound,          effort, kPlansPerPass};
+  DpResult dp = best_pipeline(cost, query);
+  ShapeResult result;
+  result.steps = dp.steps;
+  if (dp.stopped) {
+    result.complete = false;
+    result.lower_bound = shape_floor(cost, shape, width);
+    return result;
+  }
+  // Every plan left out has a bound above `bound`.
+  result.lower_bound = dp.plans.empty() ? bound : dp.plans.front().lower_bound;
+  for (const DpPlan& found : dp.plans) {
+    Evaluation ev = evaluate(cost, found.spec, global_batch);
+    if (ev.fits) result.plans.push_back(std::move(ev.plan));
+  }
+  return result;
 }
 
 // Cuts the states into `stages` runs of about equal work (by prefix sums), each a stage
@@ -183,7 +202,7 @@ std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int mi
 // Cheap first bounds that let the exact passes prune from the start: per shape, the
 // one-stage plan (plain data parallelism inside each copy) and equal-width pipelines of
 // 2, 4, 8, ... stages cut at equal work.
-void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, Best& best) {
+void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, Pool& pool) {
   const int width = cost.cluster().device_count() / shape.replicas;
   for (int stages = 1; stages <= width && stages <= static_cast<int>(cost.states()); stages *= 2) {
     // One stage may use the whole copy, pipeline stages up to the micro-batch size.
@@ -197,7 +216,7 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
       first = last + 1;
     }
     Evaluation ev = evaluate(cost, spec, global_batch);
-    if (ev.fits) best.offer(ev.plan);
+    if (ev.fits) pool.add(std::move(ev.plan));
   }
 }
 
@@ -215,13 +234,13 @@ std::vector<int> divisors(int n) {
 
 // Accumulation plans (accumulation_spec) of every copy count, when 1F1B is searched.
 void seed_accumulation(const CostModel& cost, int global_batch, const SearchOptions& options,
-                       Best& best) {
+                       Pool& pool) {
   if (std::count(options.schedules.begin(), options.schedules.end(), Schedule::OneFOneB) == 0)
     return;
   for (int r : divisors(std::gcd(global_batch, cost.cluster().device_count())))
     if (std::optional<PipelineSpec> spec = accumulation_spec(cost, global_batch, r)) {
       Evaluation ev = evaluate(cost, *spec, global_batch);
-      if (ev.fits) best.offer(ev.plan);
+      if (ev.fits) pool.add(std::move(ev.plan));
     }
 }
 
@@ -261,19 +280,6 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, 
   return shapes;
 }
 
-bool better(const Plan& a, const Plan& b) {
-  // Times within about 1e-9 of each other (rounding noise) fall into one bucket and count
-  // as ties; the bucket index is a monotone function of the time, so this stays a strict
-  // weak order.
-  auto key = [](const Plan& p) {
-    const long long bucket = std::llround(std::log(std::max(p.iteration_time, 1e-300)) / kTie);
-    return std::make_tuple(bucket, p.stages.size(), p.device_count(), p.pipeline_replicas,
-                           p.uneven_micro_batches(), -p.micro_batch_size,
-                           static_cast<int>(p.schedule), stages_string(p));
-  };
-  return key(a) < key(b);
-}
-
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options) {
   std::vector<PipelineShapeChoice> shapes =
       pipeline_shapes(global_batch, cost.cluster().device_count(), cost.settings().min_micro_batch,
@@ -282,15 +288,17 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
   std::stable_partition(shapes.begin(), shapes.end(), [](const PipelineShapeChoice& s) {
     return s.schedule == Schedule::OneFOneB;
   });
-  Best best{{}, std::max(1, options.top)};
-  for (const PipelineShapeChoice& shape : shapes) seed(cost, global_batch, shape, best);
-  seed_accumulation(cost, global_batch, options, best);
+  Pool pool(std::max(1, options.top));
+  for (const PipelineShapeChoice& shape : shapes) seed(cost, global_batch, shape, pool);
+  seed_accumulation(cost, global_batch, options, pool);
+  pool.simulate_promising();
   // The effort is shared in shape order: each wave's shapes get equal parts of what is
   // left, and what a cheap shape leaves unused passes on to later waves. Shapes that ran
   // out are searched again from the start with what the others left (and the tighter
   // bound), up to kRounds times. All of it depends on the steps each shape took, not on
   // timing, so the result is the same on any thread count.
   std::uint64_t left = options.effort ? options.effort : std::numeric_limits<std::uint64_t>::max();
+  std::vector<Seconds> bounds(shapes.size(), 0);
   std::vector<std::size_t> todo(shapes.size());
   std::iota(todo.begin(), todo.end(), std::size_t{0});
   for (int round = 0; round < kRounds && !todo.empty() && left > 0; ++round) {
@@ -298,22 +306,35 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
     for (std::size_t start = 0; start < todo.size(); start += kWave) {
       const std::size_t end = std::min(todo.size(), start + kWave);
       const std::uint64_t share = left / (todo.size() - start);
-      const Seconds bound = best.bound();
+      std::vector<Seconds> bound(end - start);
+      for (std::size_t i = start; i < end; ++i) bound[i - start] = pool.cutoff_for(shapes[todo[i]]);
       std::vector<ShapeResult> found(end - start);
       tbb::parallel_for(start, end, [&](std::size_t i) {
-        found[i - start] = search_shape(cost, global_batch, shapes[todo[i]], bound, share);
+        found[i - start] =
+            search_shape(cost, global_batch, shapes[todo[i]], bound[i - start], share);
       });
       for (std::size_t i = start; i < end; ++i) {
-        const ShapeResult& shape = found[i - start];
+        ShapeResult& shape = found[i - start];
         if (!shape.complete) stopped.push_back(todo[i]);
-        left -= shape.steps;
-        for (const Plan& plan : shape.plans) best.offer(plan);
+        bounds[todo[i]] = shape.lower_bound;
+        left -= std::min(left, shape.steps);
+        for (Plan& plan : shape.plans) pool.add(std::move(plan));
       }
+      pool.simulate_promising();
     }
     todo = std::move(stopped);
   }
-  const bool exact = todo.empty();
-  return {std::move(best.plans), exact};
+  // Shapes never searched (no effort left) keep their floor.
+  for (std::size_t i : todo)
+    if (bounds[i] == 0)
+      bounds[i] = shape_floor(cost, shapes[i], cost.cluster().device_count() / shapes[i].replicas);
+  SearchResult result;
+  result.plans = pool.answer();
+  Seconds lower = std::min(pool.least_unsimulated(), pool.best_time());
+  for (Seconds b : bounds) lower = std::min(lower, b);
+  result.lower_bound = lower;
+  result.exact = !result.plans.empty() ? lower >= pool.best_time() * (1 - kTie) : todo.empty();
+  return result;
 }
 
 }  // namespace pe::detail

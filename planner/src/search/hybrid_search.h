@@ -38,23 +38,29 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, 
 std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_batch,
                                               int replicas);
 
-/// Orders plans: lower iteration time, then fewer stages, fewer devices, fewer copies,
-/// equal micro-batches before uneven ones, larger micro-batches, 1F1B before GPipe, then
-/// the stage string.
-bool better(const Plan& a, const Plan& b);
+/// Plans within this relative margin of the fastest count as tied; the simplest of them
+/// (fewer stages, devices, copies; even and larger micro-batches; 1F1B) is reported.
+inline constexpr double kSimpler = 1e-3;
+/// Relative rounding tolerance of "exact": the lower bound meets the best time.
+inline constexpr double kTie = 1e-9;
+/// Plans of more (stage, micro-batch) pairs than this are not simulated, so not candidates
+/// (their lower bounds still count in the certificate).
+inline constexpr double kMaxSimulatedPairs = 1 << 22;
 
 /// The search's answer for one global batch size.
 struct SearchResult {
-  std::vector<Plan> plans;  ///< Best first; empty when nothing fits.
-  bool exact = true;        ///< False when some shape's search ran out of effort.
+  std::vector<Plan> plans;  ///< Best first (simulated); empty when nothing fits.
+  /// A proven lower bound on the simulated time of every plan of the search space.
+  Seconds lower_bound = 0;
+  /// True when lower_bound meets the best plan's time: no plan is faster.
+  bool exact = true;
 };
 
-/// The `top` best plans of distinct shapes (best first), exact for the cost model of
-/// evaluate.h unless some shape's search used up options.effort (shared by the shapes in
-/// order; a shape that runs out is searched again with what the others left, up to three
-/// rounds; then the best plans found, which are never worse than the seeds: one-stage and
-/// equal-work pipelines).
-/// Deterministic for any thread count.
+/// The `top` best plans of distinct shapes by simulated time (best first, the simplest
+/// within kSimpler of the fastest leading), with a lower bound on the whole space. Each
+/// shape's pass shares options.effort (in order; a shape that runs out is searched again
+/// with what the others left, up to three rounds; a shape never finished counts with a
+/// floor bound). Deterministic for any thread count.
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options);
 
 }  // namespace pe::detail

@@ -1,24 +1,29 @@
 // Suffix dynamic program over (first state of the suffix, first free device offset).
-// A cell keeps, for each (k, head), the suffix plans not dominated in
-//   y    = fill_drain of the suffix,
-//   x    = exposed all-reduce of the suffix, measured from its first stage's last backward
-//          (x_s = max(AR_s, x_{s+1} - g_s - c_s) telescopes to evaluate.h's formula),
-//   k    = stages in the suffix, capped at M (memory and the 1F1B round trip depend on it),
-//   head = the suffix's first stage sits on one machine in every copy (needed to know
-//          whether the cut in front of it stays inside a machine).
-// Entry A dominates B (same k, head) when y_A <= y_B and y_A + x_A <= y_B + x_B: prepending
-// a stage adds a constant to y and maps x through max(AR, x - d), which is monotone and
-// 1-Lipschitz, so the order is kept all the way to the full plan, whose cost grows with y
-// and with y + x. Keeping only undominated entries is therefore exact.
+// A cell keeps, for each (k, head), the suffix plans not dominated in the fields of their
+// SuffixBound (cost/path_bound.h):
+//   y     = round_trip, the fill_drain of the suffix,
+//   e     = worst, the largest path term of a stage, cut or pair of the suffix,
+//   y + x = round_trip + exposed, the all-reduce term,
+//   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
+//   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
+//   head  = the suffix's first stage sits on one machine in every copy (needed to know
+//           whether the cut in front of it stays inside a machine).
+// Entry A dominates B (same k, head) when every one of these is no larger for A:
+// prepending a stage (prepend_stage) adds a constant to y and maps the others through
+// maxima of terms that grow with them (x through max(T, x - d)), so the order is kept all
+// the way to the full plan, whose bound y + max(e, x) grows with y, e and y + x. Keeping
+// only undominated entries is therefore exact.
 #include "search/pipeline_dp.h"
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <tuple>
 #include <vector>
 
 #include "cost/evaluate.h"
 #include "cost/layout.h"
+#include "cost/path_bound.h"
 #include "cost/stage_samples.h"
 
 namespace pe::detail {
@@ -27,32 +32,45 @@ namespace {
 constexpr double kSlack = 1e-12;  // relative tolerance so that ties survive the bound
 
 struct Entry {
-  Seconds y = 0, x = 0;
-  int k = 0;
+  SuffixBound bound;
   bool head = false;
   std::size_t last = 0;  // last state of this entry's first stage
   int width = 0;         // its width
   int child = -1;        // entry index in the next cell, -1 for the final stage
+
+  int k() const { return bound.stages; }
+  Seconds total() const { return bound.round_trip + bound.exposed; }
+  // The fields that only raise a bound, in a fixed order (the sort key after k and head).
+  auto fields() const {
+    const SuffixBound& b = bound;
+    return std::make_tuple(b.round_trip, b.worst, total(), b.head_work, b.after_x, b.forward_wave,
+                           b.backward_wave);
+  }
+  bool no_worse_than(const Entry& o) const {
+    const SuffixBound &a = bound, &b = o.bound;
+    return a.round_trip <= b.round_trip && a.worst <= b.worst && total() <= o.total() &&
+           a.head_work <= b.head_work && a.after_x <= b.after_x &&
+           a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave;
+  }
 };
 
-// Keeps the undominated candidates, in a deterministic order.
+// Keeps the undominated candidates, in a deterministic order: within a (k, head) group,
+// sorted by y, a candidate is dropped when a kept one is no worse in every field.
 void keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
   // A total order, so the result does not depend on how candidates arrived.
   std::sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
-    return std::tie(a.k, b.head, a.y, a.x, a.last, a.width, a.child) <
-           std::tie(b.k, a.head, b.y, b.x, b.last, b.width, b.child);
+    return std::make_tuple(a.k(), b.head, a.fields(), a.last, a.width, a.child) <
+           std::make_tuple(b.k(), a.head, b.fields(), b.last, b.width, b.child);
   });
-  for (std::size_t i = 0; i < candidates.size();) {
-    std::size_t j = i;
-    Seconds best_total = std::numeric_limits<Seconds>::infinity();
-    for (; j < candidates.size() && candidates[j].k == candidates[i].k &&
-           candidates[j].head == candidates[i].head;
-         ++j)
-      if (candidates[j].y + candidates[j].x < best_total) {
-        best_total = candidates[j].y + candidates[j].x;
-        cell.push_back(candidates[j]);
-      }
-    i = j;
+  std::size_t group = cell.size();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Entry& c = candidates[i];
+    if (i > 0 && (c.k() != candidates[i - 1].k() || c.head != candidates[i - 1].head))
+      group = cell.size();
+    const bool dominated =
+        std::any_of(cell.begin() + static_cast<std::ptrdiff_t>(group), cell.end(),
+                    [&](const Entry& kept) { return kept.no_worse_than(c); });
+    if (!dominated) cell.push_back(c);
   }
   candidates.clear();
 }
@@ -75,20 +93,16 @@ class Dp {
         layout_(cost.cluster(), q.replicas, q.replica_width),
         n_(cost.states()),
         w_(q.replica_width),
-        gpipe_(q.schedule == Schedule::GPipe),
-        cap_(gpipe_ ? q.forward_cap + q.backward_cap : q.slot_cap),
-        cut_cap_(gpipe_ ? std::min(q.forward_cap, q.backward_cap) : q.slot_cap),
-        bound_(q.bound * (1 + kSlack)),
-        cap_k_(q.schedule == Schedule::GPipe ? 1 : q.micro_batches) {}
+        bound_(q.bound * (1 + kSlack)) {}
 
   DpResult run() {
     const std::uint64_t cells = static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(w_);
-    if (!spend(cells)) return {std::nullopt, steps_, true};
+    if (!spend(cells)) return {{}, steps_, true};
     cells_.resize(n_ * w_);
     for (std::size_t a = n_; a-- > 0 && !stopped_;)
       for (int o = 0; o < w_; ++o)
         if (viable(a, o)) fill(a, o);
-    if (stopped_) return {std::nullopt, steps_, true};
+    if (stopped_) return {{}, steps_, true};
     return {best(), steps_, false};
   }
 
@@ -123,26 +137,25 @@ class Dp {
     return a == 0 ? 0 : work(0, a - 1) / parallelism(o);
   }
 
-  bool stage_fits_caps(const StageTimes& t) const {
-    if (gpipe_) return t.forward <= q_.forward_cap && t.backward <= q_.backward_cap;
-    return t.forward + t.backward <= cap_;
+  // A stage's M forwards and backwards all lie on one path (path_bound.h, B), so no
+  // stage of a plan within the bound does more than bound / M per micro-batch.
+  bool busy_within_bound(Seconds per_micro_batch) const {
+    return q_.micro_batches * per_micro_batch <= bound_;
   }
 
   // Necessary conditions for a cell to be part of a plan: the states before a fit devices
-  // [0, o) and the rest fit [o, W) under the caps (r devices do at least r times a stage's
-  // time of work), and the smallest fill_drain this split allows is within the bound.
+  // [0, o) and the rest fit [o, W) within the bound (r devices do a stage's work at best r
+  // times faster, so some stage does at least the work over the devices), and the smallest
+  // fill_drain this split allows is within the bound.
   bool viable(std::size_t a, int o) const {
     if ((a == 0) != (o == 0)) return false;
     const double b = q_.micro_batch;
-    const Seconds pf = a ? cost_.forward(0, a - 1, b) : 0, pb = a ? cost_.backward(0, a - 1, b) : 0;
-    const Seconds sf = cost_.forward(a, n_ - 1, b), sb = cost_.backward(a, n_ - 1, b);
-    const int rest = w_ - o;
-    if (gpipe_ && (pf > q_.forward_cap * o || pb > q_.backward_cap * o ||
-                   sf > q_.forward_cap * rest || sb > q_.backward_cap * rest))
+    const Seconds prefix = a ? work(0, a - 1) : 0;
+    const Seconds suffix = cost_.forward(a, n_ - 1, b) + cost_.backward(a, n_ - 1, b);
+    if ((o > 0 && !busy_within_bound(prefix / o)) || !busy_within_bound(suffix / (w_ - o)))
       return false;
-    if (pf + pb > cap_ * o || sf + sb > cap_ * rest) return false;
     // From state 0 a one-stage plan may use all `rest` devices (fill()).
-    return prefix_bound(a, o) + (sf + sb) / max_stage_width(a == 0, q_.micro_batch, rest) <= bound_;
+    return prefix_bound(a, o) + suffix / max_stage_width(a == 0, q_.micro_batch, w_ - o) <= bound_;
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
@@ -162,9 +175,11 @@ class Dp {
   void widen(std::size_t a, int o, int r);
   bool try_stage(Stage& s, const StageSamples& samples, CostModel::ExposedScan& exposed);
   void offer_whole_model(int r);
+  Entry prepend(const Stage& s, const Entry* next, Seconds send, int index) const;
   void extend(const Stage& s);
-  void offer(const Stage& s, const Entry& entry);
-  std::optional<PipelineSpec> best();
+  bool offer(const Stage& s, const Entry& entry, Seconds before);
+  std::vector<DpPlan> best();
+  PipelineSpec spec_from(std::size_t pick) const;
 
   const CostModel& cost_;
   const DpQuery& q_;
@@ -173,9 +188,7 @@ class Dp {
   int w_;
   std::vector<std::vector<Entry>> cells_;
   std::vector<Entry> candidates_;
-  bool gpipe_;
-  Seconds cap_, cut_cap_, bound_;
-  int cap_k_;
+  Seconds bound_;
   std::uint64_t steps_ = 0;
   bool stopped_ = false;
 };
@@ -205,12 +218,13 @@ void Dp::widen(std::size_t a, int o, int r) {
 }
 
 // Offers stage s (its first, last, offset and width set) to extend(); false when it breaks
-// a cap, the bound or memory, which in a chain every longer stage from s.first does too.
+// the bound or memory, which in a chain every longer stage from s.first does too.
 bool Dp::try_stage(Stage& s, const StageSamples& samples, CostModel::ExposedScan& exposed) {
   s.times.forward = cost_.forward(s.first, s.last, samples.timed);
   s.times.backward = cost_.backward(s.first, s.last, samples.timed);
   const Seconds compute = s.times.forward + s.times.backward;
-  if (!stage_fits_caps(s.times) || prefix_bound(s.first, s.offset) + compute > bound_) return false;
+  if (!busy_within_bound(compute) || prefix_bound(s.first, s.offset) + compute > bound_)
+    return false;
   s.weights = cost_.weight_memory(s.first, s.last);
   s.activations = cost_.activation_memory(s.first, s.last, samples.memory);
   if (!fits(s, 1)) return false;
@@ -229,7 +243,9 @@ void Dp::offer_whole_model(int r) {
   Stage s{0, last, 0, r, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1)};
   s.times.forward = cost_.forward(0, last, samples.timed);
   s.times.backward = cost_.backward(0, last, samples.timed);
-  if (!stage_fits_caps(s.times) || s.times.forward + s.times.backward > bound_) return;
+  if (!busy_within_bound(s.times.forward + s.times.backward) ||
+      s.times.forward + s.times.backward > bound_)
+    return;
   s.weights = cost_.weight_memory(0, last);
   s.activations = cost_.activation_memory(0, last, samples.memory);
   if (!fits(s, 1)) return;
@@ -237,62 +253,69 @@ void Dp::offer_whole_model(int r) {
   extend(s);
 }
 
+// The entry for stage s in front of a suffix entry (`next` null: s is the last stage),
+// with `send` the transfer across the cut between them.
+Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
+  return {
+      prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule),
+      s.head, s.last, s.width, index};
+}
+
 // Puts stage s in front of every entry of the cell that follows it.
 void Dp::extend(const Stage& s) {
-  const StageTimes& t = s.times;
   if (s.last + 1 == n_) {
-    offer(s, {t.forward + t.backward, t.allreduce, 1, s.head, s.last, s.width, -1});
+    offer(s, prepend(s, nullptr, 0, -1), prefix_bound(s.first, s.offset));
     return;
   }
   if (s.offset + s.width >= w_) return;
-  // The next cell is sorted by (k, head, y) and each group's y + x falls as y grows; after
-  // adding this stage a group's y + x may rise again, and such entries are dominated by an
-  // earlier one of the same group, so only new minima are offered.
   const std::vector<Entry>& next = cell(s.last + 1, s.offset + s.width);
   if (!spend(next.size())) return;
   const Bytes crossing = cost_.crossing(s.last, q_.micro_batch);
-  Seconds group_best = 0;
+  const Seconds before = prefix_bound(s.first, s.offset);
+  // The next cell is sorted by (k, head, y): an entry no better than the last one offered
+  // from its group is dominated by it.
+  Entry last{};
+  bool any = false;
   for (std::size_t i = 0; i < next.size(); ++i) {
-    const Entry& n = next[i];
-    const bool new_group = i == 0 || n.k != next[i - 1].k || n.head != next[i - 1].head;
-    const Seconds c = cost_.transfer(crossing, n.head && s.cut_compact);
-    if (c > cut_cap_) continue;
-    Entry e{t.forward + t.backward + 2 * c + n.y,
-            std::max(t.allreduce, n.x - t.backward - c),
-            std::min(n.k + 1, cap_k_),
-            s.head,
-            s.last,
-            s.width,
-            static_cast<int>(i)};
-    if (!new_group && e.y + e.x >= group_best) continue;
-    group_best = e.y + e.x;
-    offer(s, e);
+    const Seconds c = cost_.transfer(crossing, next[i].head && s.cut_compact);
+    const Entry e = prepend(s, &next[i], c, static_cast<int>(i));
+    const bool same_group = any && last.k() == e.k() && last.head == e.head;
+    if (same_group && last.no_worse_than(e)) continue;
+    if (offer(s, e, before)) last = e, any = true;
   }
 }
 
-// Keeps a candidate that fits memory, the bound and, under 1F1B, the round trip: a stage
-// with k < M stages from it to the end starts micro-batch m + k only after micro-batch m's
-// backward came back, so the slot is at least the suffix's fill_drain / k.
-void Dp::offer(const Stage& s, const Entry& entry) {
-  const Seconds before = prefix_bound(s.first, s.offset);
-  if (before + entry.y > bound_) return;
-  if (!fits(s, entry.k)) return;
-  if (!gpipe_ && entry.k < q_.micro_batches && entry.y > cap_ * entry.k) return;
+// Keeps a candidate that fits memory and whose plans can still end within the bound: the
+// stages in front add at least prefix_bound to y, and never lower e or y + x.
+bool Dp::offer(const Stage& s, const Entry& entry, Seconds before) {
+  const SuffixBound& b = entry.bound;
+  if (before + b.round_trip + b.worst > bound_ || entry.total() > bound_) return false;
+  if (!fits(s, entry.k())) return false;
   candidates_.push_back(entry);
+  return true;
 }
 
-std::optional<PipelineSpec> Dp::best() {
+// The complete plans of the first cell, least bound first (ties in the cell's order).
+std::vector<DpPlan> Dp::best() {
   const std::vector<Entry>& root = cell(0, 0);
-  if (root.empty()) return std::nullopt;
-  std::size_t pick = 0;
-  for (std::size_t i = 1; i < root.size(); ++i)
-    if (root[i].y + root[i].x < root[pick].y + root[pick].x) pick = i;
+  std::vector<std::size_t> order(root.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return bound_of(root[a].bound) < bound_of(root[b].bound);
+  });
+  std::vector<DpPlan> plans;
+  for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < q_.plans; ++i)
+    plans.push_back({spec_from(order[i]), bound_of(root[order[i]].bound)});
+  return plans;
+}
+
+PipelineSpec Dp::spec_from(std::size_t pick) const {
   PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
                     q_.micro_batches, q_.schedule,      {}};
   std::size_t a = 0;
   int o = 0, index = static_cast<int>(pick);
   while (index >= 0) {
-    const Entry& e = cell(a, o)[index];
+    const Entry& e = cells_[a * w_ + o][index];
     spec.stages.push_back({a, e.last, o, e.width});
     a = e.last + 1, o += e.width, index = e.child;
   }

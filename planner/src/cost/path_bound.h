@@ -1,0 +1,70 @@
+// Lower bounds on the simulated iteration time (pe::simulate) that the search can minimize.
+//
+// The simulated makespan is the longest path through the schedule's operations, where an
+// operation waits for the one before it on its stage and for its inputs (a transfer adds
+// its time). Any chain of such waits is a path, so its length is a lower bound. Every bound
+// here is the one-micro-batch round trip (fill_drain) plus a term for one stage, cut or
+// pair of stages (f, g: a stage's forward and backward, c: the transfer after it, M
+// micro-batches, k = S - b the stages from b to the end, w = min(M, k) its warm-up):
+//   A  (1F1B)  after micro-batch 0's backward, stage b still runs (M-1) backwards and
+//              M - w forwards: (M-1) g + (M-w) f;
+//   A' (1F1B, k < M)  stage b starts forward m + k only after the backward of m, which
+//              waited for m's round trip R_b through stages b..S-1: with j = floor((M-1)/k)
+//              round trips chained, then the M-1-jk last backwards: j R_b + (M-1-jk) g;
+//   P  (1F1B, 2 <= k < M)  stages b and b+1 form a cycle: forward m on b, then on b+1,
+//              whose next operation is the backward of m - (k - 2), back on b, whose next
+//              operation is the forward of m + 2. From forward k - 2 on stage b, n =
+//              floor((M + 1 - k) / 2) such cycles, then the last micro-batch's round trip:
+//              (k - 2) f + n (f + g + 2 c + f_{b+1} + g_{b+1});
+//   T  (1F1B, k >= M)  stage b runs its M forwards, then its M backwards; the last
+//              forward travels to stage x = S - M (also all forwards first), whose first
+//              backward comes back: (M-1)(f + g) - beyond, where `beyond` is the part of
+//              the round trip past stage x (2 c_x + the round trip of the stages after x);
+//   W  (GPipe) the forward wave then the backward wave: M forwards on a stage e (or M
+//              transfers on a cut), the last micro-batch to the end, M backwards on a stage
+//              b (or transfers): (M-1)(max over stages of max(f, c) + the same of g);
+//   G  (both)  (M-1) g, the backwards after the first; B (both) every operation of stage b:
+//              M (f + g) - R_b; C (both) a cut's link carries M transfers: (M-1) c.
+// A stage's all-reduce starts when its last backward ends, which is at least fill_drain -
+// (sum over earlier stages of g + c) + the largest of A, A', T, G, B, Q of that stage:
+//   Q  (both)  the stage's operations before its last forward, then the last micro-batch
+//              to the end and back: (M-1) f + (M - w) g (also a term of its own).
+// (Q of an earlier stage b also bounds a later stage's last backward; the search would
+// need one more field per entry to use that, which costs more than it gains today.)
+// docs/timeline.md, section "Lower bounds", explains the terms.
+#pragma once
+
+#include "pe/schedule.h"
+#include "pe/units.h"
+
+namespace pe::detail {
+
+/// What the bound knows of the stages from b to the end (a suffix), built from the last
+/// stage forwards. The bound of a whole pipeline is bound(suffix of stage 0). Every field
+/// but `stages` can only raise the bound of any pipeline the suffix ends.
+struct SuffixBound {
+  Seconds round_trip = 0;     ///< fill_drain of the suffix: R_b.
+  Seconds worst = 0;          ///< The largest term of a stage, cut or pair in the suffix.
+  Seconds exposed = 0;        ///< The all-reduce term measured from stage b's last backward.
+  Seconds head_work = 0;      ///< 1F1B: f + g of stage b (P for the stage in front).
+  Seconds after_x = 0;        ///< 1F1B, stages >= M: minus `beyond` of T (0 otherwise).
+  Seconds forward_wave = 0;   ///< GPipe: max over the suffix of max(f, c).
+  Seconds backward_wave = 0;  ///< GPipe: max over the suffix of max(g, c).
+  int stages = 0;             ///< S - b, capped at M (no term depends on more).
+};
+
+/// The suffix of stage b: stage b (its times; `send` the transfer to the next stage, 0
+/// when it is the last) in front of `next` (null for the last stage).
+SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,
+                          int micro_batches, Schedule schedule);
+
+/// fill_drain + max(worst, exposed): a lower bound on the simulated makespan of a pipeline
+/// whose suffix of stage 0 this is.
+inline Seconds bound_of(const SuffixBound& s) {
+  return s.round_trip + (s.worst > s.exposed ? s.worst : s.exposed);
+}
+
+/// The bound of a whole pipeline. Never above simulate(shape).makespan.
+Seconds path_lower_bound(const PipelineShape& shape);
+
+}  // namespace pe::detail

@@ -1,0 +1,84 @@
+// The path lower bound (cost/path_bound.h) against the event-driven simulator.
+#include "cost/path_bound.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "pe/timeline.h"
+
+namespace pe {
+namespace {
+
+// A random pipeline: times drawn from a few scales (zero included), so that stages, links
+// and all-reduces each get to be the bottleneck.
+PipelineShape random_shape(std::mt19937& rng) {
+  auto pick = [&] {
+    static const double scales[] = {0, 0.01, 0.1, 1, 10};
+    const double scale = scales[std::uniform_int_distribution<>(0, 4)(rng)];
+    return scale * std::uniform_real_distribution<>(0.5, 1.5)(rng);
+  };
+  PipelineShape shape;
+  shape.micro_batches = std::uniform_int_distribution<>(1, 24)(rng);
+  shape.schedule = rng() % 3 == 0 ? Schedule::GPipe : Schedule::OneFOneB;
+  const int stages = std::uniform_int_distribution<>(1, 9)(rng);
+  for (int s = 0; s < stages; ++s)
+    shape.stages.push_back({pick(), pick(), s + 1 < stages ? pick() : 0, pick()});
+  return shape;
+}
+
+TEST(PathBound, NeverAboveTheSimulationOnRandomPipelines) {
+  std::mt19937 rng(2026);
+  int tight = 0;
+  const int trials = 20000;
+  for (int trial = 0; trial < trials; ++trial) {
+    const PipelineShape shape = random_shape(rng);
+    const Seconds bound = detail::path_lower_bound(shape);
+    const Seconds makespan = simulate(shape).makespan;
+    ASSERT_LE(bound, makespan * (1 + 1e-12) + 1e-15)
+        << "trial " << trial << ": " << shape.stages.size() << " stages, " << shape.micro_batches
+        << " micro-batches, " << to_string(shape.schedule);
+    if (bound >= makespan * (1 - 1e-9)) ++tight;
+  }
+  // The bound is a useful one: it meets the simulation on a good share of random pipelines
+  // (about a fifth of these deliberately lopsided ones).
+  EXPECT_GT(tight, trials / 8);
+}
+
+// S equal stages without transfers: (M + S - 1)(f + g) for both schedules, met exactly.
+TEST(PathBound, EqualStagesAreTight) {
+  for (Schedule schedule : {Schedule::OneFOneB, Schedule::GPipe})
+    for (int stages = 1; stages <= 6; ++stages)
+      for (int m = 1; m <= 10; ++m) {
+        PipelineShape shape{std::vector<StageTimes>(stages, {0.3, 0.7, 0, 0}), m, schedule};
+        EXPECT_NEAR(detail::path_lower_bound(shape), (m + stages - 1) * 1.0, 1e-12);
+      }
+}
+
+// Two stages, the first the bottleneck (f = g = 1), the second half as long: the first
+// stage never waits after its warm-up, so 1F1B takes 2M; the bound finds that path (A).
+TEST(PathBound, SlowFirstStageUsesItsOwnOperations) {
+  for (int m = 2; m <= 8; ++m) {
+    PipelineShape shape{{{1, 1, 0, 0}, {0.5, 0.5, 0, 0}}, m, Schedule::OneFOneB};
+    EXPECT_NEAR(simulate(shape).makespan, 2.0 * m, 1e-12);
+    EXPECT_NEAR(detail::path_lower_bound(shape), 2.0 * m, 1e-12);
+  }
+}
+
+// A link slower than both stages: M transfers one after another (C).
+TEST(PathBound, ASlowLinkBoundsTheIteration) {
+  PipelineShape shape{{{0.1, 0.1, 1, 0}, {0.1, 0.1, 0, 0}}, 5, Schedule::OneFOneB};
+  const Seconds fill_drain = 0.4 + 2;
+  EXPECT_GE(detail::path_lower_bound(shape), fill_drain + 4 * 1 - 1e-12);
+  EXPECT_LE(detail::path_lower_bound(shape), simulate(shape).makespan + 1e-12);
+}
+
+// The all-reduce of the first stage starts after its last backward.
+TEST(PathBound, CountsTheAllReduceAfterTheLastBackward) {
+  PipelineShape shape{{{1, 1, 0, 5}}, 3, Schedule::OneFOneB};
+  EXPECT_NEAR(detail::path_lower_bound(shape), 3 * 2 + 5, 1e-12);
+  EXPECT_NEAR(simulate(shape).makespan, 11, 1e-12);
+}
+
+}  // namespace
+}  // namespace pe

@@ -29,6 +29,8 @@ struct DpQuery {
   /// Work allowed to this pass, in steps (one step: a cell allocated, a stage tried, or a
   /// suffix entry extended). A pass that needs more stops without a plan.
   std::uint64_t step_limit = std::numeric_limits<std::uint64_t>::max();
+  /// Most devices per stage (SearchOptions::max_stage_width); 0 = no limit.
+  int max_stage_width = 0;
 };
 
 /// One pass's answer: the plan (empty when nothing fits the caps and the bound, or when

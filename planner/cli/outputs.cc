@@ -46,8 +46,25 @@ void write_plot(const std::string& path, const std::vector<PointResult>& points)
   write_file_atomically(path, sweep_svg(curves, {}));
 }
 
-// The plan as a PipeEdge schedule; a host count that does not match names --hosts.
-std::string schedule_for_hosts(const Plan& plan, const std::string& hosts) {
+// The plan as a PipeEdge schedule: refused, naming --export-sched, when PipeEdge cannot run
+// it; a host list that does not match names --hosts.
+std::string schedule_for_hosts(const Plan& plan, bool given, const std::string& hosts) {
+  const std::string obstacles = pipeedge_obstacles(plan);
+  if (!obstacles.empty()) {
+    const std::string which =
+        given ? "the --plan plan (" + stages_string(plan) + ", --plan-copies " +
+                    std::to_string(plan.pipeline_replicas) + ")"
+              : "the plan for GBS " + std::to_string(plan.global_batch) + " (" +
+                    stages_string(plan) + ", " + std::to_string(plan.pipeline_replicas) +
+                    (plan.pipeline_replicas == 1 ? " pipeline copy)" : " pipeline copies)");
+    const std::string fix = given ? "give stages of width 1 and --plan-copies 1"
+                                  : "--straight (--max-stage-width 1 --max-copies 1) plans the "
+                                    "best plan it can run";
+    throw UsageError(
+        "--export-sched: PipeEdge's runtime runs one host per stage and one "
+        "pipeline copy, so it cannot run " +
+        which + ": " + obstacles + "; " + fix + "; nothing was written");
+  }
   try {
     return schedule_yaml(plan, split_hosts(hosts));
   } catch (const UsageError& e) {
@@ -56,7 +73,7 @@ std::string schedule_for_hosts(const Plan& plan, const std::string& hosts) {
 }
 
 void write_plan_outputs(const Options& o, const PointResult& point, const Plan* plan,
-                        const FillResult* fill, std::ostream& err) {
+                        const FillResult* fill, const PlanExports& exports, std::ostream& err) {
   if (!plan) {
     err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason
         << "; no timeline or schedule written\n";
@@ -73,9 +90,8 @@ void write_plan_outputs(const Options& o, const PointResult& point, const Plan* 
     svg.stage_names = stage_labels(*plan);
     write_file_atomically(*o.svg, gantt_svg(timeline, svg));
   }
-  if (o.export_sched) {
-    if (!o.hosts) throw UsageError("--export-sched needs --hosts with one name per device");
-    write_file_atomically(*o.export_sched, schedule_for_hosts(*plan, *o.hosts));
+  if (exports.schedule) {
+    write_file_atomically(*o.export_sched, *exports.schedule);
     err << "pe-plan: PipeEdge partition (-pt): " << partition_string(*plan) << "\n";
   }
 }
@@ -100,11 +116,21 @@ std::optional<FillResult> fill_plan(const Options& o, const Plan* plan) {
   return fill_bubbles(plan->simulation->timeline, load_work_yaml(*o.fill));
 }
 
+PlanExports make_exports(const Options& o, const Plan* plan, bool given) {
+  if (o.export_sched && !o.hosts)
+    throw UsageError("--export-sched needs --hosts with one name per stage");
+  PlanExports exports;
+  if (!plan) return exports;
+  if (o.export_sched) exports.schedule = schedule_for_hosts(*plan, given, *o.hosts);
+  return exports;
+}
+
 void write_extra_outputs(const Options& o, const std::vector<PointResult>& points, const Plan* plan,
-                         const FillResult* fill, std::ostream& err) {
+                         const FillResult* fill, const PlanExports& exports, std::ostream& err) {
   if (points.empty()) return;
   if (o.plot) write_plot(*o.plot, points);
-  if (wants_plan_outputs(o)) write_plan_outputs(o, chosen_point(o, points), plan, fill, err);
+  if (wants_plan_outputs(o))
+    write_plan_outputs(o, chosen_point(o, points), plan, fill, exports, err);
 }
 
 }  // namespace pe::cli

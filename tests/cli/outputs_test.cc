@@ -147,9 +147,9 @@ TEST_F(PePlanOutputPath, TwoOutputsOnOneFileAreRefused) {
 }
 
 TEST_F(PePlanOutputPath, DistinctOutputsAndSharedDevicesAreWritten) {
-  const ProgramResult r =
-      pe_plan({"--trace", path("t.json"), "--svg", path("t.svg"), "--plot", "/dev/null",
-               "--export-sched", "/dev/null", "--hosts", "a,b,c,d,e,f,g,h"});
+  const ProgramResult r = pe_plan({"--trace", path("t.json"), "--svg", path("t.svg"), "--plot",
+                                   "/dev/null", "--export-sched", "/dev/null", "--hosts", "a,b,c",
+                                   "--plan", "0-0:1;1-1:1;2-2:1", "--microbatches", "2"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(path("t.json")));
   EXPECT_TRUE(fs::exists(path("t.svg")));

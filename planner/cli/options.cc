@@ -280,6 +280,12 @@ void declare_output_flags(CLI::App& app, Options& o) {
       "first name runs stage 0 (states FIRST-LAST of the stages column),\n"
       "the second stage 1, ...; a comment line per host in the YAML\n"
       "names its device id and stage");
+  add(
+      app, "--export-graph", "DIR",
+      [&o](const std::string& v) { o.export_graph = path_value("--export-graph", v); },
+      "write the graph.txt profile (--profile must be one) to DIR/graph.txt\n"
+      "with each node's stage_id set by that plan, for PipeDream's tools\n"
+      "(DIR is created if missing; its parent must exist)");
   app.add_flag_callback(
       "--states", [&o] { o.states = true; },
       "print the profile's cut states instead of planning: index, cumulative\n"

@@ -1,11 +1,14 @@
 #include "outputs.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
+#include <system_error>
 
 #include "pe/edge_export.h"
 #include "pe/error.h"
 #include "pe/fill.h"
+#include "pe/importers/pipedream_graph.h"
 #include "pe/importers/work_yaml.h"
 #include "pe/output_file.h"
 #include "pe/render.h"
@@ -15,7 +18,9 @@
 namespace pe::cli {
 namespace {
 
-bool wants_plan_outputs(const Options& o) { return o.trace || o.svg || o.fill || o.export_sched; }
+bool wants_plan_outputs(const Options& o) {
+  return o.trace || o.svg || o.fill || o.export_sched || o.export_graph;
+}
 
 // The point --plan-gbs names (check_plan_gbs made sure it is there), else the last one.
 const PointResult& chosen_point(const Options& o, const std::vector<PointResult>& points) {
@@ -72,11 +77,16 @@ std::string schedule_for_hosts(const Plan& plan, bool given, const std::string& 
   }
 }
 
+// Where --export-graph writes: DIR/graph.txt.
+std::string graph_file(const std::string& directory) {
+  return (std::filesystem::path(directory) / "graph.txt").string();
+}
+
 void write_plan_outputs(const Options& o, const PointResult& point, const Plan* plan,
                         const FillResult* fill, const PlanExports& exports, std::ostream& err) {
   if (!plan) {
     err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason
-        << "; no timeline or schedule written\n";
+        << "; no timeline, schedule or graph written\n";
     return;
   }
   const Timeline& timeline = fill ? fill->timeline : plan->simulation->timeline;
@@ -93,6 +103,14 @@ void write_plan_outputs(const Options& o, const PointResult& point, const Plan* 
   if (exports.schedule) {
     write_file_atomically(*o.export_sched, *exports.schedule);
     err << "pe-plan: PipeEdge partition (-pt): " << partition_string(*plan) << "\n";
+  }
+  if (exports.graph) {
+    std::error_code error;
+    std::filesystem::create_directory(*o.export_graph, error);
+    if (error)
+      throw OutputError("--export-graph: cannot create directory '" + *o.export_graph +
+                        "': " + error.message());
+    write_file_atomically(graph_file(*o.export_graph), *exports.graph);
   }
 }
 
@@ -116,12 +134,20 @@ std::optional<FillResult> fill_plan(const Options& o, const Plan* plan) {
   return fill_bubbles(plan->simulation->timeline, load_work_yaml(*o.fill));
 }
 
-PlanExports make_exports(const Options& o, const Plan* plan, bool given) {
+PlanExports make_exports(const Options& o, const Plan* plan, bool given,
+                         const std::string& profile_path) {
   if (o.export_sched && !o.hosts)
     throw UsageError("--export-sched needs --hosts with one name per stage");
   PlanExports exports;
   if (!plan) return exports;
   if (o.export_sched) exports.schedule = schedule_for_hosts(*plan, given, *o.hosts);
+  if (o.export_graph) {
+    try {
+      exports.graph = pipedream_graph_file_with_stages(profile_path, *plan);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("--export-graph: ") + e.what());
+    }
+  }
   return exports;
 }
 

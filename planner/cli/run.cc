@@ -118,7 +118,7 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
   for (PointResult& point : points) point.no_plan_reason = cli_wording(point.no_plan_reason);
   const Plan* shown = shown_plan(o, points, given ? &given->plan : nullptr);
   // Exports that cannot be made fail here, before the report or any file is written.
-  const PlanExports exports = make_exports(o, shown, given.has_value());
+  const PlanExports exports = make_exports(o, shown, given.has_value(), entry.path);
   const std::optional<FillResult> fill = fill_plan(o, shown);
   ReportContext context{&planner.model(), &planner.cluster(), given ? &*given : nullptr};
   context.settings = &planner.settings();

@@ -1,5 +1,6 @@
 // pe-plan's exports for other tools: --export-sched (PipeEdge schedules, only of plans its
-// runtime can run) and --straight and the search limits behind it.
+// runtime can run), --straight and the search limits behind it, and --export-graph
+// (graph.txt with PipeDream's stage_id).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -152,6 +153,61 @@ TEST(SearchLimitFlags, AreCheckedAndStraightMeansBothOne) {
   ASSERT_EQ(limited.exit_code, 0) << limited.err;
   EXPECT_THAT(limited.out, Not(HasSubstr(":2"))) << limited.out;
   EXPECT_THAT(limited.out, HasSubstr(":1,"));
+}
+
+// --export-graph DIR: DIR/graph.txt with each node's stage_id, importing back unchanged.
+TEST_F(Export, GraphExportSetsStageIdsAndImportsUnchanged) {
+  const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--devices",
+                                   "2", "--plan", "0-1:1;2-2:1", "--export-graph", path("staged")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string graph = read(path("staged/graph.txt"));
+  EXPECT_THAT(graph, HasSubstr("node1 -- Input0 -- forward_compute_time=0.000, "
+                               "backward_compute_time=0.000, activation_size=100.0, "
+                               "parameter_size=0.000 -- stage_id=0\n"));
+  EXPECT_THAT(graph, HasSubstr("node3 -- ReLU -- forward_compute_time=0.5, "
+                               "backward_compute_time=0.25, activation_size=1000, "
+                               "parameter_size=0 -- stage_id=0\n"));
+  EXPECT_THAT(graph, HasSubstr("parameter_size=400 -- stage_id=1\n"));
+  const ProgramResult before =
+      pe_plan({"--profile", kChain, "--pbs", "8", "--states", "--format", "csv"});
+  const ProgramResult after =
+      pe_plan({"--profile", path("staged/graph.txt"), "--pbs", "8", "--states", "--format", "csv"});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out, before.out);
+  // The best plan of --plan-gbs when no --plan is given; an existing directory is reused.
+  const ProgramResult best = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16",
+                                      "--plan-gbs", "8", "--export-graph", path("staged")});
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_THAT(read(path("staged/graph.txt")), HasSubstr("stage_id=0\n"));
+}
+
+TEST_F(Export, GraphExportPathsAreCheckedBeforePlanning) {
+  fs::create_directories(path("model"));
+  fs::copy_file(kChain, path("model/graph.txt"));
+  const std::string original = read(path("model/graph.txt"));
+  const ProgramResult input = pe_plan({"--profile", path("model/graph.txt"), "--pbs", "8", "--gbs",
+                                       "8", "--export-graph", path("model")});
+  EXPECT_EQ(input.exit_code, 2) << input.err;
+  EXPECT_THAT(input.err, AllOf(HasSubstr("--export-graph '"), HasSubstr("--profile '"),
+                               HasSubstr("an output would overwrite an input")));
+  EXPECT_EQ(read(path("model/graph.txt")), original);
+  std::ofstream(path("file")) << "x";
+  const ProgramResult file =
+      pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--export-graph", path("file")});
+  EXPECT_EQ(file.exit_code, 1) << file.err;
+  EXPECT_THAT(file.err, HasSubstr("--export-graph: cannot write into '" + path("file") +
+                                  "': not a directory"));
+  const ProgramResult missing = pe_plan(
+      {"--profile", kChain, "--pbs", "8", "--gbs", "8", "--export-graph", path("no/such/dir")});
+  EXPECT_EQ(missing.exit_code, 1) << missing.err;
+  EXPECT_THAT(missing.err, HasSubstr("--export-graph: "));
+  EXPECT_TRUE(missing.out.empty());
+  fs::create_directories(path("g"));
+  const ProgramResult twice =
+      pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--export-graph", path("g"),
+               "--trace", path("g/graph.txt")});
+  EXPECT_EQ(twice.exit_code, 2) << twice.err;
+  EXPECT_THAT(twice.err, HasSubstr("two outputs would overwrite each other"));
 }
 
 }  // namespace

@@ -71,6 +71,8 @@ TEST(PePlanOptions, SearchLimitsAndStraight) {
   EXPECT_EQ(usage_error({"--max-stage-width", "1.5"}),
             "--max-stage-width: expected a whole number from 0 (no limit) to 1000000, got '1.5'");
   EXPECT_EQ(usage_error({"--max-copies", "2", "--straight"}).rfind("--straight means", 0), 0u);
+  EXPECT_EQ(parse_options({"--export-graph", "out"}).export_graph, "out");
+  EXPECT_EQ(usage_error({"--export-graph", ""}), "--export-graph: expected a file path, got ''");
 }
 
 TEST(PePlanOptions, ErrorsComeInCommandLineOrder) {
@@ -120,6 +122,7 @@ TEST(PePlanOptions, HelpListsEveryFlagOnce) {
                            "--fill FILE",
                            "--export-sched FILE",
                            "--hosts H1,H2,...",
+                           "--export-graph DIR",
                            "-h, --help",
                            "--version"}) {
     const std::size_t at = help.find("  " + std::string(flag));

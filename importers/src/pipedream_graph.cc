@@ -42,6 +42,7 @@ std::vector<CutState> cut_states(const OperatorGraph& g, const std::vector<std::
   for (std::size_t v : order) {
     const detail::pipedream::NodeLine& op = g.operators[v];
     sum.name = state_name(op);
+    sum.operator_id = op.id;
     sum.forward += op.forward;
     sum.backward += op.backward;
     sum.activation += op.activation;

@@ -12,6 +12,8 @@ std::string flag_for_field(const std::string& field) {
       {"TrainingSettings::activation_bytes_per_sample", "--activation-bytes-per-sample"},
       {"SearchOptions::top", "--top"},
       {"SearchOptions::effort", "--search-effort"},
+      {"SearchOptions::max_stage_width", "--max-stage-width"},
+      {"SearchOptions::max_pipeline_copies", "--max-copies"},
       {"parse_batch_sizes", "--gbs"},
       {"parse_machine_ends", "--devices"},
       {"cluster_from_machine_ends", "--devices"},
@@ -42,7 +44,8 @@ std::string cli_wording(std::string text) {
       {"SearchOptions::schedules with Schedule::OneFOneB", "--schedule 1f1b or best"},
   };
   for (const auto& [from, to] : phrases) text = replace_all(std::move(text), from, to);
-  for (const char* field : {"TrainingSettings::min_micro_batch", "SearchOptions::effort"})
+  for (const char* field : {"TrainingSettings::min_micro_batch", "SearchOptions::effort",
+                            "SearchOptions::max_stage_width", "SearchOptions::max_pipeline_copies"})
     text = replace_all(std::move(text), field, flag_for_field(field));
   return text;
 }

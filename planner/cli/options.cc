@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <functional>
 #include <optional>
+#include <utility>
 
 #include "flags.h"
 #include "pe/error.h"
@@ -82,6 +83,15 @@ std::uint64_t parse_effort(const std::string& text) {
   }
   if (value != std::floor(value) || value > 1e18) throw UsageError(expected);
   return static_cast<std::uint64_t>(value);
+}
+
+// A limit of the search: a whole number from 0 (no limit) to 10^6.
+int parse_limit(const std::string& flag, const std::string& text) {
+  double value = 0;
+  if (!read_finite(text, value) || value < 0 || value != std::floor(value) || value > 1e6)
+    throw UsageError(flag + ": expected a whole number from 0 (no limit) to 1000000, got '" + text +
+                     "'");
+  return static_cast<int>(value);
 }
 
 Format parse_format(const std::string& text) {
@@ -204,6 +214,19 @@ void declare_search_flags(CLI::App& app, Options& o) {
       "1-5 s in the worst cases; 0 = unlimited). When a batch size needs\n"
       "more, the best plan found is shown, marked '~' (CSV/JSON: exact\n"
       "false); it is never worse than data parallelism");
+  add(
+      app, "--max-stage-width", "N",
+      [&o](const std::string& v) { o.max_stage_width = parse_limit("--max-stage-width", v); },
+      "plan only stages of at most N devices per pipeline copy, one-stage\n"
+      "plans included (default 0: no limit)");
+  add(
+      app, "--max-copies", "N",
+      [&o](const std::string& v) { o.max_copies = parse_limit("--max-copies", v); },
+      "plan at most N copies of the whole pipeline (default 0: no limit)");
+  app.add_flag_callback(
+      "--straight", [&o] { o.straight = true; },
+      "--max-stage-width 1 --max-copies 1: one device per stage, one\n"
+      "pipeline, the plans PipeEdge's runtime can run (--export-sched)");
 }
 
 void declare_given_plan_flags(CLI::App& app, Options& o) {
@@ -247,10 +270,22 @@ void declare_output_flags(CLI::App& app, Options& o) {
            "place the extra work described in FILE into the plan's bubbles\n"
            "(results on stderr; in the report with --format json)");
   add_path(app, "--export-sched", o.export_sched,
-           "write that plan as a PipeEdge schedule YAML (needs --hosts)");
+           "write that plan as a PipeEdge schedule YAML (needs --hosts).\n"
+           "PipeEdge runs one host per stage and one pipeline copy: a plan\n"
+           "with a wider stage or more copies is refused (exit 2) before\n"
+           "any file is written; --straight plans the best one it can run");
   add(
       app, "--hosts", "H1,H2,...", [&o](const std::string& v) { o.hosts = v; },
-      "one host name per device of the plan, in stage order");
+      "one host name per stage, in stage order, not device order: the\n"
+      "first name runs stage 0 (states FIRST-LAST of the stages column),\n"
+      "the second stage 1, ...; a comment line per host in the YAML\n"
+      "names its device id and stage");
+  add(
+      app, "--export-graph", "DIR",
+      [&o](const std::string& v) { o.export_graph = path_value("--export-graph", v); },
+      "write the graph.txt profile (--profile must be one) to DIR/graph.txt\n"
+      "with each node's stage_id set by that plan, for PipeDream's tools\n"
+      "(DIR is created if missing; its parent must exist)");
   app.add_flag_callback(
       "--states", [&o] { o.states = true; },
       "print the profile's cut states instead of planning: index, cumulative\n"
@@ -364,6 +399,16 @@ Options parse_options(const std::vector<std::string>& args) {
   if (!options.plan && (options.microbatches || options.plan_copies))
     throw UsageError(std::string(options.microbatches ? "--microbatches" : "--plan-copies") +
                      " describes a plan of your own: give its stages with --plan");
+  if (options.straight) {
+    for (const auto& [flag, value] :
+         {std::pair<const char*, int>{"--max-stage-width", options.max_stage_width},
+          {"--max-copies", options.max_copies}})
+      if (value != 0 && value != 1)
+        throw UsageError(std::string("--straight means --max-stage-width 1 --max-copies 1, "
+                                     "but ") +
+                         flag + " is " + std::to_string(value));
+    options.max_stage_width = options.max_copies = 1;
+  }
   if (options.plan && options.format == Format::Csv)
     throw UsageError("--plan is reported in --format table or json, not csv");
   return options;

@@ -27,8 +27,11 @@ struct Options {
   std::string schedule = "best";
   int top = 1;
   std::uint64_t search_effort = kDefaultSearchEffort;  // 0 = unlimited
+  int max_stage_width = 0, max_copies = 0;             // 0 = no limit; --straight sets both to 1
+  bool straight = false;
   Format format = Format::Table;
   std::optional<std::string> trace, svg, plot, fill, export_sched, hosts;
+  std::optional<std::string> export_graph;       // a directory for graph.txt with stage ids
   std::optional<int> plan_gbs;                   // which point --trace/--svg/--export-sched show
   std::optional<std::string> plan;               // a hand-written plan's stages, to cost
   std::optional<int> microbatches, plan_copies;  // of that plan

@@ -28,10 +28,32 @@ std::vector<NamedPath> present(
 }
 
 std::vector<NamedPath> outputs(const Options& o) {
-  return present({{"--trace", &o.trace},
-                  {"--svg", &o.svg},
-                  {"--plot", &o.plot},
-                  {"--export-sched", &o.export_sched}});
+  std::vector<NamedPath> paths = present({{"--trace", &o.trace},
+                                          {"--svg", &o.svg},
+                                          {"--plot", &o.plot},
+                                          {"--export-sched", &o.export_sched}});
+  if (o.export_graph)
+    paths.push_back({"--export-graph", (fs::path(*o.export_graph) / "graph.txt").string()});
+  return paths;
+}
+
+// --export-graph DIR: DIR is a directory, or a new one whose parent directory exists.
+void check_graph_directory(const std::string& directory) {
+  std::error_code error;
+  const fs::file_status status = fs::status(directory, error);
+  if (fs::exists(status)) {
+    if (!fs::is_directory(status))
+      throw OutputError("--export-graph: cannot write into '" + directory +
+                        "': not a directory, expected a directory for graph.txt");
+    return;
+  }
+  std::string name = directory;
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  try {
+    check_output_path(name);  // its parent must exist
+  } catch (const OutputError& e) {
+    throw OutputError(std::string("--export-graph: ") + e.what());
+  }
 }
 
 std::vector<NamedPath> inputs(const Options& o, const std::string& profile_path) {
@@ -68,7 +90,10 @@ void refuse_same(const NamedPath& output, const NamedPath& other, const char* wh
 
 void check_output_paths(const Options& o, const std::string& profile_path) {
   const std::vector<NamedPath> written = outputs(o), read = inputs(o, profile_path);
-  for (const NamedPath& output : written) check_writable(output);
+  if (o.export_graph) check_graph_directory(*o.export_graph);
+  for (const NamedPath& output : written)
+    if (output.flag != "--export-graph" || fs::is_directory(*o.export_graph))
+      check_writable(output);
   for (std::size_t i = 0; i < written.size(); ++i) {
     for (const NamedPath& input : read)
       if (same_file(written[i].path, input.path))

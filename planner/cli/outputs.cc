@@ -1,11 +1,14 @@
 #include "outputs.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
+#include <system_error>
 
 #include "pe/edge_export.h"
 #include "pe/error.h"
 #include "pe/fill.h"
+#include "pe/importers/pipedream_graph.h"
 #include "pe/importers/work_yaml.h"
 #include "pe/output_file.h"
 #include "pe/render.h"
@@ -15,7 +18,9 @@
 namespace pe::cli {
 namespace {
 
-bool wants_plan_outputs(const Options& o) { return o.trace || o.svg || o.fill || o.export_sched; }
+bool wants_plan_outputs(const Options& o) {
+  return o.trace || o.svg || o.fill || o.export_sched || o.export_graph;
+}
 
 // The point --plan-gbs names (check_plan_gbs made sure it is there), else the last one.
 const PointResult& chosen_point(const Options& o, const std::vector<PointResult>& points) {
@@ -46,8 +51,25 @@ void write_plot(const std::string& path, const std::vector<PointResult>& points)
   write_file_atomically(path, sweep_svg(curves, {}));
 }
 
-// The plan as a PipeEdge schedule; a host count that does not match names --hosts.
-std::string schedule_for_hosts(const Plan& plan, const std::string& hosts) {
+// The plan as a PipeEdge schedule: refused, naming --export-sched, when PipeEdge cannot run
+// it; a host list that does not match names --hosts.
+std::string schedule_for_hosts(const Plan& plan, bool given, const std::string& hosts) {
+  const std::string obstacles = pipeedge_obstacles(plan);
+  if (!obstacles.empty()) {
+    const std::string which =
+        given ? "the --plan plan (" + stages_string(plan) + ", --plan-copies " +
+                    std::to_string(plan.pipeline_replicas) + ")"
+              : "the plan for GBS " + std::to_string(plan.global_batch) + " (" +
+                    stages_string(plan) + ", " + std::to_string(plan.pipeline_replicas) +
+                    (plan.pipeline_replicas == 1 ? " pipeline copy)" : " pipeline copies)");
+    const std::string fix = given ? "give stages of width 1 and --plan-copies 1"
+                                  : "--straight (--max-stage-width 1 --max-copies 1) plans the "
+                                    "best plan it can run";
+    throw UsageError(
+        "--export-sched: PipeEdge's runtime runs one host per stage and one "
+        "pipeline copy, so it cannot run " +
+        which + ": " + obstacles + "; " + fix + "; nothing was written");
+  }
   try {
     return schedule_yaml(plan, split_hosts(hosts));
   } catch (const UsageError& e) {
@@ -55,11 +77,16 @@ std::string schedule_for_hosts(const Plan& plan, const std::string& hosts) {
   }
 }
 
+// Where --export-graph writes: DIR/graph.txt.
+std::string graph_file(const std::string& directory) {
+  return (std::filesystem::path(directory) / "graph.txt").string();
+}
+
 void write_plan_outputs(const Options& o, const PointResult& point, const Plan* plan,
-                        const FillResult* fill, std::ostream& err) {
+                        const FillResult* fill, const PlanExports& exports, std::ostream& err) {
   if (!plan) {
     err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason
-        << "; no timeline or schedule written\n";
+        << "; no timeline, schedule or graph written\n";
     return;
   }
   const Timeline& timeline = fill ? fill->timeline : plan->simulation->timeline;
@@ -73,10 +100,17 @@ void write_plan_outputs(const Options& o, const PointResult& point, const Plan* 
     svg.stage_names = stage_labels(*plan);
     write_file_atomically(*o.svg, gantt_svg(timeline, svg));
   }
-  if (o.export_sched) {
-    if (!o.hosts) throw UsageError("--export-sched needs --hosts with one name per device");
-    write_file_atomically(*o.export_sched, schedule_for_hosts(*plan, *o.hosts));
+  if (exports.schedule) {
+    write_file_atomically(*o.export_sched, *exports.schedule);
     err << "pe-plan: PipeEdge partition (-pt): " << partition_string(*plan) << "\n";
+  }
+  if (exports.graph) {
+    std::error_code error;
+    std::filesystem::create_directory(*o.export_graph, error);
+    if (error)
+      throw OutputError("--export-graph: cannot create directory '" + *o.export_graph +
+                        "': " + error.message());
+    write_file_atomically(graph_file(*o.export_graph), *exports.graph);
   }
 }
 
@@ -100,11 +134,29 @@ std::optional<FillResult> fill_plan(const Options& o, const Plan* plan) {
   return fill_bubbles(plan->simulation->timeline, load_work_yaml(*o.fill));
 }
 
+PlanExports make_exports(const Options& o, const Plan* plan, bool given,
+                         const std::string& profile_path) {
+  if (o.export_sched && !o.hosts)
+    throw UsageError("--export-sched needs --hosts with one name per stage");
+  PlanExports exports;
+  if (!plan) return exports;
+  if (o.export_sched) exports.schedule = schedule_for_hosts(*plan, given, *o.hosts);
+  if (o.export_graph) {
+    try {
+      exports.graph = pipedream_graph_file_with_stages(profile_path, *plan);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("--export-graph: ") + e.what());
+    }
+  }
+  return exports;
+}
+
 void write_extra_outputs(const Options& o, const std::vector<PointResult>& points, const Plan* plan,
-                         const FillResult* fill, std::ostream& err) {
+                         const FillResult* fill, const PlanExports& exports, std::ostream& err) {
   if (points.empty()) return;
   if (o.plot) write_plot(*o.plot, points);
-  if (wants_plan_outputs(o)) write_plan_outputs(o, chosen_point(o, points), plan, fill, err);
+  if (wants_plan_outputs(o))
+    write_plan_outputs(o, chosen_point(o, points), plan, fill, exports, err);
 }
 
 }  // namespace pe::cli

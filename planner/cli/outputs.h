@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "options.h"
@@ -25,10 +26,27 @@ const Plan* shown_plan(const Options& o, const std::vector<PointResult>& points,
 /// a plan. Throws InputError for a bad work list.
 std::optional<FillResult> fill_plan(const Options& o, const Plan* plan);
 
-/// Writes --trace, --svg, --plot and --export-sched outputs (atomically). The per-plan
-/// outputs show `plan` (shown_plan), with the work of `fill` placed when it is not null.
-/// Throws UsageError or OutputError.
+/// The exports of the shown plan, made before any output is written so that an export
+/// that cannot be made leaves no file behind: the --export-sched schedule and the
+/// --export-graph graph.txt; empty where not asked for or where no plan fits.
+struct PlanExports {
+  std::optional<std::string> schedule;
+  std::optional<std::string> graph;
+};
+
+/// Makes the exports of `plan` (shown_plan; `given` when it is the --plan plan).
+/// `profile_path` is the graph.txt the model came from. Throws UsageError naming the flag:
+/// --export-sched without --hosts, a plan PipeEdge cannot run (a stage on several
+/// devices, several pipeline copies), a --hosts list that does not name one host per
+/// stage; InputError when the profile cannot be read again.
+PlanExports make_exports(const Options& o, const Plan* plan, bool given,
+                         const std::string& profile_path);
+
+/// Writes --trace, --svg, --plot, --export-sched and --export-graph outputs (atomically;
+/// --export-graph creates its directory when missing). The per-plan outputs show `plan`
+/// (shown_plan), with the work of `fill` placed when it is not null; the exports are
+/// `exports` (make_exports). Throws OutputError.
 void write_extra_outputs(const Options& o, const std::vector<PointResult>& points, const Plan* plan,
-                         const FillResult* fill, std::ostream& err);
+                         const FillResult* fill, const PlanExports& exports, std::ostream& err);
 
 }  // namespace pe::cli

@@ -61,6 +61,8 @@ SearchOptions search_options(const Options& o) {
   if (o.schedule == "gpipe") s.schedules = {Schedule::GPipe};
   s.top = o.top;
   s.effort = o.search_effort;
+  s.max_stage_width = o.max_stage_width;
+  s.max_pipeline_copies = o.max_copies;
   return s;
 }
 
@@ -115,6 +117,8 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
   std::vector<PointResult> points = planner.sweep(batches, progress_bar(batches.size(), err));
   for (PointResult& point : points) point.no_plan_reason = cli_wording(point.no_plan_reason);
   const Plan* shown = shown_plan(o, points, given ? &given->plan : nullptr);
+  // Exports that cannot be made fail here, before the report or any file is written.
+  const PlanExports exports = make_exports(o, shown, given.has_value(), entry.path);
   const std::optional<FillResult> fill = fill_plan(o, shown);
   ReportContext context{&planner.model(), &planner.cluster(), given ? &*given : nullptr};
   context.settings = &planner.settings();
@@ -125,7 +129,7 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
   out << render(o, points, context);
   if (fill && o.format != Format::Json) err << fill_text(*fill);
   out << std::flush;  // before any output file that is this same stream (/dev/stdout)
-  write_extra_outputs(o, points, shown, fill ? &*fill : nullptr, err);
+  write_extra_outputs(o, points, shown, fill ? &*fill : nullptr, exports, err);
   return 0;
 }
 

@@ -148,19 +148,23 @@ TEST(PePlanExitCode, FlagValueThatOverflowsBytesIsBadUsage) {
   }
 }
 
-// The plan's device count is known only after planning; a --hosts list of another length
+// The plan's stage count is known only after planning; a --hosts list of another length
 // is bad usage that names --hosts and counts both in the singular where they are 1.
 TEST(PePlanExitCode, ScheduleExportWithTheWrongHostCountNamesHosts) {
   const std::string needs =
-      "--hosts: the schedule export needs one host name per device of the "
+      "--hosts: the schedule export needs one host name per stage of the "
       "plan: got ";
   const std::vector<std::string> common{"--profile", kChain, "--pbs",          "8",
                                         "--gbs",     "8",    "--export-sched", "/dev/null"};
-  for (const auto& [devices, hosts, counts] :
-       {std::tuple<const char*, const char*, const char*>{"1", "a,b", "2 names for 1 device\n"},
-        {"8", "a", "1 name for 8 devices\n"}}) {
+  for (const auto& [extra, hosts, counts] :
+       {std::tuple<std::vector<std::string>, const char*, const char*>{
+            {"--devices", "1", "--straight"}, "a,b", "2 names for 1 stage\n"},
+        {{"--devices", "2", "--plan", "0-0:1;1-2:1", "--microbatches", "2"},
+         "a",
+         "1 name for 2 stages\n"}}) {
     std::vector<std::string> args = common;
-    args.insert(args.end(), {"--devices", devices, "--hosts", hosts});
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--hosts", hosts});
     const ProgramResult r = pe_plan(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_THAT(r.err, HasSubstr(needs + counts));
@@ -168,8 +172,9 @@ TEST(PePlanExitCode, ScheduleExportWithTheWrongHostCountNamesHosts) {
 }
 
 TEST(PePlanExitCode, ScheduleExportWithAHostNamedTwiceIsBadUsage) {
-  const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--devices",
-                                   "2", "--export-sched", "/dev/null", "--hosts", "a,a"});
+  const ProgramResult r =
+      pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--devices", "2", "--plan",
+               "0-0:1;1-2:1", "--export-sched", "/dev/null", "--hosts", "a,a"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("--hosts: host 'a' is named twice"));
 }

@@ -19,6 +19,8 @@ TEST(FieldFlags, EachFieldWithAFlagMapsToIt) {
   EXPECT_EQ(flag_for_field("parse_batch_sizes"), "--gbs");
   EXPECT_EQ(flag_for_field("parse_machine_ends"), "--devices");
   EXPECT_EQ(flag_for_field("cluster_from_machine_ends"), "--devices");
+  EXPECT_EQ(flag_for_field("SearchOptions::max_stage_width"), "--max-stage-width");
+  EXPECT_EQ(flag_for_field("SearchOptions::max_pipeline_copies"), "--max-copies");
   EXPECT_EQ(flag_for_field("SearchOptions::schedules"), "");
   EXPECT_EQ(flag_for_field(""), "");
 }
@@ -77,6 +79,36 @@ TEST(FieldFlags, NoPlanReasonsNameTheFlags) {
   ASSERT_EQ(point.best(), nullptr);
   EXPECT_THAT(point.no_plan_reason, ::testing::HasSubstr("TrainingSettings::min_micro_batch 4"));
   EXPECT_THAT(cli_wording(point.no_plan_reason), ::testing::HasSubstr("(--mbs 4)"));
+}
+
+// A search limit that leaves nothing that fits is named in the reason, as its flag in pe-plan.
+TEST(FieldFlags, NoPlanReasonsNameTheSearchLimits) {
+  // The weights fit only when split over two stages; stages of one device on one device
+  // cannot hold them.
+  ModelProfile model =
+      make_chain_model("m", 1, {{"a", 1e-3, 2e-3, 1e6, 1e9}, {"b", 1e-3, 2e-3, 1e6, 1e9}});
+  Cluster cluster = cluster_from_machine_ends({1});
+  cluster.device_memory = 3e9;
+  SearchOptions options;
+  options.max_stage_width = 1;
+  options.max_pipeline_copies = 1;
+  const PointResult point = Planner(model, cluster, {}, options).plan(8);
+  ASSERT_EQ(point.best(), nullptr);
+  EXPECT_THAT(point.no_plan_reason,
+              ::testing::AllOf(::testing::HasSubstr("(SearchOptions::max_stage_width)"),
+                               ::testing::HasSubstr("(SearchOptions::max_pipeline_copies)")));
+  EXPECT_THAT(cli_wording(point.no_plan_reason),
+              ::testing::AllOf(::testing::HasSubstr("stages are limited to 1 device(s) "
+                                                    "(--max-stage-width)"),
+                               ::testing::HasSubstr("pipeline copies are limited to 1 "
+                                                    "(--max-copies)")));
+  options.max_stage_width = -1;
+  EXPECT_THROW(Planner(model, cluster, {}, options), UsageError);
+  try {
+    Planner(model, cluster, {}, options);
+  } catch (const UsageError& e) {
+    EXPECT_EQ(usage_message(e), "--max-stage-width must be 0 (no limit) or more");
+  }
 }
 
 }  // namespace

@@ -57,6 +57,24 @@ TEST(PePlanOptions, FlagsAreExactNamesOrUniquePrefixesOfLongOnes) {
             "--help)");
 }
 
+TEST(PePlanOptions, SearchLimitsAndStraight) {
+  const Options none = parse_options({});
+  EXPECT_EQ(none.max_stage_width, 0);
+  EXPECT_EQ(none.max_copies, 0);
+  const Options limited = parse_options({"--max-stage-width", "3", "--max-copies=2"});
+  EXPECT_EQ(limited.max_stage_width, 3);
+  EXPECT_EQ(limited.max_copies, 2);
+  const Options straight = parse_options({"--straight"});
+  EXPECT_EQ(straight.max_stage_width, 1);
+  EXPECT_EQ(straight.max_copies, 1);
+  EXPECT_EQ(parse_options({"--straight", "--max-copies", "1"}).max_copies, 1);
+  EXPECT_EQ(usage_error({"--max-stage-width", "1.5"}),
+            "--max-stage-width: expected a whole number from 0 (no limit) to 1000000, got '1.5'");
+  EXPECT_EQ(usage_error({"--max-copies", "2", "--straight"}).rfind("--straight means", 0), 0u);
+  EXPECT_EQ(parse_options({"--export-graph", "out"}).export_graph, "out");
+  EXPECT_EQ(usage_error({"--export-graph", ""}), "--export-graph: expected a file path, got ''");
+}
+
 TEST(PePlanOptions, ErrorsComeInCommandLineOrder) {
   EXPECT_THAT(usage_error({"--bogus", "--top", "0"}), HasSubstr("unknown option '--bogus'"));
   EXPECT_THAT(usage_error({"--top", "0", "--bogus"}), HasSubstr("--top: expected"));
@@ -93,6 +111,9 @@ TEST(PePlanOptions, HelpListsEveryFlagOnce) {
                            "--schedule S",
                            "--top K",
                            "--search-effort N",
+                           "--max-stage-width N",
+                           "--max-copies N",
+                           "--straight",
                            "--format F",
                            "--plan-gbs N",
                            "--trace FILE",
@@ -101,6 +122,7 @@ TEST(PePlanOptions, HelpListsEveryFlagOnce) {
                            "--fill FILE",
                            "--export-sched FILE",
                            "--hosts H1,H2,...",
+                           "--export-graph DIR",
                            "-h, --help",
                            "--version"}) {
     const std::size_t at = help.find("  " + std::string(flag));

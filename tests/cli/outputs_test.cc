@@ -147,9 +147,9 @@ TEST_F(PePlanOutputPath, TwoOutputsOnOneFileAreRefused) {
 }
 
 TEST_F(PePlanOutputPath, DistinctOutputsAndSharedDevicesAreWritten) {
-  const ProgramResult r =
-      pe_plan({"--trace", path("t.json"), "--svg", path("t.svg"), "--plot", "/dev/null",
-               "--export-sched", "/dev/null", "--hosts", "a,b,c,d,e,f,g,h"});
+  const ProgramResult r = pe_plan({"--trace", path("t.json"), "--svg", path("t.svg"), "--plot",
+                                   "/dev/null", "--export-sched", "/dev/null", "--hosts", "a,b,c",
+                                   "--plan", "0-0:1;1-1:1;2-2:1", "--microbatches", "2"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(path("t.json")));
   EXPECT_TRUE(fs::exists(path("t.svg")));
@@ -266,6 +266,25 @@ TEST(PePlanCsv, TopGivesRankedRowsAndNoPlanRowsGiveTheReason) {
   EXPECT_EQ(empty.rows[0].at("rank"), "");
   EXPECT_EQ(empty.rows[0].at("speedup"), "");
   EXPECT_THAT(empty.rows[0].at("no_plan_reason"), HasSubstr("state 2 alone needs"));
+}
+
+// Each stage of a plan in JSON names the operators its states add and their graph.txt ids,
+// so a reader need not look the FIRST-LAST range up in --states.
+TEST(StageOperators, JsonNamesEachStagesOperatorsAndTheirIds) {
+  const ProgramResult r = pe_plan({"--devices", "2", "--plan", "0-1:1;2-2:1", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(r.out);
+  const nlohmann::json& given = report["given_plan"]["stages"];
+  EXPECT_EQ(given[0]["operators"], nlohmann::json({"Conv2d(3, 8)", "ReLU"}));
+  EXPECT_EQ(given[0]["operator_ids"], nlohmann::json({"node2", "node3"}));
+  EXPECT_EQ(given[1]["operators"], nlohmann::json({"Linear(8, 2)"}));
+  EXPECT_EQ(given[1]["operator_ids"], nlohmann::json({"node4"}));
+  const nlohmann::json& best = report["points"][0]["plans"][0]["stages"];
+  std::size_t operators = 0;
+  for (const nlohmann::json& stage : best) operators += stage["operators"].size();
+  EXPECT_EQ(operators, 3u);
+  EXPECT_EQ(report["context"]["max_stage_width"], 0);
+  EXPECT_EQ(report["context"]["max_pipeline_copies"], 0);
 }
 
 }  // namespace

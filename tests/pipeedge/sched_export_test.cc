@@ -11,6 +11,7 @@
 namespace pe {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
@@ -28,29 +29,61 @@ TEST(SchedExport, EmitsTheOriginalLayout) {
   EXPECT_EQ(schedule_yaml(std::vector<HostLayers>{}), "[]\n");
 }
 
-TEST(SchedExport, PlanStatesBecomeOneBasedLayersAndReplicasGetOneLineEach) {
+TEST(SchedExport, PlanStatesBecomeOneBasedLayersWithAHostCommentPerStage) {
   Plan plan;
-  plan.stages = {stage(0, 23, 1), stage(24, 47, 2)};
-  EXPECT_EQ(plan.device_count(), 3);
-  EXPECT_EQ(schedule_yaml(plan, {"a", "b", "c"}), "- a: [1, 24]\n- b: [25, 48]\n- c: [25, 48]\n");
+  plan.stages = {stage(0, 23, 1), stage(24, 47, 1)};
+  plan.stages[1].devices = {5};  // where the plan puts a stage is what the comment says
+  EXPECT_EQ(pipeedge_obstacles(plan), "");
+  const std::string yaml = schedule_yaml(plan, {"a", "0"});
+  EXPECT_EQ(yaml,
+            "# pe-plan training plan 0-23:1;24-47:1 as a PipeEdge schedule; the hosts, in stage "
+            "order, stand for these devices:\n"
+            "# a: device 0, stage 0, states 0-23\n"
+            "# \"0\": device 5, stage 1, states 24-47\n"
+            "- a: [1, 24]\n- \"0\": [25, 48]\n");
+  // A YAML reader (the runtime's safe_load) sees only the list.
+  const YAML::Node list = YAML::Load(yaml);
+  ASSERT_TRUE(list.IsSequence());
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[1]["0"][1].as<int>(), 48);
   EXPECT_EQ(partition_string(plan), "1,24,25,48");
-  plan.pipeline_replicas = 2;
-  EXPECT_EQ(schedule_yaml(plan, {"a", "a2", "b", "b2", "c", "c2"}),
-            "- a: [1, 24]\n- a2: [1, 24]\n- b: [25, 48]\n- b2: [25, 48]\n- c: [25, 48]\n"
-            "- c2: [25, 48]\n");
-  EXPECT_THROW(schedule_yaml(plan, {"a", "b", "c"}), UsageError);
   EXPECT_EQ(partition_string(Plan{}), "");
 }
 
-TEST(SchedExport, EachDeviceNeedsItsOwnNonEmptyHostName) {
+// PipeEdge's runtime makes every line the next stage: a replicated stage would become
+// several stages and pipeline copies one longer pipeline, so such plans are refused.
+TEST(SchedExport, PlansPipeEdgeCannotRunAreRefusedNamingWhy) {
   Plan plan;
-  plan.stages = {stage(0, 23, 1), stage(24, 47, 2)};
+  plan.stages = {stage(0, 23, 15), stage(24, 47, 1)};
+  EXPECT_EQ(pipeedge_obstacles(plan), "stage 0 is replicated on 15 devices");
+  std::vector<std::string> hosts;
+  for (int i = 0; i < 16; ++i) hosts.push_back("h" + std::to_string(i));
+  EXPECT_THAT([&] { schedule_yaml(plan, hosts); },
+              ThrowsMessage<UsageError>(AllOf(HasSubstr("one host per stage and one pipeline copy"),
+                                              HasSubstr("stage 0 is replicated on 15 devices"))));
+  plan.stages = {stage(0, 23, 1), stage(24, 47, 1)};
+  plan.pipeline_replicas = 2;
+  EXPECT_EQ(pipeedge_obstacles(plan), "the plan has 2 pipeline copies");
+  EXPECT_THAT(
+      [&] {
+        schedule_yaml(plan, {"a", "b", "c", "d"});
+      },
+      ThrowsMessage<UsageError>(HasSubstr("the plan has 2 pipeline copies")));
+  plan.stages[1].width = 3;
+  EXPECT_EQ(pipeedge_obstacles(plan),
+            "stage 1 is replicated on 3 devices; the plan has 2 pipeline copies");
+}
+
+TEST(SchedExport, EachStageNeedsItsOwnNonEmptyHostName) {
+  Plan plan;
+  plan.stages = {stage(0, 23, 1), stage(24, 40, 1), stage(41, 47, 1)};
   EXPECT_THAT(
       [&] {
         schedule_yaml(plan, {"a", "b", "a"});
       },
       ThrowsMessage<UsageError>(HasSubstr("'a' is named twice")));
   EXPECT_THROW(schedule_yaml(plan, {"a", "", "c"}), UsageError);
+  EXPECT_THROW(schedule_yaml(plan, {"a", "b"}), UsageError);
   EXPECT_NO_THROW(schedule_yaml(plan, {"a", "A", "c"}));  // names are case-sensitive
 }
 

@@ -86,7 +86,7 @@ TEST(CutSearch, NestedFollowsLaterOrIndexOrderForChains) {
   EXPECT_TRUE(chain.nested(0, 1));
   EXPECT_FALSE(chain.nested(1, 0));
   ModelProfile dag;
-  dag.states = {{"a", 1, 1, 1, 1, 1}, {"b", 1, 1, 1, 1, 1}, {"ab", 2, 2, 2, 2, 0}};
+  dag.states = {{"a", 1, 1, 1, 1, 1, ""}, {"b", 1, 1, 1, 1, 1, ""}, {"ab", 2, 2, 2, 2, 0, ""}};
   dag.later = {{2}, {2}, {}};
   EXPECT_NO_THROW(validate(dag, "dag"));
   EXPECT_TRUE(dag.nested(0, 2));

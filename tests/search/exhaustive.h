@@ -20,13 +20,17 @@ namespace pe::testing {
 /// (each stage at least one device, at most max_stage_width: the micro-batch unless it is
 /// the only stage; in total at most a copy's devices), stages packed from device 0 of each
 /// copy. Each plan's cost is evaluate()'s, so the stage samples are stage_samples'.
+/// `max_width` and `max_copies` (0 = no limit) are SearchOptions' max_stage_width and
+/// max_pipeline_copies: plans with a wider stage or more copies are left out.
 inline void for_each_plan(const detail::CostModel& cost, int global_batch,
                           const std::vector<Schedule>& schedules,
-                          const std::function<void(const Plan&)>& visit) {
+                          const std::function<void(const Plan&)>& visit, int max_width = 0,
+                          int max_copies = 0) {
   const int devices = cost.cluster().device_count();
   const std::size_t n = cost.states();
   for (const detail::PipelineShapeChoice& shape :
        detail::pipeline_shapes(global_batch, devices, cost.settings().min_micro_batch, schedules)) {
+    if (max_copies > 0 && shape.replicas > max_copies) continue;
     const int width = devices / shape.replicas;
     detail::PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
                               shape.micro_batches, shape.schedule, {}};
@@ -38,9 +42,10 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
       }
       for (std::size_t last = first; last < n; ++last) {
         if (!cost.stage(first, last)) continue;  // state first - 1's cut is not inside last's
-        for (int r = 1; r <= detail::max_stage_width(first == 0 && last + 1 == n, shape.micro_batch,
-                                                     width - offset);
-             ++r) {
+        int widest =
+            detail::max_stage_width(first == 0 && last + 1 == n, shape.micro_batch, width - offset);
+        if (max_width > 0) widest = std::min(widest, max_width);
+        for (int r = 1; r <= widest; ++r) {
           spec.stages.push_back({first, last, offset, r});
           place(last + 1, offset + r);
           spec.stages.pop_back();
@@ -52,7 +57,8 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
   // Accumulation plans, whose micro-batch count need not divide the batch.
   if (std::count(schedules.begin(), schedules.end(), Schedule::OneFOneB) == 0) return;
   for (int r = 1; r <= devices; ++r)
-    if (devices % r == 0 && global_batch % r == 0)
+    if (devices % r == 0 && global_batch % r == 0 && (max_copies == 0 || r <= max_copies) &&
+        (max_width == 0 || devices / r <= max_width))
       if (std::optional<detail::PipelineSpec> spec =
               detail::accumulation_spec(cost, global_batch, r)) {
         detail::Evaluation ev = detail::evaluate(cost, *spec, global_batch);
@@ -61,19 +67,23 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
 }
 
 /// The least simulated iteration time and the least path lower bound over the whole space
-/// (both empty when nothing fits).
+/// (both empty when nothing fits), within the search limits.
 struct SpaceOptimum {
   std::optional<Seconds> time;
   std::optional<Seconds> lower_bound;
 };
 inline SpaceOptimum exhaustive_best(const detail::CostModel& cost, int global_batch,
-                                    const std::vector<Schedule>& schedules) {
+                                    const std::vector<Schedule>& schedules, int max_width = 0,
+                                    int max_copies = 0) {
   SpaceOptimum best;
-  for_each_plan(cost, global_batch, schedules, [&](const Plan& p) {
-    const Seconds time = simulate(p.shape()).makespan;
-    if (!best.time || time < *best.time) best.time = time;
-    if (!best.lower_bound || p.lower_bound < *best.lower_bound) best.lower_bound = p.lower_bound;
-  });
+  for_each_plan(
+      cost, global_batch, schedules,
+      [&](const Plan& p) {
+        const Seconds time = simulate(p.shape()).makespan;
+        if (!best.time || time < *best.time) best.time = time;
+        if (!best.lower_bound || p.lower_bound < *best.lower_bound) best.lower_bound = p.lower_bound;
+      },
+      max_width, max_copies);
   return best;
 }
 

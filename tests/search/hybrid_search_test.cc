@@ -37,6 +37,78 @@ TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
   EXPECT_GT(exact, feasible / 2);
 }
 
+// SearchOptions::max_stage_width and max_pipeline_copies: every plan keeps within them,
+// and the best one is the exhaustive optimum of the plans that do (1 and 1 is what a
+// PipeEdge schedule can express: one device per stage, one pipeline).
+TEST(HybridSearch, StageWidthAndCopyLimitsMatchExhaustiveEnumeration) {
+  std::mt19937 rng(20261125);
+  int feasible = 0, limited = 0;
+  for (int trial = 0; trial < 240; ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const int max_width = trial % 3 == 0 ? 1 : trial % 3;  // 1, 1, 2
+    const int max_copies = trial % 4 == 3 ? 2 : 1;
+    const std::vector<Schedule> schedules =
+        trial % 5 == 0 ? std::vector<Schedule>{Schedule::GPipe}
+                       : std::vector<Schedule>{Schedule::OneFOneB, Schedule::GPipe};
+    SearchOptions options{schedules, 3, 0};
+    options.max_stage_width = max_width;
+    options.max_pipeline_copies = max_copies;
+    const detail::SearchResult search = detail::search_plans(cost, in.global_batch, options);
+    const std::vector<Plan>& found = search.plans;
+    const testing::SpaceOptimum oracle =
+        testing::exhaustive_best(cost, in.global_batch, schedules, max_width, max_copies);
+    ASSERT_EQ(oracle.time.has_value(), !found.empty()) << "trial " << trial;
+    for (const Plan& plan : found) {
+      EXPECT_LE(plan.pipeline_replicas, max_copies) << "trial " << trial;
+      for (const PlanStage& stage : plan.stages)
+        EXPECT_LE(stage.width, max_width) << "trial " << trial << ": " << stages_string(plan);
+    }
+    if (!oracle.time) continue;
+    ++feasible;
+    // The certificate holds within the limits, and an exact answer is the limited optimum.
+    EXPECT_LE(search.lower_bound, *oracle.time * (1 + 1e-9)) << "trial " << trial;
+    EXPECT_GE(found.front().iteration_time, *oracle.time * (1 - 1e-9)) << "trial " << trial;
+    if (search.exact) {
+      EXPECT_LE(found.front().iteration_time, *oracle.time * (1 + detail::kSimpler + 1e-9))
+          << "trial " << trial;
+    }
+    // The limits bind: the unlimited optimum is at least as fast.
+    const testing::SpaceOptimum free = testing::exhaustive_best(cost, in.global_batch, schedules);
+    ASSERT_TRUE(free.time);
+    EXPECT_LE(*free.time, *oracle.time * (1 + 1e-9));
+    limited += *free.time < *oracle.time * (1 - 1e-9);
+  }
+  EXPECT_GT(feasible, 100);
+  EXPECT_GT(limited, 20);
+}
+
+TEST(HybridSearch, StraightPlansOfVgg19HaveOneDevicePerStageAndOneCopy) {
+  // 25 chain states with VGG-19-like proportions are not needed: any chain shows the shape.
+  std::vector<Layer> layers;
+  for (int i = 0; i < 12; ++i) layers.push_back({"conv" + std::to_string(i), 0.02, 0.04, 5e7, 5e6});
+  for (int i = 0; i < 3; ++i)
+    layers.push_back({"fc" + std::to_string(i), 0.002, 0.004, 1e5, 1.5e8});
+  const ModelProfile model = make_chain_model("vgg-like", 32, layers);
+  const Cluster cluster = cluster_from_machine_ends({1, 2, 3, 4, 5, 6, 7, 8});
+  const detail::CostModel cost(model, cluster, {});
+  SearchOptions straight;
+  straight.max_stage_width = 1;
+  straight.max_pipeline_copies = 1;
+  straight.top = 4;
+  const detail::SearchResult limited = detail::search_plans(cost, 256, straight);
+  ASSERT_FALSE(limited.plans.empty());
+  for (const Plan& plan : limited.plans) {
+    EXPECT_EQ(plan.pipeline_replicas, 1);
+    for (const PlanStage& stage : plan.stages) EXPECT_EQ(stage.width, 1) << stages_string(plan);
+  }
+  EXPECT_GT(limited.plans.front().stages.size(), 1u);
+  const detail::SearchResult free = detail::search_plans(cost, 256, {});
+  ASSERT_FALSE(free.plans.empty());
+  EXPECT_LE(free.plans.front().iteration_time, limited.plans.front().iteration_time);
+}
+
 TEST(HybridSearch, ReportsTheEvaluatedCostOfItsPlan) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 50; ++trial) {

@@ -26,12 +26,22 @@ std::string schedule_yaml(const std::vector<HostLayers>& lines);
 /// The lines of an EdgeSchedule: each stage's host name and layers, in stage order.
 std::vector<HostLayers> host_layers(const EdgeSchedule& schedule, const EdgeCluster& cluster);
 
-/// A training plan as a sched-pipeline schedule. `hosts` names every device of the plan in
-/// stage order: the `width * pipeline_replicas` devices of stage 0, then those of stage 1,
-/// and so on. Plan state i is PipeEdge layer i + 1, so a stage of states f..l becomes
-/// `[f + 1, l + 1]`. A replicated stage appears once per device, in device order, each line
-/// with the stage's whole layer range. Throws UsageError when hosts.size() differs from
-/// plan.device_count(), or a host name is empty or given twice.
+/// Why PipeEdge's runtime cannot run `plan`: it turns every line of a schedule into the next
+/// pipeline stage on one host, so it runs one pipeline copy whose stages have one device
+/// each. Empty when the plan is such a plan; otherwise every obstacle, `; `-joined, e.g.
+/// "stage 0 is replicated on 15 devices; the plan has 2 pipeline copies". Plans searched
+/// with SearchOptions::max_stage_width = 1 and max_pipeline_copies = 1 have none.
+std::string pipeedge_obstacles(const Plan& plan);
+
+/// A training plan as a sched-pipeline schedule: one line `- host: [first, last]` per stage,
+/// in stage order, after a comment block that says which device and stage each host
+/// stands for (`# h0: device 0, stage 0, states 0-20`). `hosts` names the plan's devices
+/// in stage order, one per stage (host k runs stage k, on the device the plan gives that
+/// stage). Plan state i is PipeEdge layer i + 1, so a stage of states f..l becomes
+/// `[f + 1, l + 1]`. Throws UsageError (field "schedule_yaml") when PipeEdge cannot run the
+/// plan (pipeedge_obstacles), when hosts.size() differs from the number of stages, or a
+/// host name is empty or given twice. Comments are ignored by YAML readers, so the runtime
+/// reads the same list as from sched-pipeline.
 std::string schedule_yaml(const Plan& plan, const std::vector<std::string>& hosts);
 
 /// PipeEdge's runtime partition string (`-pt`): comma-separated 1-based inclusive

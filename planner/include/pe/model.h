@@ -23,6 +23,9 @@ struct CutState {
   Bytes activation = 0;  ///< Cumulative activation (output) bytes up to the cut.
   Bytes parameters = 0;  ///< Cumulative parameter (fp32 weight) bytes up to the cut.
   Bytes crossing = 0;    ///< Bytes that cross a cut placed right after this state.
+  /// The id of that operator in the source file (a graph.txt node id); empty for models
+  /// built in code.
+  std::string operator_id;
 };
 
 /// A model as the planner sees it: an ordered list of cut states.

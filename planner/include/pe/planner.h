@@ -34,6 +34,16 @@ struct SearchOptions {
   /// equal-work pipelines). The default lets every bundled CNN and transformer profile on
   /// 16 devices finish exactly; see README, "Exactness and effort".
   std::uint64_t effort = kDefaultSearchEffort;
+  /// Most devices any stage may have in one pipeline copy (its width); 0 = no limit. 1
+  /// keeps every stage on one device, as PipeEdge's runtime needs (one host per stage).
+  /// Applies to one-stage plans too, so with 1 a one-stage plan runs on one device of each
+  /// copy. Must be 0 or more.
+  int max_stage_width = 0;
+  /// Most copies of the whole pipeline (data parallelism across pipelines); 0 = no limit.
+  /// 1 gives a single pipeline, the only kind a PipeEdge schedule describes. Must be 0 or
+  /// more. With either limit set, plans are the best within it, which may be slower than
+  /// plain data parallelism.
+  int max_pipeline_copies = 0;
 };
 
 /// Everything known about one global batch size.

@@ -56,6 +56,8 @@ const std::string kMinMicroBatch = "TrainingSettings::min_micro_batch";
 const std::string kScaling = "TrainingSettings::optimizer_scaling";
 const std::string kActivation = "TrainingSettings::activation_bytes_per_sample";
 const std::string kTop = "SearchOptions::top";
+const std::string kMaxWidth = "SearchOptions::max_stage_width";
+const std::string kMaxCopies = "SearchOptions::max_pipeline_copies";
 
 void check_settings(const TrainingSettings& s) {
   if (s.min_micro_batch < 1)
@@ -86,6 +88,10 @@ Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
   check_settings(settings_);
   if (options_.schedules.empty()) throw UsageError("no schedule to search");
   if (options_.top < 1) throw UsageError(kTop, kTop + " must be at least 1");
+  if (options_.max_stage_width < 0)
+    throw UsageError(kMaxWidth, kMaxWidth + " must be 0 (no limit) or more");
+  if (options_.max_pipeline_copies < 0)
+    throw UsageError(kMaxCopies, kMaxCopies + " must be 0 (no limit) or more");
 }
 
 PointResult Planner::plan(int global_batch) const {
@@ -101,6 +107,14 @@ PointResult Planner::plan(int global_batch) const {
   for (Plan& plan : result.plans) simulate_plan(plan);
   if (result.plans.empty()) {
     result.no_plan_reason = no_plan_reason(cost, global_batch, found.exact, options_.effort);
+    if (options_.max_stage_width > 0)
+      result.no_plan_reason += "; stages are limited to " +
+                               std::to_string(options_.max_stage_width) + " device(s) (" +
+                               kMaxWidth + ")";
+    if (options_.max_pipeline_copies > 0)
+      result.no_plan_reason += "; pipeline copies are limited to " +
+                               std::to_string(options_.max_pipeline_copies) + " (" + kMaxCopies +
+                               ")";
     // Accumulation plans are 1F1B (GPipe keeps every micro-batch's activations).
     if (result.baselines.fits && found.exact &&
         std::count(options_.schedules.begin(), options_.schedules.end(), Schedule::OneFOneB) == 0)

@@ -33,9 +33,26 @@ Json bubbles_value(const BubbleReport& r) {
           {"stages", stages}};
 }
 
-Json stage_value(const PlanStage& s) {
+// The operators of a stage, one value per state from `field` (the name or the source id),
+// when the model is known and its states are a chain (each state adds one operator); else null.
+Json stage_operators(const PlanStage& s, const ModelProfile* model,
+                     const std::string CutState::*field) {
+  if (!model || !model->chain() || s.last_state >= model->size() || s.first_state > s.last_state)
+    return Json();
+  Json names = Json::array();
+  for (std::size_t i = s.first_state; i <= s.last_state; ++i) {
+    const std::string& value = model->states[i].*field;
+    if (value.empty()) return Json();  // a model without source ids
+    names.push_back(value);
+  }
+  return names;
+}
+
+Json stage_value(const PlanStage& s, const ModelProfile* model) {
   return {{"first_state", s.first_state},
           {"last_state", s.last_state},
+          {"operators", stage_operators(s, model, &CutState::name)},
+          {"operator_ids", stage_operators(s, model, &CutState::operator_id)},
           {"width", s.width},
           {"devices", s.devices},
           {"forward_s", s.times.forward},
@@ -50,9 +67,9 @@ Json stage_value(const PlanStage& s) {
           {"peak_memory_bytes", s.peak_memory()}};
 }
 
-Json plan_value(const Plan& p, const Baselines& b) {
+Json plan_value(const Plan& p, const Baselines& b, const ModelProfile* model) {
   Json stages = Json::array();
-  for (const PlanStage& s : p.stages) stages.push_back(stage_value(s));
+  for (const PlanStage& s : p.stages) stages.push_back(stage_value(s, model));
   return {{"global_batch", p.global_batch},
           {"pipeline_replicas", p.pipeline_replicas},
           {"micro_batch_size", p.micro_batch_size},
@@ -91,20 +108,20 @@ Json baselines_value(const Baselines& b) {
 }
 
 // A plan of a point, with its rank (1: the best), the point's lower bound and the plan's gap.
-Json ranked_plan_value(const PointResult& point, std::size_t rank) {
+Json ranked_plan_value(const PointResult& point, std::size_t rank, const ModelProfile* model) {
   const Plan& plan = point.plans[rank - 1];
   Json value{{"rank", rank}};
-  value.update(plan_value(plan, point.baselines));
+  value.update(plan_value(plan, point.baselines, model));
   value["lower_bound_s"] = point.lower_bound;
   value["gap"] = point.gap_of(plan);
   return value;
 }
 
 // A point on one line but for its plans, which start a line each.
-std::string point_text(const PointResult& p) {
+std::string point_text(const PointResult& p, const ModelProfile* model) {
   std::string plans;
   for (std::size_t i = 0; i < p.plans.size(); ++i)
-    plans += (plans.empty() ? "" : ",\n      ") + line(ranked_plan_value(p, i + 1));
+    plans += (plans.empty() ? "" : ",\n      ") + line(ranked_plan_value(p, i + 1, model));
   const Json reason = p.plans.empty() ? Json(p.no_plan_reason) : Json();
   return "{\"gbs\": " + line(p.global_batch) +
          ", \"baselines\": " + line(baselines_value(p.baselines)) + ",\n     \"plans\": [" + plans +
@@ -117,7 +134,11 @@ std::string point_text(const PointResult& p) {
 Json search_value(const SearchOptions& s) {
   Json schedules = Json::array();
   for (Schedule schedule : s.schedules) schedules.push_back(to_string(schedule));
-  return {{"schedules", schedules}, {"search_effort", s.effort}, {"top", s.top}};
+  return {{"schedules", schedules},
+          {"search_effort", s.effort},
+          {"top", s.top},
+          {"max_stage_width", s.max_stage_width},
+          {"max_pipeline_copies", s.max_pipeline_copies}};
 }
 
 Json settings_value(const TrainingSettings& s) {
@@ -151,11 +172,12 @@ Json context_value(const ReportContext& c) {
 
 // The hand-written plan, as a plan plus whether it fits and how it compares with the best
 // plan found at its batch size (its time over the best plan's: 1.2 means 20 % slower).
-Json given_value(const std::vector<PointResult>& points, const LayoutCost& given) {
+Json given_value(const std::vector<PointResult>& points, const LayoutCost& given,
+                 const ModelProfile* model) {
   const PointResult* point = nullptr;
   for (const PointResult& p : points)
     if (p.global_batch == given.plan.global_batch) point = &p;
-  Json value = plan_value(given.plan, point ? point->baselines : Baselines{});
+  Json value = plan_value(given.plan, point ? point->baselines : Baselines{}, model);
   value["fits"] = given.fits;
   value["memory_note"] = given.fits ? Json() : Json(given.memory_note);
   const Plan* best = point ? point->best() : nullptr;
@@ -195,10 +217,12 @@ std::string fill_json(const FillResult& result) { return line(fill_value(result)
 
 std::string sweep_json(const std::vector<PointResult>& points, const ReportContext& context) {
   std::string body;
-  for (const PointResult& p : points) body += (body.empty() ? "\n    " : ",\n    ") + point_text(p);
+  for (const PointResult& p : points)
+    body += (body.empty() ? "\n    " : ",\n    ") + point_text(p, context.model);
   const std::string given =
-      context.given_plan ? ",\n  \"given_plan\": " + line(given_value(points, *context.given_plan))
-                         : "";
+      context.given_plan
+          ? ",\n  \"given_plan\": " + line(given_value(points, *context.given_plan, context.model))
+          : "";
   const std::string fill = context.fill ? ",\n  \"fill\": " + fill_json(*context.fill) : "";
   return "{\n  \"context\": " + line(context_value(context)) + ",\n  \"points\": [" + body +
          "\n  ]" + given + fill + "\n}\n";

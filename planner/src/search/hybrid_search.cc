@@ -156,11 +156,11 @@ Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
 }
 
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
-                         Seconds bound, std::uint64_t effort) {
+                         Seconds bound, std::uint64_t effort, int max_width) {
   const int width = cost.cluster().device_count() / shape.replicas;
   const DpQuery query{
       shape.replicas, width,  shape.micro_batch, shape.micro_batches, shape.schedule,
-      bound,          effort, kPlansPerPass};
+      bound,          effort, kPlansPerPass, max_width};
   DpResult dp = best_pipeline(cost, query);
   ShapeResult result;
   result.steps = dp.steps;
@@ -202,11 +202,13 @@ std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int mi
 // Cheap first bounds that let the exact passes prune from the start: per shape, the
 // one-stage plan (plain data parallelism inside each copy) and equal-width pipelines of
 // 2, 4, 8, ... stages cut at equal work.
-void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, Pool& pool) {
+void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, int max_width,
+          Pool& pool) {
   const int width = cost.cluster().device_count() / shape.replicas;
   for (int stages = 1; stages <= width && stages <= static_cast<int>(cost.states()); stages *= 2) {
     // One stage may use the whole copy, pipeline stages up to the micro-batch size.
-    const int per_stage = max_stage_width(stages == 1, shape.micro_batch, width / stages);
+    int per_stage = max_stage_width(stages == 1, shape.micro_batch, width / stages);
+    if (max_width > 0) per_stage = std::min(per_stage, max_width);
     PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
                       shape.micro_batches, shape.schedule, {}};
     std::size_t first = 0;
@@ -237,11 +239,16 @@ void seed_accumulation(const CostModel& cost, int global_batch, const SearchOpti
                        Pool& pool) {
   if (std::count(options.schedules.begin(), options.schedules.end(), Schedule::OneFOneB) == 0)
     return;
-  for (int r : divisors(std::gcd(global_batch, cost.cluster().device_count())))
+  const int devices = cost.cluster().device_count();
+  for (int r : divisors(std::gcd(global_batch, devices))) {
+    // Its one stage spans the whole copy.
+    if (options.max_pipeline_copies > 0 && r > options.max_pipeline_copies) continue;
+    if (options.max_stage_width > 0 && devices / r > options.max_stage_width) continue;
     if (std::optional<PipelineSpec> spec = accumulation_spec(cost, global_batch, r)) {
       Evaluation ev = evaluate(cost, *spec, global_batch);
       if (ev.fits) pool.add(std::move(ev.plan));
     }
+  }
 }
 
 }  // namespace
@@ -264,11 +271,13 @@ std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_
 }
 
 std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, int min_micro_batch,
-                                                 const std::vector<Schedule>& schedules) {
+                                                 const std::vector<Schedule>& schedules,
+                                                 int max_copies) {
   // With one micro-batch GPipe and 1F1B run the same plan: only 1F1B's is kept then.
   const bool has_1f1b = std::count(schedules.begin(), schedules.end(), Schedule::OneFOneB) > 0;
   std::vector<PipelineShapeChoice> shapes;
   for (int r : divisors(std::gcd(global_batch, devices))) {
+    if (max_copies > 0 && r > max_copies) break;  // divisors ascend
     const int share = global_batch / r;
     const int floor = std::min(min_micro_batch, share);
     for (int b : divisors(share))
@@ -283,13 +292,14 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, 
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options) {
   std::vector<PipelineShapeChoice> shapes =
       pipeline_shapes(global_batch, cost.cluster().device_count(), cost.settings().min_micro_batch,
-                      options.schedules);
+                      options.schedules, options.max_pipeline_copies);
   // 1F1B first: its plans usually win, and the bound they leave prunes GPipe's search.
   std::stable_partition(shapes.begin(), shapes.end(), [](const PipelineShapeChoice& s) {
     return s.schedule == Schedule::OneFOneB;
   });
   Pool pool(std::max(1, options.top));
-  for (const PipelineShapeChoice& shape : shapes) seed(cost, global_batch, shape, pool);
+  for (const PipelineShapeChoice& shape : shapes)
+    seed(cost, global_batch, shape, options.max_stage_width, pool);
   seed_accumulation(cost, global_batch, options, pool);
   pool.simulate_promising();
   // The effort is shared in shape order: each wave's shapes get equal parts of what is
@@ -311,7 +321,8 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
       std::vector<ShapeResult> found(end - start);
       tbb::parallel_for(start, end, [&](std::size_t i) {
         found[i - start] =
-            search_shape(cost, global_batch, shapes[todo[i]], bound[i - start], share);
+            search_shape(cost, global_batch, shapes[todo[i]], bound[i - start], share,
+                         options.max_stage_width);
       });
       for (std::size_t i = start; i < end; ++i) {
         ShapeResult& shape = found[i - start];

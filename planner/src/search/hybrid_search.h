@@ -23,9 +23,11 @@ struct PipelineShapeChoice {
 /// Every shape for `global_batch` on `devices` devices: replicas dividing the device count
 /// and the batch, micro-batch sizes dividing a copy's share and at least the floor (or the
 /// whole share when it is below the floor), each schedule; GPipe is left out for one
-/// micro-batch when 1F1B is searched (the same plan). Fixed order.
+/// micro-batch when 1F1B is searched (the same plan); with max_copies > 0 only replicas up to
+/// it (SearchOptions::max_pipeline_copies). Fixed order.
 std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, int min_micro_batch,
-                                                 const std::vector<Schedule>& schedules);
+                                                 const std::vector<Schedule>& schedules,
+                                                 int max_copies = 0);
 
 /// The one-stage plan that runs each of `replicas` copies as data parallelism with gradient
 /// accumulation: 1F1B on every device of the copy, the fewest micro-batches M whose

@@ -122,7 +122,13 @@ class Dp {
 
   // Most devices one pipeline stage on `devices` can use: a stage of width r takes at least
   // 1/r of its one-device time.
-  int parallelism(int devices) const { return max_stage_width(false, q_.micro_batch, devices); }
+  int parallelism(int devices) const {
+    return capped(max_stage_width(false, q_.micro_batch, devices));
+  }
+  // A width within the query's max_stage_width (none when it is 0).
+  int capped(int width) const {
+    return q_.max_stage_width > 0 ? std::min(width, q_.max_stage_width) : width;
+  }
 
   // The stage_samples of a stage on r devices; a copy's share is b x M (the shapes searched
   // here divide it evenly).
@@ -155,7 +161,8 @@ class Dp {
     if ((o > 0 && !busy_within_bound(prefix / o)) || !busy_within_bound(suffix / (w_ - o)))
       return false;
     // From state 0 a one-stage plan may use all `rest` devices (fill()).
-    return prefix_bound(a, o) + suffix / max_stage_width(a == 0, q_.micro_batch, w_ - o) <= bound_;
+    return prefix_bound(a, o) + suffix / capped(max_stage_width(a == 0, q_.micro_batch, w_ - o)) <=
+           bound_;
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
@@ -167,7 +174,8 @@ class Dp {
   // a pipeline stage (max_stage_width).
   void fill(std::size_t a, int o) {
     if (a == 0)
-      for (int r = 1; r <= max_stage_width(true, q_.micro_batch, w_); ++r) offer_whole_model(r);
+      for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
+        offer_whole_model(r);
     for (int r = 1; r <= parallelism(w_ - o); ++r) widen(a, o, r);
     keep_undominated(candidates_, cell(a, o));
   }

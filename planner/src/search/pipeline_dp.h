@@ -26,6 +26,8 @@ struct DpQuery {
   std::uint64_t step_limit = std::numeric_limits<std::uint64_t>::max();
   /// Most plans to return (the least bounds first).
   int plans = 4;
+  /// Most devices per stage (SearchOptions::max_stage_width); 0 = no limit.
+  int max_stage_width = 0;
 };
 
 /// A plan of the pass and its path lower bound (cost/path_bound.h).

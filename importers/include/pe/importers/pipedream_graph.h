@@ -29,6 +29,7 @@
 #include <string>
 
 #include "pe/model.h"
+#include "pe/plan.h"
 
 namespace pe {
 
@@ -43,5 +44,22 @@ ModelProfile import_pipedream_graph(const std::string& path, double profile_batc
 /// Same from text; `file_label` names the input in errors and gives the model's name.
 ModelProfile parse_pipedream_graph(const std::string& text, const std::string& file_label,
                                    double profile_batch_size);
+
+/// `text`, a graph.txt as parse_pipedream_graph reads it (file_label names it in errors),
+/// with every node line's `stage_id` set to the stage of `plan` that runs it: the field
+/// PipeDream's tools read to build one module per stage. `plan` must be a plan of the
+/// model parse_pipedream_graph gives for this text (its stages cover the states 0..n-1 in
+/// order); state i is the operator that closes it, so an operator gets the stage of its
+/// state. Nodes the importer removes get a neighbour's stage: a model input that of its
+/// first consumer, a tracing sink (`__getitem__`) that of its producer. Every other line is
+/// kept as written (a byte order mark is dropped, lines end in '\n', and a stage_id that
+/// was there is replaced), so the result imports to the same model. Throws InputError as
+/// parse_pipedream_graph does, and UsageError (field "pipedream_graph_with_stages") when the
+/// plan's stages do not cover the graph's states in order.
+std::string pipedream_graph_with_stages(const std::string& text, const std::string& file_label,
+                                        const Plan& plan);
+
+/// The same for the graph.txt at `path`.
+std::string pipedream_graph_file_with_stages(const std::string& path, const Plan& plan);
 
 }  // namespace pe

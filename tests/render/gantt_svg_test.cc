@@ -121,7 +121,8 @@ TEST(GanttSvg, LegendListsOnlyWhatIsDrawn) {
   // Compute back to back from 0 to the end: no idle time, no "idle" entry.
   Timeline busy;
   busy.stage_count = 1;
-  busy.events = {{0, EventKind::Forward, 0, 0, 0.01, ""}, {0, EventKind::Backward, 0, 0.01, 0.03, ""}};
+  busy.events = {{0, EventKind::Forward, 0, 0, 0.01, ""},
+                 {0, EventKind::Backward, 0, 0.01, 0.03, ""}};
   busy.makespan = 0.03;
   const auto full = check_xml(gantt_svg(busy, SvgOptions{}));
   ASSERT_EQ(full.error, "");

@@ -208,19 +208,18 @@ TEST(InputFilePath, AnEmptyPathSaysSo) {
 // never read as something else (0x20 as 32).
 TEST(YamlNumbers, DecimalFormsAreRead) {
   const std::vector<std::pair<std::string, double>> forms = {
-      {"16", 16}, {"16.0", 16}, {"+16", 16}, {"16.", 16}, {"1.6e1", 16}, {"160E-1", 16},
-      {".5", 0.5}, {"016", 16}, {"1e+1", 10}};
+      {"16", 16},     {"16.0", 16}, {"+16", 16}, {"16.", 16}, {"1.6e1", 16},
+      {"160E-1", 16}, {".5", 0.5},  {"016", 16}, {"1e+1", 10}};
   for (const auto& [text, value] : forms)
-    EXPECT_DOUBLE_EQ(parse_cluster_yaml(kMachines + "memory_GB: " + text + "\n", "c.yml")
-                         .device_memory,
-                     value * kGB)
+    EXPECT_DOUBLE_EQ(
+        parse_cluster_yaml(kMachines + "memory_GB: " + text + "\n", "c.yml").device_memory,
+        value * kGB)
         << text;
 }
 
 TEST(YamlNumbers, OtherFormsAreErrorsNamingFileLineAndKey) {
-  for (const std::string text :
-       {"0x20", "0X20", "0x1p4", "0o20", "1_000", "16GB", "1e", "e5", ".", "+", "1.2.3", "--1",
-        "1e5.5", "16 GB", "true"})
+  for (const std::string text : {"0x20", "0X20", "0x1p4", "0o20", "1_000", "16GB", "1e", "e5", ".",
+                                 "+", "1.2.3", "--1", "1e5.5", "16 GB", "true"})
     expect_error_naming<InputError>(
         [&] { parse_cluster_yaml(kMachines + "memory_GB: " + text + "\n", "c.yml"); },
         {"c.yml:4: memory_GB: expected a decimal number", "got '" + text + "'"});

@@ -31,11 +31,11 @@ std::string chrome_trace_json(const Timeline& timeline, const TraceLabels& label
 ///   40 + stages * (row_height + (link_rows ? 3 * link_row_height : 0) + 6) + 64
 /// (title band, one block per stage with a 6 px gap, then axis and legend).
 struct SvgOptions {
-  int width = 1200;                         ///< Pixels, 300..20000.
+  int width = 1200;  ///< Pixels, 300..20000.
   /// Shown centred above the chart, shortened with "..." to what fits the width (about
   /// 9 px a character).
   std::string title = "Pipeline timeline";
-  std::vector<std::string> stage_names;     ///< Row labels; missing or empty -> "stage N".
+  std::vector<std::string> stage_names;  ///< Row labels; missing or empty -> "stage N".
   bool link_rows = true;    ///< Sub-rows under each stage: activations, gradients, all-reduce.
   int row_height = 24;      ///< Compute row, pixels (8..200).
   int link_row_height = 8;  ///< Each link sub-row, pixels (2..100).
@@ -61,12 +61,12 @@ struct SpeedupCurve {
 
 /// Layout of a sweep plot.
 struct PlotOptions {
-  int width = 800;                                ///< Pixels, 300..20000.
-  int height = 500;                               ///< Pixels, 200..20000.
+  int width = 800;   ///< Pixels, 300..20000.
+  int height = 500;  ///< Pixels, 200..20000.
   /// Shown above the plot, shortened with "..." to what fits the width.
   std::string title = "Speedup over one device";
-  std::string x_label = "global batch size";      ///< Label of the x axis.
-  std::string y_label = "speedup";                ///< Label of the y axis.
+  std::string x_label = "global batch size";  ///< Label of the x axis.
+  std::string y_label = "speedup";            ///< Label of the y axis.
   bool log_x = false;  ///< Logarithmic x axis (base 2); points with x <= 0 are then left out.
 };
 

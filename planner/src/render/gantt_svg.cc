@@ -20,7 +20,7 @@ constexpr int kTop = 40;     // Title band.
 constexpr int kGap = 6;      // Between stage blocks.
 constexpr int kBottom = 64;  // Axis and legend.
 constexpr int kRight = 16;
-constexpr double kCharWidth = 6.6;  // Approximate width of an 11 px character.
+constexpr double kCharWidth = 6.6;       // Approximate width of an 11 px character.
 constexpr double kTitleCharWidth = 9.0;  // Of a bold 15 px character.
 
 struct Layout {
@@ -160,9 +160,8 @@ void draw_legend(detail::render::SvgWriter& svg, const Timeline& timeline,
   };
   for (EventKind kind : {EventKind::Forward, EventKind::Backward, EventKind::Filler,
                          EventKind::SendActivation, EventKind::SendGradient, EventKind::AllReduce})
-    if (std::any_of(timeline.events.begin(), timeline.events.end(), [&](const Event& e) {
-          return e.kind == kind && drawn(e, timeline, options);
-        }))
+    if (std::any_of(timeline.events.begin(), timeline.events.end(),
+                    [&](const Event& e) { return e.kind == kind && drawn(e, timeline, options); }))
       item(detail::render::kind_color(kind), to_string(kind));
   if (shows_idle(timeline)) item("url(#idle)", "idle");
 }

@@ -80,8 +80,7 @@ int write_all(int fd, const std::string& content, const std::atomic<bool>* cance
   std::size_t done = 0;
   while (done < content.size()) {
     if (cancelled(cancel)) return ECANCELED;
-    const ssize_t n =
-        ::write(fd, content.data() + done, std::min(content.size() - done, kPiece));
+    const ssize_t n = ::write(fd, content.data() + done, std::min(content.size() - done, kPiece));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno;
     done += static_cast<std::size_t>(n);

@@ -242,7 +242,9 @@ void declare_output_flags(CLI::App& app, Options& o) {
            "Output paths are checked before planning; an output that is an\n"
            "input (--profile, --cluster, --fill) or another output is refused");
   add_path(app, "--svg", o.svg, "write that plan's timeline as an SVG Gantt chart");
-  add_path(app, "--plot", o.plot, "write speedup vs GBS of the sweep as an SVG chart");
+  add_path(app, "--plot", o.plot,
+           "write speedup vs GBS of the sweep as an SVG chart: DP, DP + overlap,\n"
+           "DP + P3 and the best plan, estimated and simulated");
   add_path(app, "--fill", o.fill,
            "place the extra work described in FILE into the plan's bubbles\n"
            "(results on stderr; in the report with --format json)");
@@ -250,7 +252,8 @@ void declare_output_flags(CLI::App& app, Options& o) {
            "write that plan as a PipeEdge schedule YAML (needs --hosts)");
   add(
       app, "--hosts", "H1,H2,...", [&o](const std::string& v) { o.hosts = v; },
-      "one host name per device of the plan, in stage order");
+      "one host name per device of the plan, in stage order; checked\n"
+      "against the plan before any file is written");
   app.add_flag_callback(
       "--states", [&o] { o.states = true; },
       "print the profile's cut states instead of planning: index, cumulative\n"

@@ -155,6 +155,48 @@ TEST_F(PePlanOutputPath, DistinctOutputsAndSharedDevicesAreWritten) {
   EXPECT_TRUE(fs::exists(path("t.svg")));
 }
 
+// Host names that do not match the plan are found before any file is written: the plan's
+// device count is known only after planning, so the check runs between the sweep and the
+// first write (and the report), exit 2.
+TEST_F(PePlanOutputPath, HostsThatDoNotMatchThePlanWriteNothing) {
+  std::ofstream(path("old.svg")) << "old";
+  for (const char* hosts : {"a", "a,a", "a,b,c,d,e,f,g,h,i"}) {
+    const ProgramResult r =
+        pe_plan({"--plot", path("p.svg"), "--trace", path("t.json"), "--svg", path("old.svg"),
+                 "--export-sched", path("s.yml"), "--hosts", hosts, "--devices", "8"});
+    EXPECT_EQ(r.exit_code, 2) << hosts << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("pe-plan: --hosts: ")) << hosts;
+    EXPECT_EQ(r.out, "") << hosts;
+    EXPECT_FALSE(fs::exists(path("p.svg"))) << hosts;
+    EXPECT_FALSE(fs::exists(path("t.json"))) << hosts;
+    EXPECT_FALSE(fs::exists(path("s.yml"))) << hosts;
+    EXPECT_EQ(read(path("old.svg")), "old") << hosts;
+  }
+  // --export-sched without --hosts is found before planning.
+  const ProgramResult none = pe_plan({"--plot", path("p.svg"), "--export-sched", path("s.yml")});
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_THAT(none.err, HasSubstr("--export-sched needs --hosts with one name per device"));
+  EXPECT_FALSE(fs::exists(path("p.svg")));
+}
+
+// The charts' titles name the model, the cluster and the batch size (not the stage string,
+// which ran off the chart for 16 stages); the plot also shows the simulated speedup.
+TEST_F(PePlanOutputPath, ChartTitlesNameModelClusterAndBatchSize) {
+  const ProgramResult r =
+      run_program(pe_plan_program(),
+                  {"--profile", kChain, "--pbs", "8", "--gbs", "8,16", "--devices", "2,4", "--plot",
+                   path("p.svg"), "--svg", path("g.svg"), "--trace", path("t.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string gantt = read(path("g.svg")), plot = read(path("p.svg"));
+  EXPECT_THAT(gantt, HasSubstr(">chain on 4 GPUs (2 machines), GBS 16: 1 pipeline copy x "));
+  EXPECT_THAT(plot, HasSubstr(">chain on 4 GPUs (2 machines): speedup over one GPU, GBS 8 to 16<"));
+  EXPECT_THAT(plot, HasSubstr(">best hybrid (estimate)<"));
+  EXPECT_THAT(plot, HasSubstr(">best hybrid (simulated)<"));
+  const nlohmann::json trace = nlohmann::json::parse(read(path("t.json")));
+  EXPECT_THAT(trace["otherData"]["title"].get<std::string>(),
+              HasSubstr("chain on 4 GPUs (2 machines), GBS 16: "));
+}
+
 // Runs `command` with the shell; returns its exit status and what it wrote to stderr.
 ProgramResult shell(const std::string& command, const std::string& err_file) {
   const int status = std::system((command + " 2>" + err_file).c_str());

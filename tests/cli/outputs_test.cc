@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/program.h"
+#include "render/xml_check.h"
 #include "report/csv_table.h"
 #include "test_paths.h"
 
@@ -195,6 +197,42 @@ TEST_F(PePlanOutputPath, ChartTitlesNameModelClusterAndBatchSize) {
   const nlohmann::json trace = nlohmann::json::parse(read(path("t.json")));
   EXPECT_THAT(trace["otherData"]["title"].get<std::string>(),
               HasSubstr("chain on 4 GPUs (2 machines), GBS 16: "));
+}
+
+// Sixteen stages: the title still names the plan in full (the stage string used to run off
+// the chart), and the legend lists what is drawn. The plot's legend lists the curves with
+// points: no DP curves where data parallelism does not fit a GPU.
+TEST_F(PePlanOutputPath, SixteenStageChartKeepsItsTitleAndLegendListsWhatIsDrawn) {
+  std::string stages;
+  for (int s = 0; s < 15; ++s) stages += std::to_string(s) + "-" + std::to_string(s) + ":1;";
+  stages += "15-24:1";
+  std::string devices;
+  for (int d = 1; d <= 16; ++d) devices += (d > 1 ? "," : "") + std::to_string(d);
+  const ProgramResult r = run_program(
+      pe_plan_program(), {"--profile", "vgg19", "--gbs", "512", "--devices", devices, "--plan",
+                          stages, "--microbatches", "4", "--svg", path("g.svg")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const XmlSummary gantt = check_xml(read(path("g.svg")));
+  ASSERT_EQ(gantt.error, "");
+  const std::string title =
+      "vgg19 on 16 GPUs (16 machines), your plan at GBS 512: 1 pipeline copy x 16 stages, "
+      "4 micro-batches of 128, 1f1b";
+  ASSERT_FALSE(gantt.texts.empty());
+  EXPECT_EQ(gantt.texts.front(), title);
+  auto has = [](const XmlSummary& xml, const std::string& text) {
+    return std::find(xml.texts.begin(), xml.texts.end(), text) != xml.texts.end();
+  };
+  for (const char* drawn : {"forward", "backward", "send-activation", "send-gradient", "idle"})
+    EXPECT_TRUE(has(gantt, drawn)) << drawn;
+  EXPECT_FALSE(has(gantt, "filler"));  // no --fill
+  const ProgramResult plot =
+      pe_plan({"--gbs", "64,128", "--memory-gb", "1e-6", "--plot", path("p.svg")});
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  const XmlSummary sweep = check_xml(read(path("p.svg")));
+  ASSERT_EQ(sweep.error, "");
+  EXPECT_TRUE(has(sweep, "best hybrid (estimate)"));
+  EXPECT_TRUE(has(sweep, "best hybrid (simulated)"));
+  for (const char* absent : {"DP", "DP + overlap", "DP + P3"}) EXPECT_FALSE(has(sweep, absent));
 }
 
 // Runs `command` with the shell; returns its exit status and what it wrote to stderr.

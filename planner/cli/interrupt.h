@@ -39,8 +39,8 @@ class SignalGuard {
   Interruption interruption() const;
 
  private:
-  struct sigaction previous_int_ {
-  }, previous_term_{};
+  struct sigaction previous_int_ = {};
+  struct sigaction previous_term_ = {};
 };
 
 }  // namespace pe::cli

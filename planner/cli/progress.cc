@@ -4,8 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <functional>
 #include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
 
 namespace pe::cli {
 namespace {
@@ -38,6 +43,40 @@ std::string progress_line(const SweepProgress& p) {
   return line + "\033[K";
 }
 
+namespace {
+
+// Calls `tick` every `period` on a thread of its own until it is destroyed.
+class Ticker {
+ public:
+  Ticker(std::chrono::milliseconds period, std::function<void()> tick)
+      : thread_([this, period, tick = std::move(tick)] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          while (!wake_.wait_for(lock, period, [this] { return stop_; })) {
+            lock.unlock();
+            tick();
+            lock.lock();
+          }
+        }) {}
+  ~Ticker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  Ticker(const Ticker&) = delete;
+  Ticker& operator=(const Ticker&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;  // last: it starts once the members above exist
+};
+
+}  // namespace
+
 std::vector<PointResult> sweep_with_progress(const Planner& planner,
                                              const std::vector<int>& batches,
                                              const std::atomic<bool>* cancel,
@@ -48,22 +87,33 @@ std::vector<PointResult> sweep_with_progress(const Planner& planner,
   SweepProgress state;
   state.all = batches.size();
   double shown = -1;  // when the line was last written
-  tbb::parallel_for(std::size_t{0}, batches.size(), [&](std::size_t i) {
-    if (cancel && cancel->load()) return;
-    const Clock::time_point began = Clock::now();
-    results[i] = planner.plan(batches[i]);
-    const double took = seconds_since(began);
-    std::lock_guard<std::mutex> lock(mutex);
-    ++state.done;
-    if (took > state.slowest_seconds || state.slowest_gbs == 0) {
-      state.slowest_gbs = batches[i];
-      state.slowest_seconds = took;
-    }
+  auto show = [&] {   // with `mutex` held
     state.elapsed = seconds_since(start);
-    if (!progress || (state.elapsed - shown < 0.1 && state.done < state.all)) return;
     shown = state.elapsed;
     *progress << progress_line(state) << std::flush;
-  });
+  };
+  {
+    // The time moves on the line also while slow batch sizes are planned.
+    std::optional<Ticker> ticker;
+    if (progress)
+      ticker.emplace(std::chrono::milliseconds(500), [&] {
+        std::lock_guard<std::mutex> lock(mutex);
+        show();
+      });
+    tbb::parallel_for(std::size_t{0}, batches.size(), [&](std::size_t i) {
+      if (cancel && cancel->load()) return;
+      const Clock::time_point began = Clock::now();
+      results[i] = planner.plan(batches[i]);
+      const double took = seconds_since(began);
+      std::lock_guard<std::mutex> lock(mutex);
+      ++state.done;
+      if (took > state.slowest_seconds || state.slowest_gbs == 0) {
+        state.slowest_gbs = batches[i];
+        state.slowest_seconds = took;
+      }
+      if (progress && (seconds_since(start) - shown >= 0.1 || state.done == state.all)) show();
+    });
+  }
   if (progress && shown >= 0) *progress << "\r\033[K" << std::flush;
   return results;
 }

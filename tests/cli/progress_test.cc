@@ -22,6 +22,8 @@
 #include "pe/model.h"
 #include "test_paths.h"
 
+extern char** environ;
+
 namespace pe::testing {
 namespace {
 
@@ -83,7 +85,8 @@ TEST(SweepWithProgress, CancelSkipsThePointsNotStartedAndSilenceIsSilent) {
 
 // Runs pe-plan with stderr on a new pseudo-terminal (stdout to a pipe); returns what the
 // terminal got and the exit code.
-std::pair<std::string, int> run_with_terminal_stderr(const std::vector<std::string>& args) {
+std::pair<std::string, int> run_with_terminal_stderr(const std::vector<std::string>& args,
+                                                     const std::string& extra_environment = "") {
   const int master = posix_openpt(O_RDWR | O_NOCTTY);
   if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) return {"no pty", -1};
   const std::string slave_name = ptsname(master);
@@ -92,6 +95,12 @@ std::pair<std::string, int> run_with_terminal_stderr(const std::vector<std::stri
   std::vector<char*> argv;
   for (std::string& s : strings) argv.push_back(s.data());
   argv.push_back(nullptr);
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry; ++entry) environment.emplace_back(*entry);
+  if (!extra_environment.empty()) environment.push_back(extra_environment);
+  std::vector<char*> envp;
+  for (std::string& s : environment) envp.push_back(s.data());
+  envp.push_back(nullptr);
   const pid_t child = fork();
   if (child == 0) {
     const int slave = open(slave_name.c_str(), O_RDWR | O_NOCTTY);
@@ -100,7 +109,7 @@ std::pair<std::string, int> run_with_terminal_stderr(const std::vector<std::stri
         dup2(slave, 2) < 0)
       _exit(127);
     alarm(120);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   std::string seen;
@@ -135,6 +144,21 @@ TEST(ProgressOnATerminal, ShowsCountsElapsedAndTheSlowestPointThenErasesTheLine)
   EXPECT_THAT(terminal, HasSubstr("64/64 batch sizes, "));
   EXPECT_THAT(terminal, HasSubstr(", slowest GBS "));
   EXPECT_THAT(terminal, HasSubstr("\r\033[K"));
+}
+
+// A slow batch size (about 2.7 s): the line is redrawn every 0.5 s while it runs.
+TEST(ProgressOnATerminal, TheTimeMovesWhileASlowPointRuns) {
+  const auto [terminal, code] = run_with_terminal_stderr(
+      {"--profile", "vgg19", "--devices", "64", "--gbs", "128,512", "--search-effort", "0"},
+      "TBB_NUM_THREADS=1");
+  ASSERT_EQ(code, 0) << terminal;
+  // Two points finishing write two lines; the others are the ticks in between.
+  std::size_t lines = 0;
+  for (std::size_t at = terminal.find("batch sizes, "); at != std::string::npos;
+       at = terminal.find("batch sizes, ", at + 1))
+    ++lines;
+  EXPECT_GE(lines, 4u) << terminal;
+  EXPECT_THAT(terminal, HasSubstr("] 2/2 batch sizes, "));
 }
 
 TEST(ProgressOnATerminal, NothingWhenStderrIsAFileOrForOnePoint) {

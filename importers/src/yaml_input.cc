@@ -58,24 +58,53 @@ std::string text(const YAML::Node& node, const std::string& file, const std::str
   return node.Scalar();
 }
 
-// Text read as a double: the whole text, no nan or inf. Values below the smallest
-// subnormal read as 0; values too large for a double are rejected.
-bool read_finite(const std::string& seen, double& value) {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The number of digits from `at` on, moving `at` past them.
+std::size_t digits(const std::string& text, std::size_t& at) {
+  const std::size_t from = at;
+  while (at < text.size() && is_digit(text[at])) ++at;
+  return at - from;
+}
+
+// Whether the text names a NaN or an infinity (.nan, .inf, -.Inf, nan, infinity, ...).
+bool names_nan_or_infinity(const std::string& seen) {
   std::string lowered = seen;
   std::transform(lowered.begin(), lowered.end(), lowered.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (seen.empty() || std::isspace(static_cast<unsigned char>(seen[0])) ||
-      lowered.find("nan") != std::string::npos || lowered.find("inf") != std::string::npos)
-    return false;
-  char* end = nullptr;
-  value = std::strtod(seen.c_str(), &end);
-  return end == seen.c_str() + seen.size() && std::isfinite(value);
+  return lowered.find("nan") != std::string::npos || lowered.find("inf") != std::string::npos;
+}
+
+}  // namespace
+
+bool decimal_number_text(const std::string& text) {
+  std::size_t at = 0;
+  if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+  std::size_t mantissa = digits(text, at);
+  if (at < text.size() && text[at] == '.') mantissa += digits(text, ++at);
+  if (mantissa == 0) return false;
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+    if (digits(text, at) == 0) return false;
+  }
+  return at == text.size();
 }
 
 double number(const YAML::Node& node, const std::string& file, const std::string& key) {
   const std::string seen = text(node, file, key);
-  double value = 0;
-  if (!read_finite(seen, value))
+  if (names_nan_or_infinity(seen))
+    throw InputError(where(file, node, key), "expected a finite number, got '" + seen + "'");
+  if (!decimal_number_text(seen))
+    throw InputError(where(file, node, key),
+                     "expected a decimal number (digits with an optional sign, fraction and "
+                     "exponent, e.g. 25, 0.5 or 1e-3), got '" +
+                         seen + "'");
+  // Values below the smallest subnormal read as 0; values too large for a double are refused.
+  const double value = std::strtod(seen.c_str(), nullptr);
+  if (!std::isfinite(value))
     throw InputError(where(file, node, key), "expected a finite number, got '" + seen + "'");
   return value;
 }

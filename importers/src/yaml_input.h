@@ -39,12 +39,20 @@ std::string where(const std::string& file, const YAML::Node& node, const std::st
 /// The child `key` of a map; throws when missing or null and `required`.
 YAML::Node child(const YAML::Node& map, const std::string& key, const std::string& file,
                  bool required);
-/// A finite number (ints accepted); throws naming the key and the value seen.
+/// Whether `text` is a number as YAML 1.2's core schema writes one in decimal: an optional
+/// sign, digits with an optional fraction (or a fraction alone, `.5`), an optional exponent
+/// (`1e3`, `2.5E-4`). Hexadecimal (`0x20`), octal (`0o17`), digit separators (`1_000`),
+/// spaces and words are not.
+bool decimal_number_text(const std::string& text);
+/// A finite number written in decimal (decimal_number_text; whole numbers too); throws
+/// naming the key and the value seen: "expected a finite number" for NaN, infinities and
+/// values too large for a double, "expected a decimal number" for any other form.
 double number(const YAML::Node& node, const std::string& file, const std::string& key);
 /// A finite number >= 0 (or > 0 when `strictly_positive`).
 double non_negative(const YAML::Node& node, const std::string& file, const std::string& key,
                     bool strictly_positive = false);
-/// A non-negative integer that fits in `long long` (no fraction, no sign, no junk).
+/// A non-negative integer that fits in `long long`: decimal digits only (no sign, fraction,
+/// exponent, hexadecimal or junk).
 long long count(const YAML::Node& node, const std::string& file, const std::string& key);
 /// A whole number in [low, high]; anything else (a sign, a fraction, an overflow) throws
 /// "expected LOW..HIGH WHAT, got 'TEXT'".

@@ -23,8 +23,13 @@ constexpr const char* kFooter =
     R"(
 Environment: TBB_NUM_THREADS caps worker threads (results do not depend on it);
 PE_PROFILES_DIR overrides where bundled profiles are found.
+Progress: when stderr is a terminal and several batch sizes are planned, one line shows
+the batch sizes done of all, the time so far and the slowest batch size so far.
+Interrupting: Ctrl-C (SIGINT) or SIGTERM skips the batch sizes not yet started, prints no
+report, writes no further file (one being written keeps its old content, and no temporary
+file stays) and exits 130 or 143; a second signal stops at once.
 Exit codes: 0 success (including "no plan fits"), 1 bad input file or an output
-(file or standard output) that cannot be written, 2 bad usage.
+(file or standard output) that cannot be written, 2 bad usage, 128 + N on signal N.
 )";
 
 // "-h, --help" or "--gbs LIST".

@@ -265,7 +265,9 @@ void declare_output_flags(CLI::App& app, Options& o) {
            "Output paths are checked before planning; an output that is an\n"
            "input (--profile, --cluster, --fill) or another output is refused");
   add_path(app, "--svg", o.svg, "write that plan's timeline as an SVG Gantt chart");
-  add_path(app, "--plot", o.plot, "write speedup vs GBS of the sweep as an SVG chart");
+  add_path(app, "--plot", o.plot,
+           "write speedup vs GBS of the sweep as an SVG chart: DP, DP + overlap,\n"
+           "DP + P3 and the best plan, estimated and simulated");
   add_path(app, "--fill", o.fill,
            "place the extra work described in FILE into the plan's bubbles\n"
            "(results on stderr; in the report with --format json)");

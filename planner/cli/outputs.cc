@@ -36,19 +36,49 @@ std::vector<std::string> split_hosts(const std::string& text) {
   return hosts;
 }
 
-void write_plot(const std::string& path, const std::vector<PointResult>& points) {
-  std::vector<SpeedupCurve> curves{
-      {"DP", {}}, {"DP + overlap", {}}, {"DP + P3", {}}, {"best hybrid", {}}};
+std::string plural(long long n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+// "vgg19 on 16 GPUs (16 machines)": what every chart and trace title starts with.
+std::string setup_title(const ChartContext& context) {
+  return context.model.name + " on " + plural(context.cluster.device_count(), "GPU") + " (" +
+         plural(context.cluster.machine_count(), "machine") + ")";
+}
+
+// "GBS 512: 1 pipeline copy x 2 stages, 4 micro-batches of 128, 1f1b", the first line of
+// plan_text.
+std::string plan_title(const Plan& plan, const ModelProfile& model) {
+  const std::string text = plan_text(plan, model);
+  return text.substr(0, text.find('\n'));
+}
+
+void write_plot(const std::string& path, const std::vector<PointResult>& points,
+                const ChartContext& context, const std::atomic<bool>* cancel) {
+  std::vector<SpeedupCurve> curves{{"DP", {}},
+                                   {"DP + overlap", {}},
+                                   {"DP + P3", {}},
+                                   {"best hybrid (estimate)", {}},
+                                   {"best hybrid (simulated)", {}}};
+  int low = 0, high = 0;
   for (const PointResult& p : points) {
     const double x = p.global_batch;
+    low = low == 0 ? p.global_batch : std::min(low, p.global_batch);
+    high = std::max(high, p.global_batch);
     if (p.baselines.fits) {  // no DP point where data parallelism does not fit a GPU
       curves[0].points.emplace_back(x, p.baselines.dp);
       curves[1].points.emplace_back(x, p.baselines.dp_overlap);
       curves[2].points.emplace_back(x, p.baselines.dp_p3);
     }
-    if (const Plan* plan = p.best()) curves[3].points.emplace_back(x, plan->speedup);
+    if (const Plan* plan = p.best()) {
+      curves[3].points.emplace_back(x, plan->speedup);
+      curves[4].points.emplace_back(x, simulated_speedup(*plan, p.baselines));
+    }
   }
-  write_file_atomically(path, sweep_svg(curves, {}));
+  PlotOptions plot;
+  plot.title = setup_title(context) + ": speedup over one GPU, GBS " + std::to_string(low) +
+               (high > low ? " to " + std::to_string(high) : "");
+  write_file_atomically(path, sweep_svg(curves, plot), cancel);
 }
 
 // The plan as a PipeEdge schedule: refused, naming --export-sched, when PipeEdge cannot run
@@ -83,25 +113,28 @@ std::string graph_file(const std::string& directory) {
 }
 
 void write_plan_outputs(const Options& o, const PointResult& point, const Plan* plan,
-                        const FillResult* fill, const PlanExports& exports, std::ostream& err) {
+                        const FillResult* fill, const PlanExports& exports,
+                        const ChartContext& context, const std::atomic<bool>* cancel,
+                        std::ostream& err) {
   if (!plan) {
     err << "pe-plan: GBS " << point.global_batch << ": " << point.no_plan_reason
         << "; no timeline, schedule or graph written\n";
     return;
   }
   const Timeline& timeline = fill ? fill->timeline : plan->simulation->timeline;
-  const std::string title =
-      "GBS " + std::to_string(plan->global_batch) + ": " + stages_string(*plan);
+  const std::string title = setup_title(context) + (context.given_plan ? ", your plan at " : ", ") +
+                            plan_title(*plan, context.model) + (fill ? ", bubbles filled" : "");
   if (o.trace)
-    write_file_atomically(*o.trace, chrome_trace_json(timeline, {title, stage_labels(*plan)}));
+    write_file_atomically(*o.trace, chrome_trace_json(timeline, {title, stage_labels(*plan)}),
+                          cancel);
   if (o.svg) {
     SvgOptions svg;
     svg.title = title;
     svg.stage_names = stage_labels(*plan);
-    write_file_atomically(*o.svg, gantt_svg(timeline, svg));
+    write_file_atomically(*o.svg, gantt_svg(timeline, svg), cancel);
   }
   if (exports.schedule) {
-    write_file_atomically(*o.export_sched, *exports.schedule);
+    write_file_atomically(*o.export_sched, *exports.schedule, cancel);
     err << "pe-plan: PipeEdge partition (-pt): " << partition_string(*plan) << "\n";
   }
   if (exports.graph) {
@@ -134,10 +167,14 @@ std::optional<FillResult> fill_plan(const Options& o, const Plan* plan) {
   return fill_bubbles(plan->simulation->timeline, load_work_yaml(*o.fill));
 }
 
-PlanExports make_exports(const Options& o, const Plan* plan, bool given,
-                         const std::string& profile_path) {
+void check_hosts(const Options& o) {
   if (o.export_sched && !o.hosts)
     throw UsageError("--export-sched needs --hosts with one name per stage");
+}
+
+PlanExports make_exports(const Options& o, const Plan* plan, bool given,
+                         const std::string& profile_path) {
+  check_hosts(o);
   PlanExports exports;
   if (!plan) return exports;
   if (o.export_sched) exports.schedule = schedule_for_hosts(*plan, given, *o.hosts);
@@ -152,11 +189,13 @@ PlanExports make_exports(const Options& o, const Plan* plan, bool given,
 }
 
 void write_extra_outputs(const Options& o, const std::vector<PointResult>& points, const Plan* plan,
-                         const FillResult* fill, const PlanExports& exports, std::ostream& err) {
+                         const FillResult* fill, const PlanExports& exports,
+                         const ChartContext& context, const std::atomic<bool>* cancel,
+                         std::ostream& err) {
   if (points.empty()) return;
-  if (o.plot) write_plot(*o.plot, points);
+  if (o.plot) write_plot(*o.plot, points, context, cancel);
   if (wants_plan_outputs(o))
-    write_plan_outputs(o, chosen_point(o, points), plan, fill, exports, err);
+    write_plan_outputs(o, chosen_point(o, points), plan, fill, exports, context, cancel, err);
 }
 
 }  // namespace pe::cli

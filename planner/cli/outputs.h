@@ -1,6 +1,7 @@
 // Files pe-plan writes besides its report: trace, charts, schedules.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -26,6 +27,9 @@ const Plan* shown_plan(const Options& o, const std::vector<PointResult>& points,
 /// a plan. Throws InputError for a bad work list.
 std::optional<FillResult> fill_plan(const Options& o, const Plan* plan);
 
+/// Throws UsageError for --export-sched without --hosts (before planning).
+void check_hosts(const Options& o);
+
 /// The exports of the shown plan, made before any output is written so that an export
 /// that cannot be made leaves no file behind: the --export-sched schedule and the
 /// --export-graph graph.txt; empty where not asked for or where no plan fits.
@@ -42,11 +46,23 @@ struct PlanExports {
 PlanExports make_exports(const Options& o, const Plan* plan, bool given,
                          const std::string& profile_path);
 
+/// What the titles of the charts and the trace name besides the plan.
+struct ChartContext {
+  const ModelProfile& model;
+  const Cluster& cluster;
+  bool given_plan = false;  ///< The plan shown is the --plan one.
+};
+
 /// Writes --trace, --svg, --plot, --export-sched and --export-graph outputs (atomically;
 /// --export-graph creates its directory when missing). The per-plan outputs show `plan`
 /// (shown_plan), with the work of `fill` placed when it is not null; the exports are
-/// `exports` (make_exports). Throws OutputError.
+/// `exports` (make_exports). Titles name the model, the cluster, the batch size and the
+/// plan's shape, and the plot's the model, the cluster and the batch sizes. Once `*cancel`
+/// is true a file being written keeps its old content and CancelledError is thrown.
+/// Throws OutputError or CancelledError.
 void write_extra_outputs(const Options& o, const std::vector<PointResult>& points, const Plan* plan,
-                         const FillResult* fill, const PlanExports& exports, std::ostream& err);
+                         const FillResult* fill, const PlanExports& exports,
+                         const ChartContext& context, const std::atomic<bool>* cancel,
+                         std::ostream& err);
 
 }  // namespace pe::cli

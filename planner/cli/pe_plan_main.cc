@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.h"
 #include "pe/error.h"
 #include "run.h"
 #include "sched_pipeline_cli.h"
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
     const int status = pe::sched_pipeline_main(argc - 1, argv + 1, std::cout, std::cerr);
     return pe::cli::finish_standard_output(status, "sched-pipeline");
   }
+  const pe::cli::SignalGuard signals;  // Ctrl-C: stop, leave no temporary file, exit 130
   const std::vector<std::string> args(argv + 1, argv + argc);
-  return pe::cli::finish_standard_output(pe::cli::run_pe_plan(args, std::cout, std::cerr),
-                                         "pe-plan");
+  return pe::cli::finish_standard_output(
+      pe::cli::run_pe_plan(args, std::cout, std::cerr, signals.interruption()), "pe-plan");
 }

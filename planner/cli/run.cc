@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -16,6 +17,7 @@
 #include "pe/planner.h"
 #include "pe/report.h"
 #include "profile_list.h"
+#include "progress.h"
 
 namespace pe::cli {
 namespace {
@@ -66,16 +68,20 @@ SearchOptions search_options(const Options& o) {
   return s;
 }
 
-// A one-line progress bar on stderr, only when it is a terminal.
-SweepControl progress_bar(std::size_t points, std::ostream& err) {
-  SweepControl control;
-  if (points < 2 || !isatty(fileno(stderr))) return control;
-  control.progress = [&err](std::size_t done, std::size_t all) {
-    const std::size_t width = 40, filled = width * done / all;
-    err << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done
-        << "/" << all << (done == all ? "\r\033[K" : "") << std::flush;
-  };
-  return control;
+// Where the progress line goes: `err`, when there are several points and stderr is a
+// terminal; nowhere otherwise.
+std::ostream* progress_stream(std::size_t points, std::ostream& err) {
+  return points >= 2 && isatty(fileno(stderr)) ? &err : nullptr;
+}
+
+// Throws CancelledError when the run was asked to stop.
+void check(const Interruption& stop, const std::string& what) {
+  if (stop.requested()) throw CancelledError(what);
+}
+
+std::size_t planned(const std::vector<PointResult>& points) {
+  return static_cast<std::size_t>(std::count_if(
+      points.begin(), points.end(), [](const PointResult& p) { return p.global_batch != 0; }));
 }
 
 std::string render(const Options& o, const std::vector<PointResult>& points,
@@ -105,7 +111,7 @@ std::optional<LayoutCost> cost_given_plan(const Options& o, const Planner& plann
 }
 
 int plan(const Options& o, const std::vector<std::string>& args, std::ostream& out,
-         std::ostream& err) {
+         std::ostream& err, const Interruption& stop) {
   const std::vector<int> batches = parse_batch_sizes(o.gbs);
   check_plan_gbs(o, batches);
   const ProfileEntry entry = find_profile(o.profile);
@@ -113,8 +119,12 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
   const SearchOptions search = search_options(o);
   const Planner planner(in.model, make_cluster(o), in.settings, search);
   check_output_paths(o, entry.path);  // before the sweep, so that a bad path fails at once
+  check_hosts(o);
   const std::optional<LayoutCost> given = cost_given_plan(o, planner, batches);
-  std::vector<PointResult> points = planner.sweep(batches, progress_bar(batches.size(), err));
+  std::vector<PointResult> points =
+      sweep_with_progress(planner, batches, stop.cancel, progress_stream(batches.size(), err));
+  check(stop, "stopped after planning " + std::to_string(planned(points)) + " of " +
+                  std::to_string(batches.size()) + " batch sizes; nothing written");
   for (PointResult& point : points) point.no_plan_reason = cli_wording(point.no_plan_reason);
   const Plan* shown = shown_plan(o, points, given ? &given->plan : nullptr);
   // Exports that cannot be made fail here, before the report or any file is written.
@@ -126,10 +136,14 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
   context.program_version = "pe-plan " PE_VERSION;
   context.command_line = args;
   if (o.format == Format::Json && fill) context.fill = &*fill;
-  out << render(o, points, context);
+  const std::string report = render(o, points, context);
+  check(stop, "stopped before the report; nothing written");
+  out << report;
   if (fill && o.format != Format::Json) err << fill_text(*fill);
   out << std::flush;  // before any output file that is this same stream (/dev/stdout)
-  write_extra_outputs(o, points, shown, fill ? &*fill : nullptr, exports, err);
+  const ChartContext chart{planner.model(), planner.cluster(), given.has_value()};
+  write_extra_outputs(o, points, shown, fill ? &*fill : nullptr, exports, chart, stop.cancel, err);
+  check(stop, "stopped after writing the report and its files");
   return 0;
 }
 
@@ -158,14 +172,18 @@ int report_error(const Error& error, std::ostream& err) {
   return usage ? 2 : 1;
 }
 
-int run_pe_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run_pe_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                const Interruption& stop) {
   try {
     const Options o = parse_options(args);
     if (o.help) return out << help_text(), 0;
     if (o.version) return out << "pe-plan " PE_VERSION "\n", 0;
     if (o.list_profiles) return out << profile_list(o.format), 0;
     if (o.states) return print_states(o, out);
-    return plan(o, args, out, err);
+    return plan(o, args, out, err, stop);
+  } catch (const CancelledError& e) {
+    err << "pe-plan: interrupted by " << stop.cause() << ": " << e.what() << "\n";
+    return stop.exit_code();
   } catch (const Error& e) {
     return report_error(e, err);
   }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.h"
 #include "pe/error.h"
 
 namespace pe::cli {
@@ -15,7 +16,11 @@ namespace pe::cli {
 int report_error(const Error& error, std::ostream& err);
 
 /// Runs pe-plan with `args` (argv without the program name). Returns the exit code:
-/// 0 success (also when no plan fits), 1 bad input data, 2 bad usage.
-int run_pe_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// 0 success (also when no plan fits), 1 bad input data, 2 bad usage, and 128 + the signal
+/// (130 for SIGINT, 143 for SIGTERM) when `stop` was requested: the sweep then skips the
+/// batch sizes not yet started, nothing more is printed on `out`, and a file being written
+/// keeps its old content (its temporary file is removed).
+int run_pe_plan(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                const Interruption& stop = {});
 
 }  // namespace pe::cli

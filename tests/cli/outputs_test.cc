@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/program.h"
+#include "render/xml_check.h"
 #include "report/csv_table.h"
 #include "test_paths.h"
 
@@ -153,6 +155,85 @@ TEST_F(PePlanOutputPath, DistinctOutputsAndSharedDevicesAreWritten) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(path("t.json")));
   EXPECT_TRUE(fs::exists(path("t.svg")));
+}
+
+// Host names that do not match the plan are found before any file is written: the plan's
+// device count is known only after planning, so the check runs between the sweep and the
+// first write (and the report), exit 2.
+TEST_F(PePlanOutputPath, HostsThatDoNotMatchThePlanWriteNothing) {
+  std::ofstream(path("old.svg")) << "old";
+  for (const char* hosts : {"a", "a,a", "a,b,c,d,e,f,g,h,i"}) {
+    const ProgramResult r =
+        pe_plan({"--plot", path("p.svg"), "--trace", path("t.json"), "--svg", path("old.svg"),
+                 "--export-sched", path("s.yml"), "--hosts", hosts, "--devices", "8",
+                 "--straight"});
+    EXPECT_EQ(r.exit_code, 2) << hosts << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("pe-plan: --hosts: ")) << hosts;
+    EXPECT_EQ(r.out, "") << hosts;
+    EXPECT_FALSE(fs::exists(path("p.svg"))) << hosts;
+    EXPECT_FALSE(fs::exists(path("t.json"))) << hosts;
+    EXPECT_FALSE(fs::exists(path("s.yml"))) << hosts;
+    EXPECT_EQ(read(path("old.svg")), "old") << hosts;
+  }
+  // --export-sched without --hosts is found before planning.
+  const ProgramResult none = pe_plan({"--plot", path("p.svg"), "--export-sched", path("s.yml")});
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_THAT(none.err, HasSubstr("--export-sched needs --hosts with one name per stage"));
+  EXPECT_FALSE(fs::exists(path("p.svg")));
+}
+
+// The charts' titles name the model, the cluster and the batch size (not the stage string,
+// which ran off the chart for 16 stages); the plot also shows the simulated speedup.
+TEST_F(PePlanOutputPath, ChartTitlesNameModelClusterAndBatchSize) {
+  const ProgramResult r =
+      run_program(pe_plan_program(),
+                  {"--profile", kChain, "--pbs", "8", "--gbs", "8,16", "--devices", "2,4", "--plot",
+                   path("p.svg"), "--svg", path("g.svg"), "--trace", path("t.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string gantt = read(path("g.svg")), plot = read(path("p.svg"));
+  EXPECT_THAT(gantt, HasSubstr(">chain on 4 GPUs (2 machines), GBS 16: 1 pipeline copy x "));
+  EXPECT_THAT(plot, HasSubstr(">chain on 4 GPUs (2 machines): speedup over one GPU, GBS 8 to 16<"));
+  EXPECT_THAT(plot, HasSubstr(">best hybrid (estimate)<"));
+  EXPECT_THAT(plot, HasSubstr(">best hybrid (simulated)<"));
+  const nlohmann::json trace = nlohmann::json::parse(read(path("t.json")));
+  EXPECT_THAT(trace["otherData"]["title"].get<std::string>(),
+              HasSubstr("chain on 4 GPUs (2 machines), GBS 16: "));
+}
+
+// Sixteen stages: the title still names the plan in full (the stage string used to run off
+// the chart), and the legend lists what is drawn. The plot's legend lists the curves with
+// points: no DP curves where data parallelism does not fit a GPU.
+TEST_F(PePlanOutputPath, SixteenStageChartKeepsItsTitleAndLegendListsWhatIsDrawn) {
+  std::string stages;
+  for (int s = 0; s < 15; ++s) stages += std::to_string(s) + "-" + std::to_string(s) + ":1;";
+  stages += "15-24:1";
+  std::string devices;
+  for (int d = 1; d <= 16; ++d) devices += (d > 1 ? "," : "") + std::to_string(d);
+  const ProgramResult r = run_program(
+      pe_plan_program(), {"--profile", "vgg19", "--gbs", "512", "--devices", devices, "--plan",
+                          stages, "--microbatches", "4", "--svg", path("g.svg")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const XmlSummary gantt = check_xml(read(path("g.svg")));
+  ASSERT_EQ(gantt.error, "");
+  const std::string title =
+      "vgg19 on 16 GPUs (16 machines), your plan at GBS 512: 1 pipeline copy x 16 stages, "
+      "4 micro-batches of 128, 1f1b";
+  ASSERT_FALSE(gantt.texts.empty());
+  EXPECT_EQ(gantt.texts.front(), title);
+  auto has = [](const XmlSummary& xml, const std::string& text) {
+    return std::find(xml.texts.begin(), xml.texts.end(), text) != xml.texts.end();
+  };
+  for (const char* drawn : {"forward", "backward", "send-activation", "send-gradient", "idle"})
+    EXPECT_TRUE(has(gantt, drawn)) << drawn;
+  EXPECT_FALSE(has(gantt, "filler"));  // no --fill
+  const ProgramResult plot =
+      pe_plan({"--gbs", "64,128", "--memory-gb", "1e-6", "--plot", path("p.svg")});
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  const XmlSummary sweep = check_xml(read(path("p.svg")));
+  ASSERT_EQ(sweep.error, "");
+  EXPECT_TRUE(has(sweep, "best hybrid (estimate)"));
+  EXPECT_TRUE(has(sweep, "best hybrid (simulated)"));
+  for (const char* absent : {"DP", "DP + overlap", "DP + P3"}) EXPECT_FALSE(has(sweep, absent));
 }
 
 // Runs `command` with the shell; returns its exit status and what it wrote to stderr.

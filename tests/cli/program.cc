@@ -1,6 +1,7 @@
 #include "cli/program.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,21 +82,51 @@ int exit_code_of(int status) {
 
 }  // namespace
 
-ProgramResult run_program(const std::string& program, const std::vector<std::string>& args,
-                          const Environment& environment, unsigned timeout_seconds) {
+struct RunningProgram::Files {
+  std::string program;
+  TempFile out, err;
+};
+
+RunningProgram::RunningProgram(const std::string& program, const std::vector<std::string>& args,
+                               const Environment& environment, unsigned timeout_seconds)
+    : files_(new Files{program, {}, {}}) {
   std::vector<std::string> argv_strings{program};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<std::string> env_strings = merged_environment(environment);
   std::vector<char*> argv = pointers(argv_strings), envp = pointers(env_strings);
-  TempFile out, err;
-  const pid_t child = fork();
-  if (child < 0) throw std::runtime_error("cannot start " + program);
-  if (child == 0)
-    exec_child(program.c_str(), argv.data(), envp.data(), out.fd(), err.fd(), timeout_seconds);
+  pid_ = fork();
+  if (pid_ < 0) {
+    delete files_;
+    throw std::runtime_error("cannot start " + program);
+  }
+  if (pid_ == 0)
+    exec_child(program.c_str(), argv.data(), envp.data(), files_->out.fd(), files_->err.fd(),
+               timeout_seconds);
+}
+
+RunningProgram::~RunningProgram() {
+  if (!finished_) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  delete files_;
+}
+
+void RunningProgram::signal(int signal_number) const { kill(pid_, signal_number); }
+
+ProgramResult RunningProgram::finish() {
   int status = 0;
-  while (waitpid(child, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error("lost track of " + program);
-  return ProgramResult{exit_code_of(status), out.text(), err.text()};
+  while (waitpid(pid_, &status, 0) < 0)
+    if (errno != EINTR) throw std::runtime_error("lost track of " + files_->program);
+  finished_ = true;
+  return ProgramResult{exit_code_of(status), files_->out.text(), files_->err.text()};
+}
+
+ProgramResult run_program(const std::string& program, const std::vector<std::string>& args,
+                          const Environment& environment, unsigned timeout_seconds) {
+  return RunningProgram(program, args, environment, timeout_seconds).finish();
 }
 
 std::string pe_plan_program() {

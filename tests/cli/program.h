@@ -24,6 +24,29 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 ProgramResult run_program(const std::string& program, const std::vector<std::string>& args,
                           const Environment& environment = {}, unsigned timeout_seconds = 120);
 
+/// A program started by start_program and still running (or finished but not yet waited
+/// for). Its output goes to temporary files that finish() reads.
+class RunningProgram {
+ public:
+  RunningProgram(const std::string& program, const std::vector<std::string>& args,
+                 const Environment& environment, unsigned timeout_seconds);
+  ~RunningProgram();  ///< Kills (SIGKILL) and reaps the program if finish() was not called.
+  RunningProgram(const RunningProgram&) = delete;
+  RunningProgram& operator=(const RunningProgram&) = delete;
+
+  int pid() const { return pid_; }
+  /// Sends `signal_number` to the program.
+  void signal(int signal_number) const;
+  /// Waits for the program to end; what it printed, its exit code.
+  ProgramResult finish();
+
+ private:
+  struct Files;
+  Files* files_;
+  int pid_ = -1;
+  bool finished_ = false;
+};
+
 /// The pe-plan binary: $PE_PLAN. Throws std::runtime_error when it is not set.
 std::string pe_plan_program();
 

@@ -96,5 +96,50 @@ TEST(GanttSvg, RendersToAPngOfTheSameSize) {
   EXPECT_EQ(size.second, gantt_svg_height(t, options));
 }
 
+bool has_text(const testing::XmlSummary& xml, const std::string& text) {
+  return std::find(xml.texts.begin(), xml.texts.end(), text) != xml.texts.end();
+}
+
+// The legend lists only what is drawn: one stage without transfers or filler shows forward,
+// backward and the all-reduce; without link rows not even that; idle only where a gap shows.
+TEST(GanttSvg, LegendListsOnlyWhatIsDrawn) {
+  PipelineShape shape;
+  shape.micro_batches = 2;
+  shape.stages.push_back({0.010, 0.020, 0, 0.005});
+  const Timeline one = simulate(shape);
+  const auto xml = check_xml(gantt_svg(one, SvgOptions{}));
+  ASSERT_EQ(xml.error, "");
+  for (const char* drawn : {"forward", "backward", "allreduce", "idle"})
+    EXPECT_TRUE(has_text(xml, drawn)) << drawn;
+  for (const char* absent : {"filler", "send-activation", "send-gradient"})
+    EXPECT_FALSE(has_text(xml, absent)) << absent;
+  SvgOptions compute_only;
+  compute_only.link_rows = false;
+  const auto no_links = check_xml(gantt_svg(one, compute_only));
+  ASSERT_EQ(no_links.error, "");
+  EXPECT_FALSE(has_text(no_links, "allreduce"));
+  // Compute back to back from 0 to the end: no idle time, no "idle" entry.
+  Timeline busy;
+  busy.stage_count = 1;
+  busy.events = {{0, EventKind::Forward, 0, 0, 0.01, ""},
+                 {0, EventKind::Backward, 0, 0.01, 0.03, ""}};
+  busy.makespan = 0.03;
+  const auto full = check_xml(gantt_svg(busy, SvgOptions{}));
+  ASSERT_EQ(full.error, "");
+  EXPECT_TRUE(has_text(full, "forward"));
+  EXPECT_FALSE(has_text(full, "idle"));
+}
+
+// A title longer than the chart is wide is shortened with "..." rather than run off it.
+TEST(GanttSvg, LongTitleIsShortenedToTheWidth) {
+  SvgOptions options;
+  options.width = 300;
+  options.title = std::string(200, 't');
+  const auto xml = check_xml(gantt_svg(sample_timeline(2), options));
+  ASSERT_EQ(xml.error, "");
+  EXPECT_TRUE(has_text(xml, std::string(26, 't') + "..."))
+      << "(300 - 32) px / 9 px = 29 characters";
+}
+
 }  // namespace
 }  // namespace pe

@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 
 #include "test_paths.h"
 
@@ -210,6 +212,44 @@ TEST(OutputFile, OpenDescriptorIsWrittenThroughAtItsOffset) {
 // A descriptor number that is not open is just a path that cannot be written.
 TEST(OutputFile, ClosedDescriptorPathFails) {
   EXPECT_THROW(write_file_atomically("/dev/fd/999999", "x"), OutputError);
+}
+
+// A cancelled write leaves the old file and no temporary file, and says so.
+TEST(OutputFile, CancelledWriteLeavesTheOldFileAndNoTemporary) {
+  ScratchDir dir("cancel");
+  const fs::path file = dir.path() / "trace.json";
+  write_file_atomically(file.string(), "old\n");
+  const std::atomic<bool> cancel{true};
+  EXPECT_THAT([&] { write_file_atomically(file.string(), std::string(3 << 20, 'x'), &cancel); },
+              ThrowsMessage<CancelledError>(HasSubstr("was cancelled")));
+  EXPECT_EQ(read(file), "old\n");
+  EXPECT_EQ(dir.entries(), 1u);
+  // Also a new file: nothing is created.
+  EXPECT_THROW(write_file_atomically((dir.path() / "new.svg").string(), "x", &cancel),
+               CancelledError);
+  EXPECT_EQ(dir.entries(), 1u);
+}
+
+// A flag that stays false changes nothing; CancelledError is a pe::Error.
+TEST(OutputFile, UnsetCancelFlagWritesEverything) {
+  ScratchDir dir("no-cancel");
+  const fs::path file = dir.path() / "big.json";
+  const std::atomic<bool> cancel{false};
+  const std::string content(5 << 20, 'y');  // several pieces of a MiB
+  write_file_atomically(file.string(), content, &cancel);
+  EXPECT_EQ(read(file), content);
+  EXPECT_EQ(dir.entries(), 1u);
+  static_assert(std::is_base_of_v<Error, CancelledError>);
+}
+
+// With no write in progress there is nothing to remove; the call is safe at any time.
+TEST(OutputFile, RemoveTemporaryFilesTouchesNothingElse) {
+  ScratchDir dir("remove-temporaries");
+  const fs::path file = dir.path() / "kept.txt";
+  write_file_atomically(file.string(), "kept\n");
+  remove_temporary_files();
+  EXPECT_EQ(read(file), "kept\n");
+  EXPECT_EQ(dir.entries(), 1u);
 }
 
 }  // namespace

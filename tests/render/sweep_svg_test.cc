@@ -118,5 +118,35 @@ TEST(SweepSvg, RendersToAPngOfTheSameSize) {
   EXPECT_EQ(size.second, 360);
 }
 
+// The legend lists only the curves that have a point drawn (a DP curve is empty where data
+// parallelism does not fit); colours stay those of the curves' positions.
+TEST(SweepSvg, LegendListsOnlyCurvesWithPointsDrawn) {
+  std::vector<SpeedupCurve> curves = sample_curves();
+  curves.insert(curves.begin() + 1, SpeedupCurve{"DP (never fits)", {}});
+  curves.push_back({"only NaN", {{64, NAN}}});
+  const auto xml = check_xml(sweep_svg(curves, PlotOptions{}));
+  ASSERT_EQ(xml.error, "");
+  EXPECT_FALSE(has_text(xml, "DP (never fits)"));
+  EXPECT_FALSE(has_text(xml, "only NaN"));
+  for (const char* name : {"pipeline", "DP & <overlap>", "one point"})
+    EXPECT_TRUE(has_text(xml, name)) << name;
+  EXPECT_EQ(xml.element_counts.at("circle"), 9 + 3);  // markers + three legend rows
+  // Nothing drawn, no legend.
+  const auto empty = check_xml(sweep_svg({{"DP", {}}}, PlotOptions{}));
+  ASSERT_EQ(empty.error, "");
+  EXPECT_TRUE(has_text(empty, "no data"));
+  EXPECT_FALSE(has_text(empty, "DP"));
+}
+
+// A title longer than the plot is wide is shortened with "..." rather than run off it.
+TEST(SweepSvg, LongTitleIsShortenedToTheWidth) {
+  PlotOptions options;
+  options.width = 400;
+  options.title = std::string(100, 'x');
+  const auto xml = check_xml(sweep_svg(sample_curves(), options));
+  ASSERT_EQ(xml.error, "");
+  EXPECT_TRUE(has_text(xml, std::string(41, 'x') + "...")) << "400 px / 9 px = 44 characters";
+}
+
 }  // namespace
 }  // namespace pe

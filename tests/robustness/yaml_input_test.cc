@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pe/error.h"
@@ -201,6 +202,53 @@ TEST(InputFilePath, AnEmptyPathSaysSo) {
         load_pipeedge_input({"", "t.yml", "d.yml"}, PipeEdgeQuery{});
       },
       {"the path of the models file is empty"});
+}
+
+// Numbers are decimal as in YAML 1.2's core schema; other forms are errors naming the key,
+// never read as something else (0x20 as 32).
+TEST(YamlNumbers, DecimalFormsAreRead) {
+  const std::vector<std::pair<std::string, double>> forms = {
+      {"16", 16},     {"16.0", 16}, {"+16", 16}, {"16.", 16}, {"1.6e1", 16},
+      {"160E-1", 16}, {".5", 0.5},  {"016", 16}, {"1e+1", 10}};
+  for (const auto& [text, value] : forms)
+    EXPECT_DOUBLE_EQ(
+        parse_cluster_yaml(kMachines + "memory_GB: " + text + "\n", "c.yml").device_memory,
+        value * kGB)
+        << text;
+}
+
+TEST(YamlNumbers, OtherFormsAreErrorsNamingFileLineAndKey) {
+  for (const std::string text : {"0x20", "0X20", "0x1p4", "0o20", "1_000", "16GB", "1e", "e5", ".",
+                                 "+", "1.2.3", "--1", "1e5.5", "16 GB", "true"})
+    expect_error_naming<InputError>(
+        [&] { parse_cluster_yaml(kMachines + "memory_GB: " + text + "\n", "c.yml"); },
+        {"c.yml:4: memory_GB: expected a decimal number", "got '" + text + "'"});
+  expect_error_naming<InputError>(
+      [] {
+        parse_work_yaml("items:\n  - name: a\n    after: forward\n    duration_ms: 0x10\n",
+                        "w.yml");
+      },
+      {"w.yml:4: duration_ms: expected a decimal number", "got '0x10'"});
+  std::vector<std::string> warnings;
+  expect_error_naming<InputError>(
+      [&] {
+        parse_pipeedge_model(
+            "m:\n  layers: 1\n  mem_MB: [0x10]\n  parameters_in: 1\n  parameters_out: [1]\n",
+            "models.yml", "m", warnings);
+      },
+      {"models.yml:3: m.mem_MB[0]: expected a decimal number", "got '0x10'"});
+  // NaN and infinities keep their own message.
+  expect_error_naming<InputError>(
+      [] { parse_cluster_yaml(kMachines + "memory_GB: -.inf\n", "c.yml"); },
+      {"c.yml:4: memory_GB: expected a finite number, got '-.inf'"});
+}
+
+// Whole numbers (counts, GPUs, chunks, stages) are digits only.
+TEST(YamlNumbers, WholeNumbersAreDigitsOnly) {
+  for (const std::string gpus : {"0x4", "+4", "4.0", "4e0"})
+    expect_error_naming<InputError>(
+        [&] { parse_cluster_yaml("machines:\n  - gpus: " + gpus + "\n", "c.yml"); },
+        {"c.yml:2: gpus: expected 1..100000 GPUs, got '" + gpus + "'"});
 }
 
 }  // namespace

@@ -49,6 +49,14 @@ class UsageError : public Error {
   std::string field_;
 };
 
+/// An operation stopped early because its caller asked it to (a cancel flag was set, e.g.
+/// by a signal handler). Not a fault of the input or the usage; what it had begun is undone.
+class CancelledError : public Error {
+ public:
+  /// `what` says what stopped.
+  explicit CancelledError(const std::string& what) : Error(what) {}
+};
+
 /// "file:line" for error messages; line 0 means "the whole file".
 std::string location(const std::string& file, long line);
 

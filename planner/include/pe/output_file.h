@@ -1,6 +1,7 @@
 // Writing result files (traces, charts, reports) so that readers never see half a file.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 #include "pe/error.h"
@@ -26,7 +27,21 @@ class OutputError : public Error {
 /// (missing or unwritable directory, `path` is a directory, disk full, a device that
 /// refuses the write) throws OutputError naming `path`; a temporary file is removed,
 /// leaving a replaced file as it was.
-void write_file_atomically(const std::string& path, const std::string& content);
+///
+/// `cancel`, when not null, is read before each MiB written, before the flush and before the
+/// rename: once it is true the temporary file is removed, the file at `path` stays as it
+/// was, and CancelledError is thrown (a device or descriptor written in place keeps what
+/// it already got). While a temporary file exists its name is registered for
+/// remove_temporary_files().
+void write_file_atomically(const std::string& path, const std::string& content,
+                           const std::atomic<bool>* cancel = nullptr);
+
+/// Removes the temporary files of the write_file_atomically calls in progress, in any
+/// thread, so that a program ending at once (a second Ctrl-C) leaves none behind. It is
+/// async-signal-safe (atomics and unlink(2) only): call it from a signal handler just before
+/// _exit(). The writes it interrupts fail if the program goes on. Up to 64 writes at once
+/// are registered; a temporary file of more (or of a name of 4096 bytes or more) is not.
+void remove_temporary_files() noexcept;
 
 /// Checks, without writing, the faults write_file_atomically would meet first, so that a
 /// long computation need not run for nothing: throws OutputError naming `path` when it is

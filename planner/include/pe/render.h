@@ -31,9 +31,11 @@ std::string chrome_trace_json(const Timeline& timeline, const TraceLabels& label
 ///   40 + stages * (row_height + (link_rows ? 3 * link_row_height : 0) + 6) + 64
 /// (title band, one block per stage with a 6 px gap, then axis and legend).
 struct SvgOptions {
-  int width = 1200;                         ///< Pixels, 300..20000.
-  std::string title = "Pipeline timeline";  ///< Shown centred above the chart.
-  std::vector<std::string> stage_names;     ///< Row labels; missing or empty -> "stage N".
+  int width = 1200;  ///< Pixels, 300..20000.
+  /// Shown centred above the chart, shortened with "..." to what fits the width (about
+  /// 9 px a character).
+  std::string title = "Pipeline timeline";
+  std::vector<std::string> stage_names;  ///< Row labels; missing or empty -> "stage N".
   bool link_rows = true;    ///< Sub-rows under each stage: activations, gradients, all-reduce.
   int row_height = 24;      ///< Compute row, pixels (8..200).
   int link_row_height = 8;  ///< Each link sub-row, pixels (2..100).
@@ -45,7 +47,9 @@ int gantt_svg_height(const Timeline& timeline, const SvgOptions& options);
 
 /// An SVG Gantt chart: one row per stage with forward and backward compute in distinct
 /// colours and filler work in its own, optional link sub-rows for transfers and the
-/// all-reduce, idle time hatched, a time axis in ms with ticks, a legend and a title.
+/// all-reduce, idle time hatched, a time axis in ms with ticks, a legend and a title. The
+/// legend lists only what is drawn: the kinds of the boxes shown (no link kinds without
+/// `link_rows`), and "idle" when some stage's compute row has a gap.
 /// Throws UsageError for options outside their ranges.
 std::string gantt_svg(const Timeline& timeline, const SvgOptions& options);
 
@@ -57,15 +61,17 @@ struct SpeedupCurve {
 
 /// Layout of a sweep plot.
 struct PlotOptions {
-  int width = 800;                                ///< Pixels, 300..20000.
-  int height = 500;                               ///< Pixels, 200..20000.
-  std::string title = "Speedup over one device";  ///< Shown above the plot.
-  std::string x_label = "global batch size";      ///< Label of the x axis.
-  std::string y_label = "speedup";                ///< Label of the y axis.
+  int width = 800;   ///< Pixels, 300..20000.
+  int height = 500;  ///< Pixels, 200..20000.
+  /// Shown above the plot, shortened with "..." to what fits the width.
+  std::string title = "Speedup over one device";
+  std::string x_label = "global batch size";  ///< Label of the x axis.
+  std::string y_label = "speedup";            ///< Label of the y axis.
   bool log_x = false;  ///< Logarithmic x axis (base 2); points with x <= 0 are then left out.
 };
 
-/// An SVG line plot of the curves with markers, axes with ticks and labels, and a legend.
+/// An SVG line plot of the curves with markers, axes with ticks and labels, and a legend of
+/// the curves that have a point drawn (each keeps the colour of its position in `curves`).
 /// Points are drawn in x order; non-finite points are left out. Throws UsageError for
 /// sizes outside their ranges.
 std::string sweep_svg(const std::vector<SpeedupCurve>& curves, const PlotOptions& options);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "pe/error.h"
 #include "render/colors.h"
@@ -19,7 +20,8 @@ constexpr int kTop = 40;     // Title band.
 constexpr int kGap = 6;      // Between stage blocks.
 constexpr int kBottom = 64;  // Axis and legend.
 constexpr int kRight = 16;
-constexpr double kCharWidth = 6.6;  // Approximate width of an 11 px character.
+constexpr double kCharWidth = 6.6;       // Approximate width of an 11 px character.
+constexpr double kTitleCharWidth = 9.0;  // Of a bold 15 px character.
 
 struct Layout {
   double left = 0, right = 0;   // Plot area in x.
@@ -80,6 +82,12 @@ void draw_rows(detail::render::SvgWriter& svg, const Timeline& timeline, const S
   }
 }
 
+// Whether draw_events draws a box for `e`.
+bool drawn(const Event& e, const Timeline& timeline, const SvgOptions& options) {
+  return e.stage >= 0 && e.stage < timeline.stage_count && e.duration() > 0 &&
+         (uses_compute(e.kind) || options.link_rows);
+}
+
 std::string tooltip(const Event& e) {
   std::string what = to_string(e.kind);
   if (e.kind == EventKind::Filler) what += " " + e.label;
@@ -99,9 +107,8 @@ std::string box_text(const Event& e, double width) {
 void draw_events(detail::render::SvgWriter& svg, const Timeline& timeline,
                  const SvgOptions& options, const Layout& layout) {
   for (const Event& e : timeline.events) {
-    if (e.stage < 0 || e.stage >= timeline.stage_count || e.duration() <= 0) continue;
+    if (!drawn(e, timeline, options)) continue;
     const double top = row_top(layout, options, e.stage, e.kind);
-    if (top < 0) continue;
     const double height = uses_compute(e.kind) ? options.row_height : options.link_row_height;
     const double x = std::clamp(layout.x(e.start), layout.left, layout.right);
     const double width = std::max(std::min(layout.x(e.end), layout.right) - x, 0.5);
@@ -130,7 +137,20 @@ void draw_axis(detail::render::SvgWriter& svg, const Timeline& timeline, const L
   svg.text(layout.right, axis + 31, "time (ms)", "font-size=\"11\" text-anchor=\"end\"");
 }
 
-void draw_legend(detail::render::SvgWriter& svg, const Timeline& timeline, const Layout& layout) {
+// Whether some stage's compute row shows idle time: a gap before, between or after its boxes.
+bool shows_idle(const Timeline& timeline) {
+  std::vector<Seconds> busy(static_cast<std::size_t>(timeline.stage_count), 0);
+  for (const Event& e : timeline.events)
+    if (uses_compute(e.kind) && e.stage >= 0 && e.stage < timeline.stage_count && e.duration() > 0)
+      busy[static_cast<std::size_t>(e.stage)] += e.duration();
+  return std::any_of(busy.begin(), busy.end(), [&](Seconds b) {
+    return b < timeline.makespan * (1 - 1e-9) && timeline.makespan - b > 1e-12;
+  });
+}
+
+// The legend: the kinds of the boxes drawn, in a fixed order, and idle when a gap shows.
+void draw_legend(detail::render::SvgWriter& svg, const Timeline& timeline,
+                 const SvgOptions& options, const Layout& layout) {
   const double y = kTop + timeline.stage_count * layout.block + 44;
   double x = layout.left;
   auto item = [&](const char* fill, const std::string& name) {
@@ -140,8 +160,10 @@ void draw_legend(detail::render::SvgWriter& svg, const Timeline& timeline, const
   };
   for (EventKind kind : {EventKind::Forward, EventKind::Backward, EventKind::Filler,
                          EventKind::SendActivation, EventKind::SendGradient, EventKind::AllReduce})
-    item(detail::render::kind_color(kind), to_string(kind));
-  item("url(#idle)", "idle");
+    if (std::any_of(timeline.events.begin(), timeline.events.end(),
+                    [&](const Event& e) { return e.kind == kind && drawn(e, timeline, options); }))
+      item(detail::render::kind_color(kind), to_string(kind));
+  if (shows_idle(timeline)) item("url(#idle)", "idle");
 }
 
 constexpr const char* kDefs =
@@ -167,12 +189,14 @@ std::string gantt_svg(const Timeline& timeline, const SvgOptions& options) {
   detail::render::SvgWriter svg(options.width, gantt_svg_height(timeline, options));
   svg.raw(kDefs);
   svg.rect(0, 0, options.width, gantt_svg_height(timeline, options), "white");
-  svg.text(options.width / 2.0, 24, options.title,
+  // A bold 15 px character is about 9 px wide; a longer title is shortened with "...".
+  const auto title_chars = static_cast<std::size_t>((options.width - 2 * kRight) / kTitleCharWidth);
+  svg.text(options.width / 2.0, 24, detail::render::shorten(options.title, title_chars),
            "font-size=\"15\" font-weight=\"bold\" text-anchor=\"middle\"");
   draw_rows(svg, timeline, options, layout);
   draw_events(svg, timeline, options, layout);
   draw_axis(svg, timeline, layout);
-  draw_legend(svg, timeline, layout);
+  draw_legend(svg, timeline, options, layout);
   return svg.finish();
 }
 

@@ -4,13 +4,50 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
 namespace pe {
 namespace {
+
+// Names of the temporary files that exist now, for remove_temporary_files() in a signal
+// handler: fixed storage and lock-free atomics only.
+constexpr int kSlots = 64;
+constexpr std::size_t kNameBytes = 4096;
+enum SlotState : int { kFree = 0, kFilling = 1, kRegistered = 2 };
+struct TemporarySlot {
+  std::atomic<int> state{kFree};
+  char name[kNameBytes] = {};
+};
+static_assert(std::atomic<int>::is_always_lock_free);
+TemporarySlot temporary_slots[kSlots];
+
+// Registers an existing temporary file; returns its slot, or -1 when none is free.
+int register_temporary(const std::string& name) {
+  if (name.size() >= kNameBytes) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = kFree;
+    if (!temporary_slots[i].state.compare_exchange_strong(expected, kFilling)) continue;
+    std::memcpy(temporary_slots[i].name, name.c_str(), name.size() + 1);
+    temporary_slots[i].state.store(kRegistered);
+    return i;
+  }
+  return -1;
+}
+
+void unregister_temporary(int slot) {
+  if (slot >= 0) temporary_slots[slot].state.store(kFree);
+}
+
+bool cancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(); }
+
+[[noreturn]] void stop(const std::string& path) {
+  throw CancelledError("writing '" + path + "' was cancelled; the file is as it was");
+}
 
 [[noreturn]] void fail(const std::string& path, const std::string& doing, int error) {
   throw OutputError("cannot write '" + path + "': " + doing + ": " +
@@ -36,11 +73,14 @@ int create_temporary(const std::string& path, std::string& name) {
   fail(path, "creating a temporary file", EEXIST);
 }
 
-// Writes everything, retrying short writes; returns 0 or the errno of the failure.
-int write_all(int fd, const std::string& content) {
+// Writes everything, retrying short writes, in pieces of at most a MiB with `cancel` read
+// before each; returns 0, the errno of the failure, or ECANCELED.
+int write_all(int fd, const std::string& content, const std::atomic<bool>* cancel) {
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
   std::size_t done = 0;
   while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (cancelled(cancel)) return ECANCELED;
+    const ssize_t n = ::write(fd, content.data() + done, std::min(content.size() - done, kPiece));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno;
     done += static_cast<std::size_t>(n);
@@ -61,34 +101,41 @@ struct Failure {
   const char* doing = "";
 };
 
-Failure fill_temporary(int fd, const std::string& path, const std::string& content) {
-  if (int error = write_all(fd, content)) return {error, "writing"};
+Failure fill_temporary(int fd, const std::string& path, const std::string& content,
+                       const std::atomic<bool>* cancel) {
+  if (int error = write_all(fd, content, cancel)) return {error, "writing"};
   if (int error = keep_mode(fd, path)) return {error, "setting permissions"};
+  if (cancelled(cancel)) return {ECANCELED, "writing"};
   if (::fsync(fd) != 0) return {errno, "flushing to disk"};
   return {};
 }
 
 // Replaces the regular file (or nothing) at `target` by a new file; errors name `shown`.
 void replace_atomically(const std::string& target, const std::string& shown,
-                        const std::string& content) {
+                        const std::string& content, const std::atomic<bool>* cancel) {
   std::string temporary;
   const int fd = create_temporary(target, temporary);
-  Failure failure = fill_temporary(fd, target, content);
+  const int slot = register_temporary(temporary);
+  Failure failure = fill_temporary(fd, target, content, cancel);
   if (::close(fd) != 0 && failure.error == 0) failure = {errno, "closing"};
+  if (failure.error == 0 && cancelled(cancel)) failure = {ECANCELED, "writing"};
   if (failure.error == 0 && ::rename(temporary.c_str(), target.c_str()) != 0)
     failure = {errno, "replacing the file"};
-  if (failure.error == 0) return;
-  ::unlink(temporary.c_str());
-  fail(shown, failure.doing, failure.error);
+  if (failure.error != 0) ::unlink(temporary.c_str());
+  unregister_temporary(slot);
+  if (failure.error == ECANCELED) stop(shown);
+  if (failure.error != 0) fail(shown, failure.doing, failure.error);
 }
 
 // Writes into an existing device, FIFO or socket in place, as a shell redirection would.
-void write_in_place(const std::string& path, const std::string& content) {
+void write_in_place(const std::string& path, const std::string& content,
+                    const std::atomic<bool>* cancel) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) fail(path, "opening", errno);
   Failure failure;
-  if (int error = write_all(fd, content)) failure = {error, "writing"};
+  if (int error = write_all(fd, content, cancel)) failure = {error, "writing"};
   if (::close(fd) != 0 && failure.error == 0) failure = {errno, "closing"};
+  if (failure.error == ECANCELED) stop(path);
   if (failure.error != 0) fail(path, failure.doing, failure.error);
 }
 
@@ -153,22 +200,31 @@ void check_output_path(const std::string& path) {
   if (!S_ISDIR(info.st_mode)) refuse(path, "'" + directory + "' is not a directory");
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
+void write_file_atomically(const std::string& path, const std::string& content,
+                           const std::atomic<bool>* cancel) {
   if (path.empty() || path.back() == '/') fail(path, "not a file name", EISDIR);
+  if (cancelled(cancel)) stop(path);
   // An open descriptor is written through, at its own offset, as `>&N` would: replacing
   // the file behind `> out.txt` would leave the descriptor on the old one.
   if (const int fd = open_descriptor(path); fd >= 0) {
-    if (int error = write_all(fd, content)) fail(path, "writing", error);
+    const int error = write_all(fd, content, cancel);
+    if (error == ECANCELED) stop(path);
+    if (error != 0) fail(path, "writing", error);
     return;
   }
   struct stat info {};
-  if (::lstat(path.c_str(), &info) != 0) return replace_atomically(path, path, content);
+  if (::lstat(path.c_str(), &info) != 0) return replace_atomically(path, path, content, cancel);
   const bool link = S_ISLNK(info.st_mode);
   // The kernel follows links (also /proc's, as /dev/stdout is) to see what they name.
   if (link && ::stat(path.c_str(), &info) != 0) info.st_mode = 0;
-  if (is_special(info)) return write_in_place(path, content);
+  if (is_special(info)) return write_in_place(path, content, cancel);
   // Replace the file a link names, in its own directory, and leave the link alone.
-  replace_atomically(link ? link_target(path) : path, path, content);
+  replace_atomically(link ? link_target(path) : path, path, content, cancel);
+}
+
+void remove_temporary_files() noexcept {
+  for (TemporarySlot& slot : temporary_slots)
+    if (slot.state.load() == kRegistered) ::unlink(slot.name);
 }
 
 }  // namespace pe

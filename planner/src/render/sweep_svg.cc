@@ -141,19 +141,25 @@ void draw_curves(detail::render::SvgWriter& svg,
   }
 }
 
+// The legend: one row per curve that has a point drawn, in the curves' order and colours.
 void draw_legend(detail::render::SvgWriter& svg, const std::vector<SpeedupCurve>& curves,
-                 const Axis& x, const Axis& y) {
-  if (curves.empty()) return;
+                 const std::vector<std::vector<std::pair<double, double>>>& data, const Axis& x,
+                 const Axis& y) {
+  std::vector<std::size_t> shown;
+  for (std::size_t c = 0; c < curves.size(); ++c)
+    if (!data[c].empty()) shown.push_back(c);
+  if (shown.empty()) return;
   std::size_t longest = 0;
-  for (const SpeedupCurve& c : curves) longest = std::max(longest, c.name.size());
+  for (std::size_t c : shown) longest = std::max(longest, curves[c].name.size());
   const double width = 40 + 6.6 * static_cast<double>(std::min<std::size_t>(longest, 40));
   const double left = x.from + 10, top = y.to + 8;
   svg.raw("<rect x=\"" + detail::render::pixels(left) + "\" y=\"" + detail::render::pixels(top) +
           "\" width=\"" + detail::render::pixels(width) + "\" height=\"" +
-          detail::render::pixels(8 + 16.0 * static_cast<double>(curves.size())) +
+          detail::render::pixels(8 + 16.0 * static_cast<double>(shown.size())) +
           "\" fill=\"white\" fill-opacity=\"0.85\" stroke=\"#cccccc\"/>\n");
-  for (std::size_t c = 0; c < curves.size(); ++c) {
-    const double row = top + 12 + 16.0 * static_cast<double>(c);
+  for (std::size_t row_index = 0; row_index < shown.size(); ++row_index) {
+    const std::size_t c = shown[row_index];
+    const double row = top + 12 + 16.0 * static_cast<double>(row_index);
     svg.line(left + 6, row, left + 26, row, detail::render::series_color(c), 2, dash_of(c));
     svg.circle(left + 16, row, 3.5, detail::render::series_color(c));
     svg.text(left + 32, row + 4, detail::render::shorten(curves[c].name, 40), "font-size=\"11\"");
@@ -175,7 +181,9 @@ std::string sweep_svg(const std::vector<SpeedupCurve>& curves, const PlotOptions
   const Axis x = x_axis(data, options), y = y_axis(data, options);
   detail::render::SvgWriter svg(options.width, options.height);
   svg.rect(0, 0, options.width, options.height, "white");
-  svg.text(options.width / 2.0, 26, options.title,
+  // A bold 15 px character is about 9 px wide; a longer title is shortened with "...".
+  svg.text(options.width / 2.0, 26,
+           detail::render::shorten(options.title, static_cast<std::size_t>(options.width / 9.0)),
            "font-size=\"15\" font-weight=\"bold\" text-anchor=\"middle\"");
   draw_axes(svg, x, y, options);
   const bool empty = std::all_of(data.begin(), data.end(), [](const auto& p) { return p.empty(); });
@@ -183,7 +191,7 @@ std::string sweep_svg(const std::vector<SpeedupCurve>& curves, const PlotOptions
     svg.text((x.from + x.to) / 2, (y.from + y.to) / 2, "no data",
              "font-size=\"14\" fill=\"#888888\" text-anchor=\"middle\"");
   draw_curves(svg, data, x, y);
-  draw_legend(svg, curves, x, y);
+  draw_legend(svg, curves, data, x, y);
   return svg.finish();
 }
 

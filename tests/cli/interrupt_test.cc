@@ -152,16 +152,16 @@ TEST_F(Interrupt, AnIgnoredSignalStaysIgnored) {
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   ASSERT_EQ(sigaction(SIGINT, &ignore, &previous), 0);
-  // 8192 batch sizes of a three-layer chain: about 4 s.
+  // 1024 batch sizes of a three-layer chain: about 3 s.
   RunningProgram program(
       pe_plan_program(),
-      {"--profile", kChain, "--pbs", "8", "--gbs", "8:65536:8", "--format", "csv"}, {}, 120);
+      {"--profile", kChain, "--pbs", "8", "--gbs", "8:8192:8", "--format", "csv"}, {}, 120);
   sigaction(SIGINT, &previous, nullptr);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   program.signal(SIGINT);
   const ProgramResult r = program.finish();
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("\n65536,1,"));
+  EXPECT_THAT(r.out, HasSubstr("\n8192,1,"));
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ TEST(ProgressOnATerminal, ShowsCountsElapsedAndTheSlowestPointThenErasesTheLine)
 // A slow batch size (about 2.7 s): the line is redrawn every 0.5 s while it runs.
 TEST(ProgressOnATerminal, TheTimeMovesWhileASlowPointRuns) {
   const auto [terminal, code] = run_with_terminal_stderr(
-      {"--profile", "vgg19", "--devices", "64", "--gbs", "128,512", "--search-effort", "0"},
+      {"--profile", "vgg19", "--devices", "64", "--gbs", "128,512", "--search-effort", "400000000"},
       "TBB_NUM_THREADS=1");
   ASSERT_EQ(code, 0) << terminal;
   // Two points finishing write two lines; the others are the ticks in between.

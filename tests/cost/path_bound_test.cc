@@ -35,6 +35,7 @@ TEST(PathBound, NeverAboveTheSimulationOnRandomPipelines) {
     const PipelineShape shape = random_shape(rng);
     const Seconds bound = detail::path_lower_bound(shape);
     const Seconds makespan = simulate(shape).makespan;
+    ASSERT_EQ(simulated_makespan(shape), makespan) << "trial " << trial;
     ASSERT_LE(bound, makespan * (1 + 1e-12) + 1e-15)
         << "trial " << trial << ": " << shape.stages.size() << " stages, " << shape.micro_batches
         << " micro-batches, " << to_string(shape.schedule);

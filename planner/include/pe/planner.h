@@ -22,17 +22,17 @@ inline constexpr std::uint64_t kDefaultSearchEffort = 100'000'000;
 
 /// What the hybrid search may choose.
 struct SearchOptions {
-  /// Schedules to consider; the plan with the lower estimate wins, 1F1B on ties.
+  /// Schedules to consider; the plan with the lower simulated time wins, 1F1B on ties.
   std::vector<Schedule> schedules = {Schedule::OneFOneB, Schedule::GPipe};
   /// How many plans to return per batch size (the best of distinct shapes).
   int top = 1;
-  /// Search effort per global batch size, in steps of the exact search (a cell, a stage
-  /// or a suffix entry tried; roughly 10 to 30 ns each on one core); 0 = unlimited. The
-  /// pipeline shapes share it in a fixed order (what one leaves passes on). When a shape
-  /// needs more, the best plans found so far are returned and PointResult::exact is
-  /// false: never worse than the seeds (one-stage data parallelism inside each copy and
-  /// equal-work pipelines). The default lets every bundled CNN and transformer profile on
-  /// 16 devices finish exactly; see README, "Exactness and effort".
+  /// Search effort per global batch size, in steps of the exact search (a cell, a stage,
+  /// a suffix entry tried or two entries compared; a few ns each on one core); 0 =
+  /// unlimited. The pipeline shapes share it in a fixed order (what one leaves passes on).
+  /// A shape that needs more counts in PointResult::lower_bound with a floor bound (its
+  /// busiest stage's share of the work) instead of its searched one, and the best plans
+  /// found are returned, never worse than the seeds (one-stage data parallelism inside
+  /// each copy and equal-work pipelines). See README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
   /// Most devices any stage may have in one pipeline copy (its width); 0 = no limit. 1
   /// keeps every stage on one device, as PipeEdge's runtime needs (one host per stage).

@@ -72,4 +72,8 @@ struct Timeline {
 /// non-finite times, or more than 2^26 (stage, micro-batch) pairs.
 Timeline simulate(const PipelineShape& shape);
 
+/// simulate(shape).makespan without building the events: what the search ranks plans by.
+/// Throws as simulate() does.
+Seconds simulated_makespan(const PipelineShape& shape);
+
 }  // namespace pe

@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <tuple>
 
 #include "cost/evaluate.h"
@@ -36,10 +38,32 @@ bool same_shape(const Plan& a, const Plan& b) {
 
 // How simple a plan is, simplest first: fewer stages, devices, copies; even micro-batches;
 // larger micro-batches; 1F1B; then the stage string, so the order is total.
-auto simplicity(const Plan& p) {
-  return std::make_tuple(p.stages.size(), p.device_count(), p.pipeline_replicas,
-                         p.uneven_micro_batches(), -p.micro_batch_size,
-                         static_cast<int>(p.schedule), stages_string(p));
+using Simplicity = std::tuple<std::size_t, int, int, bool, int, int, std::string>;
+Simplicity simplicity(const Plan& p) {
+  return {p.stages.size(),          p.device_count(),    p.pipeline_replicas,
+          p.uneven_micro_batches(), -p.micro_batch_size, static_cast<int>(p.schedule),
+          stages_string(p)};
+}
+
+// A plan with its simplicity, computed once.
+struct Candidate {
+  Plan plan;
+  Simplicity simple;
+  Seconds time() const { return plan.iteration_time; }
+};
+
+// Plans within kSimpler of the fastest count as tied and the simplest of them leads; the
+// rest follow by time.
+void rank(std::vector<Candidate>& plans) {
+  if (plans.empty()) return;
+  Seconds fastest = kInfinity;
+  for (const Candidate& c : plans) fastest = std::min(fastest, c.time());
+  auto key = [&](const Candidate& c) {
+    const bool tied = c.time() <= fastest * (1 + kSimpler);
+    return std::make_tuple(!tied, tied ? 0.0 : c.time(), std::cref(c.simple));
+  };
+  std::stable_sort(plans.begin(), plans.end(),
+                   [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
 }
 
 // Every candidate plan offered, simulated or not, and the incumbent.
@@ -47,96 +71,87 @@ class Pool {
  public:
   explicit Pool(int top) : top_(top) {}
 
-  void add(Plan plan) { waiting_.push_back(std::move(plan)); }
+  void add(Plan plan) {
+    Simplicity simple = simplicity(plan);
+    waiting_.push_back({std::move(plan), std::move(simple)});
+  }
 
   // Simulates waiting candidates in order of lower bound while a bound can still make the
   // best `top` (with the simplicity margin); the rest stay waiting, their bounds kept for
   // the certificate. A plan too large to simulate (pe::simulate's limit) is left out.
   void simulate_promising() {
-    std::stable_sort(waiting_.begin(), waiting_.end(), [](const Plan& a, const Plan& b) {
-      return std::make_tuple(a.lower_bound, simplicity(a)) <
-             std::make_tuple(b.lower_bound, simplicity(b));
+    std::stable_sort(waiting_.begin(), waiting_.end(), [](const Candidate& a, const Candidate& b) {
+      return std::tie(a.plan.lower_bound, a.simple) < std::tie(b.plan.lower_bound, b.simple);
     });
     std::size_t i = 0;
-    for (; i < waiting_.size() && waiting_[i].lower_bound <= cutoff(); ++i) {
-      Plan& plan = waiting_[i];
+    for (; i < waiting_.size() && waiting_[i].plan.lower_bound <= cutoff(); ++i) {
+      Plan& plan = waiting_[i].plan;
       if (static_cast<double>(plan.stages.size()) * plan.micro_batches > kMaxSimulatedPairs) {
         least_unsimulated_ = std::min(least_unsimulated_, plan.lower_bound);
         continue;
       }
-      const Seconds makespan = simulate(plan.shape()).makespan;
+      const Seconds makespan = simulated_makespan(plan.shape());
       plan.simulated_time = plan.iteration_time = makespan;
       plan.speedup = plan.one_device_time / makespan;
-      insert(std::move(plan));
+      insert(std::move(waiting_[i]));
     }
     for (; i < waiting_.size(); ++i)
-      least_unsimulated_ = std::min(least_unsimulated_, waiting_[i].lower_bound);
+      least_unsimulated_ = std::min(least_unsimulated_, waiting_[i].plan.lower_bound);
     waiting_.clear();
   }
 
   // Plans with a lower bound above this cannot enter the answer.
   Seconds cutoff() const {
-    return static_cast<int>(kept_.size()) < top_ ? kInfinity
-                                                 : kept_.back().iteration_time * (1 + kSimpler);
+    return static_cast<int>(kept_.size()) < top_ ? kInfinity : kept_.back().time() * (1 + kSimpler);
   }
-  Seconds best_time() const { return kept_.empty() ? kInfinity : kept_.front().iteration_time; }
+  Seconds best_time() const { return kept_.empty() ? kInfinity : kept_.front().time(); }
   // The bound for one shape's pass: only one plan per shape is kept, so a plan slower than
   // the shape's kept one (beyond the margin) can never be reported, whatever `top` is.
   Seconds cutoff_for(const PipelineShapeChoice& shape) const {
-    for (const Plan& kept : kept_)
-      if (kept.pipeline_replicas == shape.replicas && kept.micro_batch_size == shape.micro_batch &&
-          kept.schedule == shape.schedule && !kept.uneven_micro_batches())
-        return std::min(cutoff(), kept.iteration_time * (1 + kSimpler));
+    for (const Candidate& kept : kept_)
+      if (kept.plan.pipeline_replicas == shape.replicas &&
+          kept.plan.micro_batch_size == shape.micro_batch && kept.plan.schedule == shape.schedule &&
+          !kept.plan.uneven_micro_batches())
+        return std::min(cutoff(), kept.time() * (1 + kSimpler));
     return cutoff();
   }
   Seconds least_unsimulated() const { return least_unsimulated_; }
   std::vector<Plan> answer() const {
-    std::vector<Plan> plans = ranked(kept_);
-    if (static_cast<int>(plans.size()) > top_) plans.resize(static_cast<std::size_t>(top_));
-    return plans;
-  }
-
-  // Plans within kSimpler of the fastest count as tied and the simplest of them leads;
-  // the rest follow by time.
-  static std::vector<Plan> ranked(std::vector<Plan> plans) {
-    if (plans.empty()) return plans;
-    const Seconds fastest = std::min_element(plans.begin(), plans.end(), [](auto& a, auto& b) {
-                              return a.iteration_time < b.iteration_time;
-                            })->iteration_time;
-    auto key = [&](const Plan& p) {
-      const bool tied = p.iteration_time <= fastest * (1 + kSimpler);
-      return std::make_tuple(!tied, tied ? 0.0 : p.iteration_time, simplicity(p));
-    };
-    std::stable_sort(plans.begin(), plans.end(),
-                     [&](const Plan& a, const Plan& b) { return key(a) < key(b); });
+    std::vector<Candidate> ranked = kept_;
+    rank(ranked);
+    std::vector<Plan> plans;
+    for (Candidate& c : ranked)
+      if (static_cast<int>(plans.size()) < top_) plans.push_back(std::move(c.plan));
     return plans;
   }
 
  private:
   // Keeps the best simulated plan of each shape, and of those the best `top` shapes (plus
   // any within the margin of the last, which a simpler plan may still need).
-  void insert(Plan plan) {
-    for (Plan& kept : kept_)
-      if (same_shape(kept, plan)) {
-        kept = ranked({kept, plan}).front();
+  void insert(Candidate candidate) {
+    for (Candidate& kept : kept_)
+      if (same_shape(kept.plan, candidate.plan)) {
+        std::vector<Candidate> pair{std::move(kept), std::move(candidate)};
+        rank(pair);
+        kept = std::move(pair.front());
         sort_and_trim();
         return;
       }
-    kept_.push_back(std::move(plan));
+    kept_.push_back(std::move(candidate));
     sort_and_trim();
   }
   void sort_and_trim() {
-    std::stable_sort(kept_.begin(), kept_.end(), [](const Plan& a, const Plan& b) {
-      return std::make_tuple(a.iteration_time, simplicity(a)) <
-             std::make_tuple(b.iteration_time, simplicity(b));
+    std::stable_sort(kept_.begin(), kept_.end(), [](const Candidate& a, const Candidate& b) {
+      return std::make_tuple(a.time(), std::cref(a.simple)) <
+             std::make_tuple(b.time(), std::cref(b.simple));
     });
     while (static_cast<int>(kept_.size()) > top_ &&
-           kept_.back().iteration_time > kept_[top_ - 1].iteration_time * (1 + kSimpler))
+           kept_.back().time() > kept_[top_ - 1].time() * (1 + kSimpler))
       kept_.pop_back();
   }
 
   int top_;
-  std::vector<Plan> waiting_, kept_;
+  std::vector<Candidate> waiting_, kept_;
   Seconds least_unsimulated_ = kInfinity;
 };
 
@@ -159,8 +174,8 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
                          Seconds bound, std::uint64_t effort, int max_width) {
   const int width = cost.cluster().device_count() / shape.replicas;
   const DpQuery query{
-      shape.replicas, width,  shape.micro_batch, shape.micro_batches, shape.schedule,
-      bound,          effort, kPlansPerPass, max_width};
+      shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
+      effort,         kPlansPerPass, max_width};
   DpResult dp = best_pipeline(cost, query);
   ShapeResult result;
   result.steps = dp.steps;
@@ -320,9 +335,8 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
       for (std::size_t i = start; i < end; ++i) bound[i - start] = pool.cutoff_for(shapes[todo[i]]);
       std::vector<ShapeResult> found(end - start);
       tbb::parallel_for(start, end, [&](std::size_t i) {
-        found[i - start] =
-            search_shape(cost, global_batch, shapes[todo[i]], bound[i - start], share,
-                         options.max_stage_width);
+        found[i - start] = search_shape(cost, global_batch, shapes[todo[i]], bound[i - start],
+                                        share, options.max_stage_width);
       });
       for (std::size_t i = start; i < end; ++i) {
         ShapeResult& shape = found[i - start];

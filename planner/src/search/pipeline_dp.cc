@@ -55,14 +55,16 @@ struct Entry {
 };
 
 // Keeps the undominated candidates, in a deterministic order: within a (k, head) group,
-// sorted by y, a candidate is dropped when a kept one is no worse in every field.
-void keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
+// sorted by y, a candidate is dropped when a kept one is no worse in every field. Returns
+// the comparisons made (search effort).
+std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
   // A total order, so the result does not depend on how candidates arrived.
   std::sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
     return std::make_tuple(a.k(), b.head, a.fields(), a.last, a.width, a.child) <
            std::make_tuple(b.k(), a.head, b.fields(), b.last, b.width, b.child);
   });
   std::size_t group = cell.size();
+  std::uint64_t comparisons = candidates.size();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Entry& c = candidates[i];
     if (i > 0 && (c.k() != candidates[i - 1].k() || c.head != candidates[i - 1].head))
@@ -70,9 +72,11 @@ void keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) 
     const bool dominated =
         std::any_of(cell.begin() + static_cast<std::ptrdiff_t>(group), cell.end(),
                     [&](const Entry& kept) { return kept.no_worse_than(c); });
+    comparisons += cell.size() - group;
     if (!dominated) cell.push_back(c);
   }
   candidates.clear();
+  return comparisons;
 }
 
 // One stage being placed: states [first, last] on devices [offset, offset + width).
@@ -177,7 +181,7 @@ class Dp {
       for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
         offer_whole_model(r);
     for (int r = 1; r <= parallelism(w_ - o); ++r) widen(a, o, r);
-    keep_undominated(candidates_, cell(a, o));
+    spend(keep_undominated(candidates_, cell(a, o)));
   }
 
   void widen(std::size_t a, int o, int r);

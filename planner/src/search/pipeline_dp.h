@@ -21,8 +21,9 @@ struct DpQuery {
   /// Plans whose lower bound exceeds this are dropped (the best simulated time found so
   /// far, with the simplicity margin; infinity disables it).
   Seconds bound = std::numeric_limits<Seconds>::infinity();
-  /// Work allowed to this pass, in steps (one step: a cell allocated, a stage tried, or a
-  /// suffix entry extended). A pass that needs more stops without a plan.
+  /// Work allowed to this pass, in steps (one step: a cell allocated, a stage tried, a
+  /// suffix entry extended, or two entries compared). A pass that needs more stops without
+  /// a plan.
   std::uint64_t step_limit = std::numeric_limits<std::uint64_t>::max();
   /// Most plans to return (the least bounds first).
   int plans = 4;

@@ -76,6 +76,9 @@ class Simulator {
  public:
   explicit Simulator(const PipelineShape& shape);
   Timeline run();
+  // Runs every operation and returns the end of the last one, all-reduces included,
+  // without building the events.
+  Seconds makespan();
 
  private:
   std::size_t at(int stage, int micro_batch) const {
@@ -187,7 +190,7 @@ void Simulator::wake(int stage) {
   pending_.push_back(stage);
 }
 
-Timeline Simulator::run() {
+Seconds Simulator::makespan() {
   for (int s = stage_count_ - 1; s >= 0; --s) wake(s);
   while (!pending_.empty()) {
     const int stage = pending_.back();
@@ -195,8 +198,17 @@ Timeline Simulator::run() {
     queued_[stage] = 0;
     advance(stage);
   }
-  for (int s = 0; s < stage_count_; ++s)
+  // A transfer ends before the operation it feeds starts, so compute and all-reduces end last.
+  Seconds end = 0;
+  for (int s = 0; s < stage_count_; ++s) {
     if (!finished(s)) throw std::logic_error("simulate: the schedule deadlocked");
+    end = std::max({end, free_at_[s], allreduce_start_[s] + times(s).allreduce});
+  }
+  return end;
+}
+
+Timeline Simulator::run() {
+  makespan();
   return collect();
 }
 
@@ -281,6 +293,11 @@ Timeline Simulator::collect() const {
 Timeline simulate(const PipelineShape& shape) {
   check_shape(shape);
   return Simulator(shape).run();
+}
+
+Seconds simulated_makespan(const PipelineShape& shape) {
+  check_shape(shape);
+  return Simulator(shape).makespan();
 }
 
 }  // namespace pe

@@ -163,10 +163,9 @@ TEST_F(PePlanOutputPath, DistinctOutputsAndSharedDevicesAreWritten) {
 TEST_F(PePlanOutputPath, HostsThatDoNotMatchThePlanWriteNothing) {
   std::ofstream(path("old.svg")) << "old";
   for (const char* hosts : {"a", "a,a", "a,b,c,d,e,f,g,h,i"}) {
-    const ProgramResult r =
-        pe_plan({"--plot", path("p.svg"), "--trace", path("t.json"), "--svg", path("old.svg"),
-                 "--export-sched", path("s.yml"), "--hosts", hosts, "--devices", "8",
-                 "--straight"});
+    const ProgramResult r = pe_plan({"--plot", path("p.svg"), "--trace", path("t.json"), "--svg",
+                                     path("old.svg"), "--export-sched", path("s.yml"), "--hosts",
+                                     hosts, "--devices", "8", "--straight"});
     EXPECT_EQ(r.exit_code, 2) << hosts << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("pe-plan: --hosts: ")) << hosts;
     EXPECT_EQ(r.out, "") << hosts;

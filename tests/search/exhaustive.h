@@ -81,7 +81,8 @@ inline SpaceOptimum exhaustive_best(const detail::CostModel& cost, int global_ba
       [&](const Plan& p) {
         const Seconds time = simulate(p.shape()).makespan;
         if (!best.time || time < *best.time) best.time = time;
-        if (!best.lower_bound || p.lower_bound < *best.lower_bound) best.lower_bound = p.lower_bound;
+        if (!best.lower_bound || p.lower_bound < *best.lower_bound)
+          best.lower_bound = p.lower_bound;
       },
       max_width, max_copies);
   return best;

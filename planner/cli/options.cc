@@ -135,9 +135,18 @@ void declare_model_flags(CLI::App& app, Options& o) {
   app.option_defaults()->group("Model");
   add(
       app, "--profile", "NAME|PATH",
-      [&o](const std::string& v) { o.profile = path_value("--profile", v); },
+      [&o](const std::string& v) {
+        o.profile = path_value("--profile", v);
+        o.profile_given = true;
+      },
       "bundled profile name (see profiles/README.md) or a PipeDream/HPGO\n"
       "graph.txt file (default resnet50)");
+  add(
+      app, "--model", "NAME|FILE",
+      [&o](const std::string& v) { o.model = path_value("--model", v); },
+      "a transformer from its configuration instead of a profile: bundled\n"
+      "name (gpt3-*, llama2-*: profiles/transformers/) or a YAML file; the\n"
+      "devices get its GPU's memory unless --memory-gb or --cluster says");
   add(
       app, "--pbs", "N",
       [&o](const std::string& v) {

@@ -17,6 +17,8 @@ struct Options {
   bool help = false, version = false;
   bool states = false, list_profiles = false;  // print these instead of planning
   std::string profile = "resnet50";
+  bool profile_given = false;        // --profile was on the command line
+  std::optional<std::string> model;  // a transformer configuration (--model)
   std::optional<double> pbs;
   std::string gbs = "32:4096:64";
   std::optional<std::string> devices;  // machine ends, e.g. "8,16"

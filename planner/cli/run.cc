@@ -1,5 +1,6 @@
 #include "run.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,8 +15,10 @@
 #include "pe/importers/cluster_yaml.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
+#include "pe/importers/transformer_yaml.h"
 #include "pe/planner.h"
 #include "pe/report.h"
+#include "pe/transformer.h"
 #include "profile_list.h"
 #include "progress.h"
 
@@ -41,20 +44,66 @@ Cluster make_cluster(const Options& o) {
 struct Inputs {
   ModelProfile model;
   TrainingSettings settings;
+  std::string path;                             // the file the model came from
+  std::optional<TransformerInput> transformer;  // --model
 };
+
+void apply_setting_flags(const Options& o, TrainingSettings& settings) {
+  if (o.mbs) settings.min_micro_batch = *o.mbs;
+  if (o.optimizer_scaling) settings.optimizer_scaling = *o.optimizer_scaling;
+  if (o.activation_bytes_per_sample)
+    settings.activation_bytes_per_sample = o.activation_bytes_per_sample;
+}
+
+// --model: a transformer; its samples are sequences, so the profile batch is 1.
+Inputs load_transformer(const Options& o) {
+  if (o.profile_given) throw UsageError("--model and --profile both name a model; give one");
+  if (o.pbs) throw UsageError("--pbs applies to --profile; a --model's times are per sequence");
+  if (o.export_graph)
+    throw UsageError("--export-graph writes a graph.txt profile; --model is not one");
+  TransformerInput t = load_transformer_yaml(find_transformer(*o.model));
+  Inputs in{transformer_model(t.config, t.gpu, t.efficiency), TrainingSettings{}, t.path, t};
+  in.settings.optimizer_scaling = transformer_optimizer_scaling(t.config);
+  apply_setting_flags(o, in.settings);
+  return in;
+}
 
 Inputs load_model(const Options& o, const ProfileEntry& entry) {
   const double pbs = o.pbs.value_or(entry.profile_batch_size);
   if (pbs <= 0)
     throw UsageError("the profile batch size of '" + o.profile +
                      "' is unknown: pass --pbs N (the batch size it was measured at)");
-  Inputs in{import_pipedream_graph(entry.path, pbs), training_settings(entry)};
+  Inputs in{import_pipedream_graph(entry.path, pbs), training_settings(entry), entry.path, {}};
   in.model.name = entry.name;
-  if (o.mbs) in.settings.min_micro_batch = *o.mbs;
-  if (o.optimizer_scaling) in.settings.optimizer_scaling = *o.optimizer_scaling;
-  if (o.activation_bytes_per_sample)
-    in.settings.activation_bytes_per_sample = o.activation_bytes_per_sample;
+  apply_setting_flags(o, in.settings);
   return in;
+}
+
+Inputs load_inputs(const Options& o) {
+  return o.model ? load_transformer(o) : load_model(o, find_profile(o.profile));
+}
+
+// A transformer's devices have its GPU's memory unless the command line or cluster file
+// says otherwise.
+Cluster make_cluster(const Options& o, const Inputs& in) {
+  Cluster cluster = make_cluster(o);
+  if (in.transformer && !o.memory_gb && !o.cluster_file)
+    cluster.device_memory = in.transformer->gpu.memory;
+  return cluster;
+}
+
+// For a transformer: the model FLOP/s per device of the shown plan and its share of the
+// GPU's peak (MFU), as one line; empty otherwise.
+std::string utilization_line(const Inputs& in, const Plan* plan) {
+  if (!in.transformer || !plan || plan->iteration_time <= 0) return "";
+  const TransformerInput& t = *in.transformer;
+  const double per_device = transformer_training_flops(t.config) * plan->global_batch /
+                            plan->iteration_time / plan->device_count();
+  return fmt::format(
+      "{} at GBS {}: {:.1f} TFLOP/s of model FLOPs per GPU, MFU {:.1f}% of {}'s "
+      "{:.0f} TFLOP/s peak (efficiency {:.2f} assumed per operation)\n",
+      t.config.name, plan->global_batch, per_device / 1e12, 100 * per_device / t.gpu.peak_flops,
+      t.gpu.name, t.gpu.peak_flops / 1e12, t.efficiency);
 }
 
 SearchOptions search_options(const Options& o) {
@@ -114,11 +163,10 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
          std::ostream& err, const Interruption& stop) {
   const std::vector<int> batches = parse_batch_sizes(o.gbs);
   check_plan_gbs(o, batches);
-  const ProfileEntry entry = find_profile(o.profile);
-  Inputs in = load_model(o, entry);
+  Inputs in = load_inputs(o);
   const SearchOptions search = search_options(o);
-  const Planner planner(in.model, make_cluster(o), in.settings, search);
-  check_output_paths(o, entry.path);  // before the sweep, so that a bad path fails at once
+  const Planner planner(in.model, make_cluster(o, in), in.settings, search);
+  check_output_paths(o, in.path);  // before the sweep, so that a bad path fails at once
   check_hosts(o);
   const std::optional<LayoutCost> given = cost_given_plan(o, planner, batches);
   std::vector<PointResult> points =
@@ -128,7 +176,7 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
   for (PointResult& point : points) point.no_plan_reason = cli_wording(point.no_plan_reason);
   const Plan* shown = shown_plan(o, points, given ? &given->plan : nullptr);
   // Exports that cannot be made fail here, before the report or any file is written.
-  const PlanExports exports = make_exports(o, shown, given.has_value(), entry.path);
+  const PlanExports exports = make_exports(o, shown, given.has_value(), in.path);
   const std::optional<FillResult> fill = fill_plan(o, shown);
   ReportContext context{&planner.model(), &planner.cluster(), given ? &*given : nullptr};
   context.settings = &planner.settings();
@@ -139,6 +187,7 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
   const std::string report = render(o, points, context);
   check(stop, "stopped before the report; nothing written");
   out << report;
+  if (o.format == Format::Table) out << utilization_line(in, shown);
   if (fill && o.format != Format::Json) err << fill_text(*fill);
   out << std::flush;  // before any output file that is this same stream (/dev/stdout)
   const ChartContext chart{planner.model(), planner.cluster(), given.has_value()};
@@ -149,7 +198,7 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
 
 // --states: the model's cut states in the chosen format.
 int print_states(const Options& o, std::ostream& out) {
-  const Inputs in = load_model(o, find_profile(o.profile));
+  const Inputs in = load_inputs(o);
   switch (o.format) {
     case Format::Csv:
       out << states_csv(in.model);

@@ -148,10 +148,10 @@ TEST(ProgressOnATerminal, ShowsCountsElapsedAndTheSlowestPointThenErasesTheLine)
 
 // A slow batch size (about 2.7 s): the line is redrawn every 0.5 s while it runs.
 TEST(ProgressOnATerminal, TheTimeMovesWhileASlowPointRuns) {
-  const auto [terminal, code] = run_with_terminal_stderr(
-      {"--profile", "vgg19", "--devices", "8,1024", "--gbs", "128,512", "--search-effort",
-       "400000000"},
-      "TBB_NUM_THREADS=1");
+  const auto [terminal, code] =
+      run_with_terminal_stderr({"--profile", "vgg19", "--devices", "8,1024", "--gbs", "128,512",
+                                "--search-effort", "400000000"},
+                               "TBB_NUM_THREADS=1");
   ASSERT_EQ(code, 0) << terminal;
   // Each point finishing writes a line (two here), the ticker one per 0.5 s. How many ticks
   // there are depends on how fast this machine plans, so the count is checked against the

@@ -11,6 +11,7 @@
 #include "pe/plan_layout.h"
 #include "pe/schedule.h"
 #include "pe/settings.h"
+#include "pe/transformer.h"
 #include "pe/units.h"
 
 // Training plans: baselines, the search, reports.
@@ -35,4 +36,5 @@
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/pipeedge.h"
 #include "pe/importers/profile_catalog.h"
+#include "pe/importers/transformer_yaml.h"
 #include "pe/importers/work_yaml.h"

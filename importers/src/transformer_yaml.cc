@@ -1,0 +1,151 @@
+#include "pe/importers/transformer_yaml.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "pe/importers/profile_catalog.h"
+#include "yaml_input.h"
+
+namespace pe {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace detail::yaml_input;
+
+constexpr long long kMaxSize = 1LL << 30;  // layers, sizes, tokens: up to 2^30
+
+int size(const YAML::Node& map, const char* key, const std::string& file, bool required,
+         int fallback = 0) {
+  const YAML::Node node = child(map, key, file, required);
+  if (!node) return fallback;
+  return static_cast<int>(count_in(node, file, key, 1, kMaxSize, key));
+}
+
+// One of `choices` (the first is the default when the key is absent).
+std::string choice(const YAML::Node& map, const char* key, const std::string& file,
+                   const std::vector<std::string>& choices) {
+  const YAML::Node node = child(map, key, file, false);
+  if (!node) return choices.front();
+  const std::string value = text(node, file, key);
+  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
+  std::string known;
+  for (const std::string& c : choices) known += (known.empty() ? "" : ", ") + c;
+  throw InputError(where(file, node, key), "'" + value + "' is not one of: " + known);
+}
+
+GpuSpec read_gpu(const YAML::Node& node, const std::string& file) {
+  if (node.IsScalar()) return find_gpu(text(node, file, "gpu"), where(file, node, "gpu"));
+  if (!node.IsMap())
+    throw InputError(where(file, node, "gpu"), "expected a catalogue name or a map");
+  only_keys(node, {"name", "peak_tflops", "memory_gb", "memory_bandwidth_gbps"}, file, "gpu");
+  GpuSpec gpu;
+  gpu.name = text(child(node, "name", file, true), file, "gpu.name");
+  gpu.peak_flops =
+      non_negative(child(node, "peak_tflops", file, true), file, "gpu.peak_tflops", true) * 1e12;
+  gpu.memory =
+      non_negative(child(node, "memory_gb", file, true), file, "gpu.memory_gb", true) * kGB;
+  if (const YAML::Node bw = child(node, "memory_bandwidth_gbps", file, false))
+    gpu.memory_bandwidth = non_negative(bw, file, "gpu.memory_bandwidth_gbps", true) * kGB;
+  gpu.source = "given in " + file;
+  return gpu;
+}
+
+TransformerConfig read_config(const YAML::Node& doc, const std::string& file) {
+  TransformerConfig c;
+  c.name = fs::path(file).stem().string();
+  if (const YAML::Node n = child(doc, "name", file, false)) c.name = text(n, file, "name");
+  c.layers = size(doc, "layers", file, true);
+  c.hidden = size(doc, "hidden", file, true);
+  c.heads = size(doc, "heads", file, true);
+  c.kv_heads = size(doc, "kv_heads", file, false, c.heads);
+  c.ffn = size(doc, "ffn", file, true);
+  c.gated_ffn = choice(doc, "ffn_kind", file, {"plain", "gated"}) == "gated";
+  c.sequence = size(doc, "sequence", file, true);
+  c.vocabulary = size(doc, "vocabulary", file, true);
+  c.tied_embeddings = choice(doc, "tied_embeddings", file, {"false", "true"}) == "true";
+  c.activation_bytes = choice(doc, "activations", file, {"bf16", "fp16", "fp32"}) == "fp32" ? 4 : 2;
+  c.optimizer = choice(doc, "optimizer", file, {"adam-mixed", "adam-fp32", "sgd-fp32"});
+  c.flash_attention = choice(doc, "attention", file, {"flash", "standard"}) == "flash";
+  // The divisibility rules, at the line of the key that breaks them.
+  const YAML::Node heads = child(doc, "heads", file, true);
+  if (c.hidden % c.heads != 0)
+    throw InputError(where(file, heads, "heads"), "hidden " + std::to_string(c.hidden) +
+                                                      " is not a multiple of heads " +
+                                                      std::to_string(c.heads));
+  if (c.heads % c.kv_heads != 0)
+    throw InputError(where(file, child(doc, "kv_heads", file, true), "kv_heads"),
+                     "heads " + std::to_string(c.heads) + " is not a multiple of kv_heads " +
+                         std::to_string(c.kv_heads));
+  return c;
+}
+
+// Throws when one layer's weights, gradients and optimizer state exceed the GPU's memory.
+void check_fits(const TransformerInput& in, const YAML::Node& gpu_node, const std::string& file) {
+  const double scaling = transformer_optimizer_scaling(in.config);
+  const ModelProfile model = transformer_model(in.config, in.gpu, in.efficiency);
+  for (std::size_t i = 0; i < model.size(); ++i) {
+    const Bytes bytes = model.parameters(i, i) * scaling;
+    if (bytes > in.gpu.memory)
+      throw InputError(where(file, gpu_node, "gpu"),
+                       model.states[i].name + " alone needs " + std::to_string(bytes / kGB) +
+                           " GB for its weights, gradients and optimizer state, but " +
+                           in.gpu.name + " has " + std::to_string(in.gpu.memory / kGB) + " GB");
+  }
+}
+
+}  // namespace
+
+TransformerInput parse_transformer_yaml(const std::string& text_in, const std::string& file) {
+  const YAML::Node doc = parse(text_in, file);
+  if (!doc.IsMap()) throw InputError(file, "expected a map of transformer settings");
+  only_keys(doc,
+            {"name", "source", "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_kind",
+             "sequence", "vocabulary", "tied_embeddings", "activations", "attention", "optimizer",
+             "gpu", "efficiency"},
+            file, "a transformer file");
+  TransformerInput in;
+  in.path = file;
+  in.config = read_config(doc, file);
+  if (const YAML::Node n = child(doc, "source", file, false)) in.source = text(n, file, "source");
+  const YAML::Node gpu = child(doc, "gpu", file, true);
+  in.gpu = read_gpu(gpu, file);
+  if (const YAML::Node e = child(doc, "efficiency", file, false)) {
+    in.efficiency = non_negative(e, file, "efficiency", true);
+    if (in.efficiency > 1)
+      throw InputError(where(file, e, "efficiency"),
+                       "expected a fraction of the peak in (0, 1], got '" + e.Scalar() + "'");
+  }
+  check_fits(in, gpu, file);
+  return in;
+}
+
+TransformerInput load_transformer_yaml(const std::string& path) {
+  return parse_transformer_yaml(read_text(path), path);
+}
+
+std::vector<std::string> bundled_transformers() {
+  std::vector<std::string> names;
+  const fs::path folder = fs::path(profiles_directory()) / "transformers";
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(folder, error))
+    if (entry.path().extension() == ".yml") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string find_transformer(const std::string& name_or_path) {
+  const fs::path bundled =
+      fs::path(profiles_directory()) / "transformers" / (name_or_path + ".yml");
+  std::error_code error;
+  if (fs::is_regular_file(bundled, error)) return bundled.string();
+  if (fs::exists(name_or_path, error) && !fs::is_directory(name_or_path, error))
+    return name_or_path;
+  std::string known;
+  for (const std::string& n : bundled_transformers()) known += (known.empty() ? "" : ", ") + n;
+  throw InputError(name_or_path,
+                   "no such file and no bundled transformer of that name, "
+                   "expected a transformer YAML file or one of: " +
+                       known);
+}
+
+}  // namespace pe

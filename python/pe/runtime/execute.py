@@ -9,13 +9,13 @@ import torch
 
 from .errors import PeRuntimeError
 from .factory import build_model
-from .launch import Launch, check_port, default_max_processes, free_port
+from .launch import Launch, check_port, check_world, default_max_processes, free_port
 from .numerics import DEFAULT_TOLERANCE, NumericsCheck, compare_parameters, reference_parameters
 from .partition import build_stages
 from .plans import RunPlan
 from .trace import chrome_trace
 from .tracing import evaluate_all, trace_model
-from .worker import RunConfig
+from .worker import RunConfig, worker_main
 
 
 @dataclass
@@ -29,6 +29,11 @@ class RunResult:
     @property
     def iteration_time_s(self) -> float:
         return statistics.median(self.iteration_times_s)
+
+
+def _who(plan: RunPlan, rank: int) -> str:
+    copy, stage, replica = plan.position(rank)
+    return f"process {rank} (stage {stage}, copy {copy}, replica {replica})"
 
 
 def check_plan_matches(model: str, plan: RunPlan, source: str, seed: int) -> None:
@@ -68,11 +73,17 @@ def run_plan(model: str, plan: RunPlan, iterations: int = 5, warmup: int = 2, th
         check_port(port)
     cfg = RunConfig(model, plan, port or free_port(), iterations, warmup, threads, lr, seed,
                     timeout_s)
-    launch = Launch(cfg, max_processes or default_max_processes())
-    reports = launch.run()
+    check_world(plan.world_size, max_processes or default_max_processes())
+    launch = Launch(plan.world_size, worker_main, (cfg,), timeout_s, lambda r: _who(plan, r))
+    try:
+        reports = launch.run()
+    except PeRuntimeError as exc:
+        exc.pids = launch.pids  # all stopped; tests check that none is left
+        raise
     numerics = None
     if check:
-        measured = {n: p for r in reports.values() if r["params"] for n, p in r["params"].items()}
+        measured = {n: torch.from_numpy(p) for r in reports.values() if r["params"]
+                    for n, p in r["params"].items()}
         reference = reference_parameters(model, plan.global_batch, warmup + iterations, lr, seed)
         numerics = compare_parameters(measured, reference, tolerance, warmup + iterations)
     return RunResult(plan, _iteration_times(reports, warmup), _trace(reports, plan, model),

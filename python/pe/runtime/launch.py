@@ -1,4 +1,4 @@
-"""Starting one process per device of a plan on this machine, collecting their reports,
+"""Starting one process per device (of a plan, or of a bandwidth measurement) on this machine, collecting their reports,
 and stopping every one of them whatever happens (an error, a process that dies, a
 timeout, Ctrl-C)."""
 
@@ -6,11 +6,12 @@ import multiprocessing
 import os
 import queue
 import socket
+import sys
 import time
-from typing import Dict, List
+import traceback
+from typing import Callable, Dict, List
 
 from .errors import PeRuntimeError, UsageError
-from .worker import RunConfig, worker_main
 
 
 def default_max_processes() -> int:
@@ -42,9 +43,18 @@ def check_world(world: int, max_processes: int) -> None:
             f"{max_processes} (--max-processes; default 2 per core, at least 4)")
 
 
-def _who(cfg: RunConfig, rank: int) -> str:
-    copy, stage, replica = cfg.plan.position(rank)
-    return f"process {rank} (stage {stage}, copy {copy}, replica {replica})"
+def guarded(rank: int, results, body: Callable[[], None]) -> None:
+    """Runs a process's `body`; an exception is reported to the launcher, then the process
+    exits with status 1."""
+    os.environ["PE_RUN_RANK"] = str(rank)
+    try:
+        body()
+    except Exception as exc:  # the launcher reports it and stops every process
+        results.put({"rank": rank, "error": f"{type(exc).__name__}: {exc}",
+                     "traceback": traceback.format_exc()})
+        results.close()
+        results.join_thread()
+        sys.exit(1)
 
 
 def _stop(processes) -> None:
@@ -60,19 +70,22 @@ def _stop(processes) -> None:
 
 
 class Launch:
-    """Runs `cfg` on `cfg.plan.world_size` processes; `pids` lists them afterwards (all
-    stopped by the time run() returns or raises)."""
+    """Runs `target(rank, *args, results)` in `world` spawned processes, each putting one
+    report (a dict with "rank", or "rank" and "error") on `results`. `who(rank)` names a
+    process in errors; `pids` lists them afterwards (all stopped by the time run()
+    returns or raises)."""
 
-    def __init__(self, cfg: RunConfig, max_processes: int):
-        check_world(cfg.plan.world_size, max_processes)
-        self.cfg = cfg
+    def __init__(self, world: int, target: Callable, args: tuple, timeout_s: float,
+                 who: Callable[[int], str] = lambda rank: f"process {rank}"):
+        self.world, self.target, self.args = world, target, args
+        self.timeout_s, self.who = timeout_s, who
         self.pids: List[int] = []
 
     def run(self) -> Dict[int, dict]:
         ctx = multiprocessing.get_context("spawn")
         results = ctx.Queue()
-        processes = [ctx.Process(target=worker_main, args=(rank, self.cfg, results), daemon=True)
-                     for rank in range(self.cfg.plan.world_size)]
+        processes = [ctx.Process(target=self.target, args=(rank, *self.args, results),
+                                 daemon=True) for rank in range(self.world)]
         try:
             for p in processes:
                 p.start()
@@ -83,23 +96,34 @@ class Launch:
 
     def _collect(self, processes, results) -> Dict[int, dict]:
         reports: Dict[int, dict] = {}
-        deadline = time.monotonic() + self.cfg.timeout_s
+        deadline = time.monotonic() + self.timeout_s
         while len(reports) < len(processes):
             try:
                 report = results.get(timeout=0.2)
             except queue.Empty:
-                self._check_alive(processes, reports)
+                self._check_alive(processes, reports, set(), (None, 0))
                 if time.monotonic() > deadline:
-                    raise PeRuntimeError(f"the run did not finish within {self.cfg.timeout_s:g} s "
+                    raise PeRuntimeError(f"the run did not finish within {self.timeout_s:g} s "
                                          "(--timeout); every process was stopped")
                 continue
             if "error" in report:
-                raise PeRuntimeError(f"{_who(self.cfg, report['rank'])} failed: {report['error']}")
+                self._blame(processes, reports, report)
             reports[report["rank"]] = report
         return reports
 
-    def _check_alive(self, processes, reports) -> None:
+    def _blame(self, processes, reports, report) -> None:
+        """A process reported an error. When another one died without a word (the usual
+        cause of a lost connection), name that one instead: wait a moment for it."""
+        until = time.monotonic() + 2.0
+        while time.monotonic() < until:
+            self._check_alive(processes, reports, {report["rank"]}, (None, 0, 1))
+            time.sleep(0.05)
+        raise PeRuntimeError(f"{self.who(report['rank'])} failed: {report['error']}")
+
+    def _check_alive(self, processes, reports, reported, fine) -> None:
+        """Raises for a process that ended with an exit code outside `fine` without a
+        report (1 is fine while other processes' error reports may still be queued)."""
         for rank, p in enumerate(processes):
-            if rank not in reports and p.exitcode is not None and p.exitcode != 0:
-                raise PeRuntimeError(f"{_who(self.cfg, rank)} died with exit code {p.exitcode}; "
+            if rank not in reports and rank not in reported and p.exitcode not in fine:
+                raise PeRuntimeError(f"{self.who(rank)} died with exit code {p.exitcode}; "
                                      "every other process was stopped")

@@ -4,10 +4,7 @@ gloo for every iteration, all-reduces its stage's gradients in the stage's own p
 group (every replica of the stage in every copy), steps SGD, and reports its timings,
 events and (replica 0 of copy 0) its parameters to the launcher."""
 
-import os
-import sys
 import time
-import traceback
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Dict, List, Optional
@@ -18,6 +15,7 @@ import torch.distributed as dist
 from .comm import BACKWARD, FORWARD, Outbox, rebuild, receive_pieces, send_slices
 from .data import iteration_batch
 from .factory import build_model
+from .launch import guarded
 from .partition import Stage, build_stages
 from .plans import RunPlan
 from .samples import overlaps, sample_range
@@ -176,21 +174,13 @@ def _run(rank: int, cfg: RunConfig, results) -> None:
     dist.barrier()
     params = None
     if copy == 0 and replica == 0:
-        params = {name: p.detach().clone() for name, p in stages[s].parameters.items()}
+        # numpy arrays: torch tensors would travel as shared-memory handles that die with us
+        params = {name: p.detach().numpy().copy() for name, p in stages[s].parameters.items()}
     results.put({"rank": rank, "copy": copy, "stage": s, "replica": replica, "spans": spans,
                  "events": events, "params": params})
     dist.destroy_process_group()
 
 
 def worker_main(rank: int, cfg: RunConfig, results) -> None:
-    """Entry point of a spawned process. Errors are reported to the launcher, then the
-    process exits with status 1."""
-    os.environ["PE_RUN_RANK"] = str(rank)
-    try:
-        _run(rank, cfg, results)
-    except Exception as exc:  # reported by the launcher, which stops every process
-        results.put({"rank": rank, "error": f"{type(exc).__name__}: {exc}",
-                     "traceback": traceback.format_exc()})
-        results.close()
-        results.join_thread()
-        sys.exit(1)
+    """Entry point of a spawned process (PE_RUN_RANK holds its rank)."""
+    guarded(rank, results, lambda: _run(rank, cfg, results))

@@ -46,7 +46,7 @@ def check_operators(traced: TracedModel, plan: RunPlan, source: str) -> Dict[str
         for op in stage.operator_ids:
             if op not in known:
                 raise PeRuntimeError(
-                    f"{source}: stage {s} runs operator '{op}', which model has no operator "
+                    f"{source}: stage {s} runs operator '{op}', but the model has no operator "
                     f"of that id; was the plan made from this model's graph.txt? "
                     f"(the model's operators: {', '.join(sorted(known)[:8])}...)")
             if op in stage_of:

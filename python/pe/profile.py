@@ -54,7 +54,7 @@ def profile_model(model: str, batch: int, out: str, runs: int = 10, warmup: int 
         params = node_parameters(traced.gm, node)
         operators.append(OperatorProfile(
             node.name, describe(traced, node), timed.forward_ms, timed.backward_ms,
-            value_bytes(env[node.name]), sum(p.numel() * p.element_size() for p in params.values())))
+            value_bytes(env[node.name]), value_bytes(list(params.values()))))
     text = graph_text(traced.input_id, value_bytes(x), operators, _edges(traced))
     meta = {"profile_batch_size": batch, "model": model, "trace": traced.method,
             "threads": threads, "runs": runs, "warmup": warmup, "seed": seed,

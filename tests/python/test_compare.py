@@ -1,6 +1,7 @@
 """pe.run --compare's parts: the measured cluster YAML that pe-plan reads, the set of plan
 shapes costed through pe.plan / pe.evaluate, and the ranking agreement."""
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -50,7 +51,6 @@ def test_measured_cluster_yaml_is_what_pe_plan_reads(tmp_path):
                            str(cluster), "--gbs", "8", "--format", "json"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    import json
     context = json.loads(done.stdout)["context"]
     assert context["machine_gpus"] == [1, 1, 1]
     assert context["inter_p2p_bw"] == pytest.approx(0.5e9)

@@ -85,7 +85,8 @@ def test_graph_txt_has_the_input_and_every_edge(tmp_path):
     nodes = [line for line in lines if not line.startswith("\t")]
     edges = [line.strip().split(" -- ") for line in lines if line.startswith("\t")]
     assert nodes[0].split(" -- ")[1] == "Input0"
-    assert nodes[0].split(" -- ")[2].endswith(f"activation_size={2 * 3 * 32 * 32 * 4}, parameter_size=0")
+    input_bytes = 2 * 3 * 32 * 32 * 4  # two float32 images of 3 x 32 x 32
+    assert nodes[0].split(" -- ")[2].endswith(f"activation_size={input_bytes}, parameter_size=0")
     ids = {n.split(" -- ")[0] for n in nodes}
     assert all(src in ids and dst in ids for src, dst in edges)
     # the residual add reads two values: the stem's relu and conv2

@@ -13,9 +13,9 @@ from typing import Dict, List, Optional
 
 from . import planning
 from .bandwidth import cluster_yaml, measure_bandwidth
-from .errors import PeRuntimeError, UsageError
+from .errors import UsageError
 from .execute import run_plan
-from .graphtxt import profile_batch_size, read_meta
+from .graphtxt import profile_batch_size, read_operators
 from .plans import parse_plan
 
 
@@ -67,7 +67,7 @@ def _two_stage_cut(graph: str, cluster: str, gbs: int, states: int, pbs: float) 
 def plan_set(graph: str, cluster: str, gbs: int, pbs: float, devices: int,
              micro_batches: List[int]) -> List[tuple]:
     """(label, pe.evaluate / pe.plan dict) per plan shape that fits `devices` processes."""
-    states = int(read_meta(graph).get("operators", 0)) or _count_states(graph)
+    states = len(read_operators(graph))
     whole = f"0-{states - 1}:1"
     shapes = [("1 stage", whole, 1, 1, "1f1b")]
     if devices >= 2:
@@ -75,9 +75,9 @@ def plan_set(graph: str, cluster: str, gbs: int, pbs: float, devices: int,
         two = _two_stage_cut(graph, cluster, gbs, states, pbs)
         for m in micro_batches:
             if m <= gbs:
-                shapes.append((f"2 stages", two, m, 1, "1f1b"))
+                shapes.append(("2 stages", two, m, 1, "1f1b"))
                 if m > 1:
-                    shapes.append((f"2 stages", two, m, 1, "gpipe"))
+                    shapes.append(("2 stages", two, m, 1, "gpipe"))
     out = [(label, planning.evaluate(graph, cluster, gbs, layout, pbs=pbs, microbatches=m,
                                      plan_copies=r, schedule=sched))
            for label, layout, m, r, sched in shapes]
@@ -85,12 +85,6 @@ def plan_set(graph: str, cluster: str, gbs: int, pbs: float, devices: int,
     if best:
         out.append(("planner's best", best[0]))
     return out
-
-
-def _count_states(graph: str) -> int:
-    with open(graph, encoding="utf-8") as f:
-        return sum(1 for line in f if line.strip() and not line[0].isspace()
-                   and " -- Input" not in line)
 
 
 def compare(model: str, gbs: int, devices: int, micro_batches: List[int], workdir: str,
@@ -103,8 +97,9 @@ def compare(model: str, gbs: int, devices: int, micro_batches: List[int], workdi
         graph = os.path.join(workdir, "graph.txt")
         profile_model(model, gbs, graph)
     pbs = profile_batch_size(graph)
-    ops = _operator_bytes(graph)
-    bw = measure_bandwidth(max(devices, 2), int(max(ops["activation"])), int(sum(ops["parameters"])))
+    ops = read_operators(graph)
+    bw = measure_bandwidth(max(devices, 2), max(o.activation_bytes for o in ops),
+                           sum(o.parameter_bytes for o in ops))
     cluster = os.path.join(workdir, "cluster.yml")
     with open(cluster, "w", encoding="utf-8") as f:
         f.write(cluster_yaml(bw))
@@ -112,22 +107,12 @@ def compare(model: str, gbs: int, devices: int, micro_batches: List[int], workdi
     for label, costed in plan_set(graph, cluster, gbs, pbs, devices, micro_batches):
         plan = parse_plan(costed, source=label)
         result = run_plan(model, plan, **(run_options or {}))
-        rows.append(Row(label, plan.stages_string, plan.micro_batches, plan.replicas, plan.schedule,
-                        costed["simulated_time_s"], costed["estimate_s"], result.iteration_time_s,
+        rows.append(Row(label, plan.stages_string, plan.micro_batches, plan.replicas,
+                        plan.schedule, costed["simulated_time_s"], costed["estimate_s"],
+                        result.iteration_time_s,
                         result.numerics.max_abs_diff if result.numerics else float("nan")))
     return {"model": model, "graph": graph, "cluster": cluster, "gbs": gbs, "pbs": pbs,
             "bandwidth": asdict(bw), "rows": rows}
-
-
-def _operator_bytes(graph: str) -> Dict[str, List[float]]:
-    act, params = [], []
-    with open(graph, encoding="utf-8") as f:
-        for line in f:
-            if line.strip() and not line[0].isspace() and " -- Input" not in line:
-                fields = dict(kv.split("=") for kv in line.split(" -- ")[2].split(", "))
-                act.append(float(fields["activation_size"]))
-                params.append(float(fields["parameter_size"]))
-    return {"activation": act, "parameters": params}
 
 
 def ranking_agreement(rows: List[Row]) -> Dict:
@@ -172,7 +157,8 @@ def compare_main(args) -> int:
     try:
         micro = [int(m) for m in args.micro_batches.split(",")]
     except ValueError as exc:
-        raise UsageError(f"--micro-batches '{args.micro_batches}': expected a list like 1,2,4") from exc
+        raise UsageError(f"--micro-batches '{args.micro_batches}': expected a list like "
+                         "1,2,4") from exc
     options = dict(iterations=args.iterations, warmup=args.warmup, threads=args.threads,
                    max_processes=args.max_processes, lr=args.lr, seed=args.seed,
                    timeout_s=args.timeout)

@@ -42,6 +42,22 @@ def graph_text(input_id: str, input_bytes: int, operators: List[OperatorProfile]
     return "\n".join(lines) + "\n"
 
 
+def read_operators(path: str) -> List[OperatorProfile]:
+    """The operators of a graph.txt this module wrote (the model input left out)."""
+    operators = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            fields = line.rstrip("\n").split(" -- ")
+            if line[:1].isspace() or len(fields) < 3 or fields[1].startswith("Input"):
+                continue
+            values = dict(item.split("=", 1) for item in fields[2].split(", "))
+            operators.append(OperatorProfile(
+                fields[0], fields[1], float(values["forward_compute_time"]),
+                float(values["backward_compute_time"]), int(float(values["activation_size"])),
+                int(float(values["parameter_size"]))))
+    return operators
+
+
 def write_profile(path: str, text: str, meta: Dict) -> str:
     """Writes graph.txt and its side file; returns the side file's path."""
     folder = os.path.dirname(os.path.abspath(path))

@@ -1,6 +1,6 @@
-"""Starting one process per device (of a plan, or of a bandwidth measurement) on this machine, collecting their reports,
-and stopping every one of them whatever happens (an error, a process that dies, a
-timeout, Ctrl-C)."""
+"""Starting one process per device (of a plan, or of a bandwidth measurement) on this
+machine, collecting their reports, and stopping every one of them whatever happens (an
+error, a process that dies, a timeout, Ctrl-C)."""
 
 import multiprocessing
 import os

@@ -11,13 +11,15 @@ from typing import Dict, List
 
 from .errors import PeRuntimeError
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+_DEFAULT_BINARY = os.path.join("build", "planner", "cli", "pe-plan")
 
 
 def pe_plan_binary() -> str:
-    path = os.environ.get("PE_PLAN_BIN") or os.environ.get("PE_PLAN") or os.path.join(_REPO, "build", "planner", "cli", "pe-plan")
+    """$PE_PLAN_BIN, else $PE_PLAN (as ctest sets it), else build/planner/cli/pe-plan."""
+    path = os.environ.get("PE_PLAN_BIN") or os.environ.get("PE_PLAN") or _DEFAULT_BINARY
     if not os.access(path, os.X_OK):
-        raise PeRuntimeError(f"pe-plan not found at '{path}': build the project or set PE_PLAN_BIN")
+        raise PeRuntimeError(f"pe-plan not found at '{path}': build the project or set "
+                             "PE_PLAN_BIN")
     return path
 
 
@@ -41,7 +43,8 @@ def _flags(settings: Dict) -> List[str]:
 
 
 def _cli(profile: str, cluster: str, gbs: int, extra: List[str]) -> Dict:
-    where = ["--cluster", cluster] if cluster.endswith((".yml", ".yaml")) else ["--devices", cluster]
+    yaml = cluster.endswith((".yml", ".yaml"))
+    where = ["--cluster", cluster] if yaml else ["--devices", cluster]
     cmd = [pe_plan_binary(), "--profile", profile, *where, "--gbs", str(gbs), "--format", "json",
            *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -69,7 +69,8 @@ class StageRunner:
         args = [rebuild(c, t) for c, t in zip(self.stage.receives, received)]
         out = self.stage.module(*args)
         if self.last:
-            saved[m] = (leaves, self.loss_fn(out, batch[1][lo:hi]) * ((hi - lo) / self.plan.global_batch), None)
+            share = (hi - lo) / self.plan.global_batch  # summed over chunks: the batch mean
+            saved[m] = (leaves, self.loss_fn(out, batch[1][lo:hi]) * share, None)
             return
         outs = [tensor_leaves(v) for v in out]
         targets = [(rank, a, b) for rank, _, a, b in self._route(self.s + 1, m)]
@@ -110,7 +111,7 @@ class StageRunner:
             p.grad = flat[at:at + g.numel()].view_as(g).clone()
             at += g.numel()
 
-    def iteration(self, it: int, data) -> List[tuple]:
+    def iteration(self, data) -> List[tuple]:
         """Runs one iteration; returns its events (kind, micro-batch, start, end)."""
         outbox, saved, events = Outbox(), {}, []
         ops = stage_operations(self.plan.schedule, self.plan.micro_batches,
@@ -169,7 +170,7 @@ def _run(rank: int, cfg: RunConfig, results) -> None:
         data = iteration_batch(spec.example, output, cfg.plan.global_batch, cfg.seed, it)
         dist.barrier()
         start = time.perf_counter()
-        events = runner.iteration(it, data)
+        events = runner.iteration(data)
         spans.append((start, time.perf_counter()))
     dist.barrier()
     params = None

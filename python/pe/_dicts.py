@@ -2,6 +2,10 @@
 nested objects, lists and None converted the same way."""
 
 
+# Properties left out of to_dict(): PointResult.best repeats plans[0].
+_REPEATED = {"best"}
+
+
 def _plain(value):
     if hasattr(value, "to_dict"):
         return value.to_dict()
@@ -16,7 +20,8 @@ def to_dict(obj):
     return {
         name: _plain(getattr(obj, name))
         for name in sorted(dir(cls))
-        if not name.startswith("_") and isinstance(getattr(cls, name), property)
+        if not name.startswith("_") and name not in _REPEATED
+        and isinstance(getattr(cls, name), property)
     }
 
 

@@ -108,6 +108,10 @@ void bind_profile(py::module_& m) {
         return entries;
       },
       "The bundled profiles (profiles/catalog.yml) as dicts, in catalogue order");
+  m.def("profiles_directory", &profiles_directory,
+        "Where bundled profiles are looked up ($PE_PROFILES_DIR first; docs/api.md)");
+  m.def("set_installed_profiles_directory", &set_installed_profiles_directory, py::arg("directory"),
+        "Registers the installed profiles (done by an installed pe)");
 }
 
 void bind_cluster(py::module_& m) {

@@ -96,7 +96,8 @@ def test_evaluate_a_plan_of_your_own():
     cost = planner.evaluate(512, "0-24:1")
     assert cost.fits is False and cost.memory_note.startswith("stage 0 needs")
     assert cost.plan.stages_string == "0-24:1"
-    good = pe.Planner(vgg19, pe.Cluster("8,16")).evaluate(512, "0-20:8;21-24:8", microbatches=8, schedule="gpipe")
+    good = pe.Planner(vgg19, pe.Cluster("8,16")).evaluate(512, "0-20:8;21-24:8",
+                                                          microbatches=8, schedule="gpipe")
     assert good.fits and good.memory_note == ""
     assert (good.plan.micro_batches, good.plan.micro_batch_size, good.plan.schedule) == (
         8, 64, "gpipe")

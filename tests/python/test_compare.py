@@ -10,7 +10,7 @@ import pytest
 
 from pe.profile import profile_model
 from pe.runtime.bandwidth import Bandwidth, cluster_yaml
-from pe.runtime.compare import Row, plan_set, ranking_agreement
+from pe.runtime.compare import Row, measure_plans, plan_set, ranking_agreement
 from pe.runtime.errors import PeRuntimeError
 from pe.runtime.planning import pe_plan_binary
 
@@ -75,3 +75,18 @@ def test_plan_set_holds_each_shape_that_fits(tmp_path):
     assert seen[-1][0] == "planner's best"
     single = plan_set(str(graph), "1", 8, 4.0, 1, [1, 2])
     assert [label for label, _ in single] == ["1 stage", "planner's best"]
+
+
+def test_measure_plans_runs_each_plan_every_round(tmp_path):
+    graph = tmp_path / "mlp.txt"
+    profile_model(MLP, 4, str(graph), runs=1, warmup=0)
+    try:
+        shapes = plan_set(str(graph), "1", 4, 4.0, 1, [1])
+    except PeRuntimeError as exc:
+        pytest.skip(str(exc))
+    rows = measure_plans(MLP, shapes, 2, dict(iterations=1, warmup=0, timeout_s=120))
+    assert [r.label for r in rows] == ["1 stage", "planner's best"]
+    for row, (_, costed) in zip(rows, shapes):
+        assert row.measured_s > 0
+        assert row.simulated_s == costed["simulated_time_s"]
+        assert row.max_abs_diff <= 1e-5

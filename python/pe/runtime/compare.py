@@ -7,6 +7,7 @@ whether the predicted ranking agrees with the measured one."""
 
 import json
 import os
+import statistics
 import tempfile
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
@@ -48,6 +49,8 @@ def add_compare_options(p) -> None:
     g.add_argument("--batch", type=int, default=32, help="global batch size (and profile batch)")
     g.add_argument("--devices", type=int, default=2, help="processes of the measured cluster")
     g.add_argument("--micro-batches", default="1,2,4", help="micro-batch counts to run")
+    g.add_argument("--rounds", type=int, default=1, help="run the whole set of plans this "
+                   "many times, round after round; each plan's time is the median of all")
     g.add_argument("--workdir", help="where to write graph.txt, cluster.yml, plans (default: "
                    "a temporary folder)")
     g.add_argument("--json", help="also write the comparison as JSON here")
@@ -87,12 +90,31 @@ def plan_set(graph: str, cluster: str, gbs: int, pbs: float, devices: int,
     return out
 
 
+def measure_plans(model: str, costed: List[tuple], rounds: int, run_options: Dict) -> List[Row]:
+    """Runs every plan once per round, round after round (so a change in the host's load
+    touches every plan alike); a plan's measured time is the median of all its measured
+    iterations, its numerics the worst difference of its runs."""
+    plans = [parse_plan(c, source=label) for label, c in costed]
+    times: List[List[float]] = [[] for _ in plans]
+    worst = [0.0 for _ in plans]
+    for _ in range(rounds):
+        for i, plan in enumerate(plans):
+            result = run_plan(model, plan, **run_options)
+            times[i] += result.iteration_times_s
+            if result.numerics:
+                worst[i] = max(worst[i], result.numerics.max_abs_diff)
+    return [Row(label, plan.stages_string, plan.micro_batches, plan.replicas, plan.schedule,
+                c["simulated_time_s"], c["estimate_s"], statistics.median(t), w)
+            for (label, c), plan, t, w in zip(costed, plans, times, worst)]
+
+
 def compare(model: str, gbs: int, devices: int, micro_batches: List[int], workdir: str,
-            graph: Optional[str] = None, run_options: Optional[Dict] = None) -> Dict:
+            graph: Optional[str] = None, run_options: Optional[Dict] = None,
+            rounds: int = 1) -> Dict:
     from pe.profile import profile_model
 
-    if devices < 1:
-        raise UsageError("--devices must be >= 1")
+    if devices < 1 or rounds < 1:
+        raise UsageError("--devices and --rounds must be >= 1")
     if graph is None:
         graph = os.path.join(workdir, "graph.txt")
         profile_model(model, gbs, graph)
@@ -103,16 +125,10 @@ def compare(model: str, gbs: int, devices: int, micro_batches: List[int], workdi
     cluster = os.path.join(workdir, "cluster.yml")
     with open(cluster, "w", encoding="utf-8") as f:
         f.write(cluster_yaml(bw))
-    rows = []
-    for label, costed in plan_set(graph, cluster, gbs, pbs, devices, micro_batches):
-        plan = parse_plan(costed, source=label)
-        result = run_plan(model, plan, **(run_options or {}))
-        rows.append(Row(label, plan.stages_string, plan.micro_batches, plan.replicas,
-                        plan.schedule, costed["simulated_time_s"], costed["estimate_s"],
-                        result.iteration_time_s,
-                        result.numerics.max_abs_diff if result.numerics else float("nan")))
+    costed = plan_set(graph, cluster, gbs, pbs, devices, micro_batches)
+    rows = measure_plans(model, costed, rounds, run_options or {})
     return {"model": model, "graph": graph, "cluster": cluster, "gbs": gbs, "pbs": pbs,
-            "bandwidth": asdict(bw), "rows": rows}
+            "bandwidth": asdict(bw), "rounds": rounds, "rows": rows}
 
 
 def ranking_agreement(rows: List[Row]) -> Dict:
@@ -133,7 +149,8 @@ def table(report: Dict) -> str:
     bw = report["bandwidth"]
     lines = [f"{report['model']}: GBS {report['gbs']}, profile {report['graph']} (batch "
              f"{report['pbs']:g}); gloo on this host: point-to-point {bw['p2p_GBps']:.3f} GB/s, "
-             f"all-reduce {bw['allreduce_GBps']:.3f} GB/s ({report['cluster']})",
+             f"all-reduce {bw['allreduce_GBps']:.3f} GB/s ({report['cluster']}); measured: "
+             f"median of every measured iteration of {report['rounds']} round(s)",
              f"{'plan':<15} {'stages':<22} {'MB':>3} {'R':>2} {'sched':<6} {'simulated':>10} "
              f"{'estimate':>10} {'measured':>10} {'err sim':>8} {'err est':>8}"]
     for r in report["rows"]:
@@ -165,7 +182,8 @@ def compare_main(args) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = args.workdir or tmp
         os.makedirs(workdir, exist_ok=True)
-        report = compare(args.model, args.batch, args.devices, micro, workdir, args.graph, options)
+        report = compare(args.model, args.batch, args.devices, micro, workdir, args.graph, options,
+                         args.rounds)
         print(table(report))
     if args.json:
         out = dict(report, rows=[dict(asdict(r), simulated_error=r.simulated_error,

@@ -61,6 +61,29 @@ def _trace(reports: Dict[int, dict], plan: RunPlan, model: str) -> Dict:
     return chrome_trace(firsts, labels, f"{model} measured: {plan.describe()}")
 
 
+_PORT_TRIES = 3
+
+
+def _launch(cfg: RunConfig, fixed_port: bool):
+    """Runs the processes; a free port picked for them that another program takes before
+    the rendezvous binds it is picked again (up to _PORT_TRIES times)."""
+    pids: List[int] = []
+    for attempt in range(_PORT_TRIES):
+        if not fixed_port:
+            cfg.port = free_port()
+        launch = Launch(cfg.plan.world_size, worker_main, (cfg,), cfg.timeout_s,
+                        lambda r: _who(cfg.plan, r))
+        try:
+            return launch.run(), pids + launch.pids
+        except PeRuntimeError as exc:
+            pids += launch.pids
+            if fixed_port or "Address already in use" not in str(exc) or \
+                    attempt + 1 == _PORT_TRIES:
+                exc.pids = pids  # all stopped; tests check that none is left
+                raise
+    raise AssertionError("unreachable")
+
+
 def run_plan(model: str, plan: RunPlan, iterations: int = 5, warmup: int = 2, threads: int = 1,
              port: int = 0, max_processes: Optional[int] = None, lr: float = 0.01,
              seed: int = 0, check: bool = True, tolerance: float = DEFAULT_TOLERANCE,
@@ -71,15 +94,9 @@ def run_plan(model: str, plan: RunPlan, iterations: int = 5, warmup: int = 2, th
     check_plan_matches(model, plan, source, seed)
     if port:
         check_port(port)
-    cfg = RunConfig(model, plan, port or free_port(), iterations, warmup, threads, lr, seed,
-                    timeout_s)
     check_world(plan.world_size, max_processes or default_max_processes())
-    launch = Launch(plan.world_size, worker_main, (cfg,), timeout_s, lambda r: _who(plan, r))
-    try:
-        reports = launch.run()
-    except PeRuntimeError as exc:
-        exc.pids = launch.pids  # all stopped; tests check that none is left
-        raise
+    cfg = RunConfig(model, plan, port, iterations, warmup, threads, lr, seed, timeout_s)
+    reports, pids = _launch(cfg, fixed_port=bool(port))
     numerics = None
     if check:
         measured = {n: torch.from_numpy(p) for r in reports.values() if r["params"]
@@ -87,4 +104,4 @@ def run_plan(model: str, plan: RunPlan, iterations: int = 5, warmup: int = 2, th
         reference = reference_parameters(model, plan.global_batch, warmup + iterations, lr, seed)
         numerics = compare_parameters(measured, reference, tolerance, warmup + iterations)
     return RunResult(plan, _iteration_times(reports, warmup), _trace(reports, plan, model),
-                     numerics, launch.pids)
+                     numerics, pids)

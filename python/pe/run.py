@@ -88,6 +88,11 @@ def main(argv=None) -> int:
     try:
         if args.compare:
             from pe.runtime.compare import compare_main
+            for flag, value in (("--plan", args.plan), ("--trace", args.trace),
+                                ("--gbs", args.gbs), ("--port", args.port),
+                                ("--rank", args.rank != 1)):
+                if value:
+                    parser.error(f"{flag} is for running one plan, not with --compare")
             return compare_main(args)
         if not args.plan:
             parser.error("--plan is required (or --compare)")

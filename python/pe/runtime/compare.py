@@ -51,8 +51,8 @@ def add_compare_options(p) -> None:
     g.add_argument("--micro-batches", default="1,2,4", help="micro-batch counts to run")
     g.add_argument("--rounds", type=int, default=1, help="run the whole set of plans this "
                    "many times, round after round; each plan's time is the median of all")
-    g.add_argument("--workdir", help="where to write graph.txt, cluster.yml, plans (default: "
-                   "a temporary folder)")
+    g.add_argument("--workdir", help="where to write graph.txt and cluster.yml (default: a "
+                   "temporary folder)")
     g.add_argument("--json", help="also write the comparison as JSON here")
 
 
@@ -178,7 +178,7 @@ def compare_main(args) -> int:
                          "1,2,4") from exc
     options = dict(iterations=args.iterations, warmup=args.warmup, threads=args.threads,
                    max_processes=args.max_processes, lr=args.lr, seed=args.seed,
-                   timeout_s=args.timeout)
+                   timeout_s=args.timeout, check=not args.no_check, tolerance=args.tolerance)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = args.workdir or tmp
         os.makedirs(workdir, exist_ok=True)

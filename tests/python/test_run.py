@@ -87,6 +87,18 @@ def test_two_replica_gpipe_plan_matches_single_process_training(tmp_path):
     assert any(e.get("cat") == "allreduce" for e in result.trace["traceEvents"])
 
 
+def test_replicated_stage_feeding_a_single_one_matches(tmp_path):
+    """Stage 0 on two processes sends each half of a micro-batch to stage 1's one process
+    and gets its gradients back; the stage's replicas all-reduce in their own group."""
+    graph = _profile(tmp_path, MLP, "mlp")
+    plan = _costed(graph, "0-3:2;4-6:1", gbs=6, microbatches=2)
+    result = run(MLP, plan, **FAST)
+    assert [s.width for s in result.plan.stages] == [2, 1]
+    assert result.numerics.ok, result.numerics
+    stage0 = {e["name"] for e in result.trace["traceEvents"] if e["pid"] == 0}
+    assert "all-reduce" in stage0
+
+
 def test_the_check_fails_for_other_training():
     """Parameters after training at another learning rate or for one iteration fewer
     differ by more than the tolerance: the check can fail."""

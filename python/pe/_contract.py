@@ -132,14 +132,24 @@ def sweep(profile, cluster, batch_sizes, **settings):
     return json.loads(_report(profile, cluster, batch_sizes, None, settings, "sweep"))["points"]
 
 
+def _one_batch_size(gbs, function):
+    if isinstance(gbs, bool) or not isinstance(gbs, (int, str)):
+        raise TypeError(f"{function}(): gbs must be one batch size (an int), not {gbs!r}")
+    if len(_core.parse_batch_sizes(str(gbs))) != 1:
+        raise _core.UsageError(f"--gbs: expected one batch size, got '{gbs}'")
+    return gbs
+
+
 def plan(profile, cluster, gbs, **settings):
     """The best plans of one global batch size: one point of pe-plan's JSON, as a dict."""
-    return json.loads(_report(profile, cluster, int(gbs), None, settings, "plan"))["points"][0]
+    text = _report(profile, cluster, _one_batch_size(gbs, "plan"), None, settings, "plan")
+    return json.loads(text)["points"][0]
 
 
 def evaluate(profile, cluster, gbs, layout, **settings):
     """A plan of your own (layout as pe-plan's --plan, e.g. "0-20:15;21-24:1"; microbatches,
     plan_copies and schedule as --microbatches, --plan-copies and --schedule) costed at gbs:
     the "given_plan" of pe-plan's JSON, as a dict."""
-    text = _report(profile, cluster, int(gbs), layout, settings, "evaluate")
+    text = _report(profile, cluster, _one_batch_size(gbs, "evaluate"), layout, settings,
+                   "evaluate")
     return json.loads(text)["given_plan"]

@@ -125,3 +125,13 @@ def test_object_api_names_the_keyword_as_pe_plan_names_the_flag():
         pe.Planner(profile, pe.Cluster("8,16"), None, pe.SearchOptions(top=0))
     with pytest.raises(pe.InputError, match="^cluster: "):
         pe.Cluster("8,16", memory_gb=0)
+
+
+def test_plan_and_evaluate_take_one_batch_size():
+    with pytest.raises(TypeError, match="one batch size"):
+        pe.plan("resnet50", "8,16", [64, 128])
+    with pytest.raises(TypeError, match="one batch size"):
+        pe.evaluate("resnet50", "8,16", 64.0, "0-175:16")
+    with pytest.raises(pe.UsageError, match="^--gbs: expected one batch size, got '64,128'$"):
+        pe.plan("resnet50", "8,16", "64,128")
+    assert pe.plan("resnet50", "8,16", "64") == pe.plan("resnet50", "8,16", 64)

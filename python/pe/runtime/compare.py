@@ -160,9 +160,9 @@ def table(report: Dict) -> str:
                      f"{r.estimate_error * 100:>+7.1f}%")
     rank = ranking_agreement(report["rows"])
     rows = report["rows"]
-    errors = sorted(abs(r.simulated_error) for r in rows)
-    lines.append(f"simulated error: median {errors[len(errors) // 2] * 100:.1f}%, worst "
-                 f"{errors[-1] * 100:.1f}%; predicted best: {rows[rank['predicted_best']].label} "
+    errors = [abs(r.simulated_error) for r in rows]
+    lines.append(f"simulated error: median {statistics.median(errors) * 100:.1f}%, worst "
+                 f"{max(errors) * 100:.1f}%; predicted best: {rows[rank['predicted_best']].label} "
                  f"{rows[rank['predicted_best']].layout}, measured best: "
                  f"{rows[rank['measured_best']].label} {rows[rank['measured_best']].layout} "
                  f"({'agree' if rank['best_agrees'] else 'disagree'}); "

@@ -46,13 +46,17 @@ def _is_cluster_file(cluster):
 
 
 def cli_arguments(profile, cluster, batch_sizes, layout=None, **settings):
-    """The pe-plan arguments (argv[1:], with --format json) that ask what these do."""
+    """The pe-plan arguments (argv[1:], with --format json) that ask what these do. A
+    Profile object stands for its file at its batch size; a Cluster object has no flag (the
+    arguments then plan on pe-plan's default cluster)."""
     settings = _keywords(settings, _SETTINGS + _GIVEN_PLAN, "cli_arguments")
     args = []
     if isinstance(profile, str):
         args += ["--profile", profile]
     elif getattr(profile, "path", ""):
         args += ["--profile", profile.path]
+        if "pbs" not in settings:
+            args += ["--pbs", _text(profile.profile_batch_size)]
     if isinstance(cluster, str):
         args += ["--cluster" if _is_cluster_file(cluster) else "--devices", cluster]
     args += ["--gbs", _batch_text(batch_sizes)]

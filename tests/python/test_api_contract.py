@@ -113,3 +113,12 @@ def test_sweep_json_with_a_given_plan_is_the_text_pe_plan_prints(pe_plan):
     assert printed.returncode == 0, printed.stderr
     assert pe.sweep_json("vgg19", "8,16", [256, 512], "0-20:12;21-24:4",
                          microbatches=4) == printed.stdout
+
+
+def test_a_profile_object_stands_for_its_file_at_its_batch_size(pe_plan):
+    profile = pe.load_profile("alexnet", pbs=64)
+    args = pe.cli_arguments(profile, "4,8", 256)
+    assert args[:4] == ["--profile", profile.path, "--pbs", "64.0"]
+    printed = pe_plan(args)
+    assert printed.returncode == 0, printed.stderr
+    assert pe.sweep_json(profile, "4,8", 256) == printed.stdout

@@ -44,3 +44,22 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/peConfig.cmake
               ${PROJECT_BINARY_DIR}/cmake/peConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/pe_profiles_directory.cc.in
         DESTINATION ${PE_INSTALL_CMAKEDIR})
+
+# The Python package pe (PE_BUILD_PYTHON): PREFIX/lib/python3/dist-packages/pe/, Debian's
+# path for /usr/bin/python3's packages when PREFIX is /usr; for another prefix, add
+# PREFIX/lib/python3/dist-packages to PYTHONPATH. _install_paths.py tells the installed
+# package where the installed profiles are, relative to itself.
+if(PE_BUILD_PYTHON)
+  set(PE_INSTALL_PYTHONDIR "lib/python3/dist-packages" CACHE STRING
+      "Where the Python package pe is installed, relative to the prefix")
+  install(TARGETS pe_python LIBRARY DESTINATION ${PE_INSTALL_PYTHONDIR}/pe)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/pe/ DESTINATION ${PE_INSTALL_PYTHONDIR}/pe
+          FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+  file(RELATIVE_PATH pe_profiles_from_package "/prefix/${PE_INSTALL_PYTHONDIR}/pe"
+       "/prefix/${PE_INSTALL_PROFILES_DIR}")
+  file(WRITE ${PROJECT_BINARY_DIR}/python/_install_paths.py
+       "# Written by cmake/install.cmake: the installed profiles, relative to this folder.\n"
+       "PROFILES = \"${pe_profiles_from_package}\"\n")
+  install(FILES ${PROJECT_BINARY_DIR}/python/_install_paths.py
+          DESTINATION ${PE_INSTALL_PYTHONDIR}/pe)
+endif()

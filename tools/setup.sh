@@ -6,7 +6,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 packages="cmake ninja-build g++ libtbb-dev libboost-graph-dev libyaml-cpp-dev nlohmann-json3-dev
   libcli11-dev libfmt-dev libgtest-dev
-  libgmock-dev libbenchmark-dev librsvg2-bin"
+  libgmock-dev libbenchmark-dev librsvg2-bin
+  python3-dev pybind11-dev python3-numpy python3-pytest python3-torch"
 missing=""
 for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/program.h"
+#include "cli/scratch.h"
 #include "test_paths.h"
 
 namespace pe::testing {
@@ -50,21 +51,7 @@ std::string host_list(std::size_t count) {
   return hosts;
 }
 
-class Export : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("pe-export-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  fs::path dir_;
-};
+using Export = ScratchTest;
 
 // VGG-19's best plan at GBS 512 on 16 machines has a stage on 15 GPUs: PipeEdge's runtime
 // would chain 15 copies of it, so the export is refused before anything is written.

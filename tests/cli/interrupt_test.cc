@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/program.h"
+#include "cli/scratch.h"
 #include "test_paths.h"
 
 namespace pe::testing {
@@ -42,19 +43,8 @@ std::vector<std::string> names_in(const fs::path& dir) {
   return names;
 }
 
-class Interrupt : public ::testing::Test {
+class Interrupt : public ScratchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("pe-interrupt-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  const fs::path& dir() const { return dir_; }
-
   // A sweep of 8192 batch sizes of VGG-19 without an effort limit: about 20 s on two cores,
   // each batch size well under a second. An existing chart must survive its interruption.
   ProgramResult interrupt_sweep(int signal_number) {
@@ -71,9 +61,6 @@ class Interrupt : public ::testing::Test {
     program.signal(signal_number);
     return program.finish();
   }
-
- private:
-  fs::path dir_;
 };
 
 TEST_F(Interrupt, SigintDuringASweepExits130AndWritesNothing) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/program.h"
+#include "cli/scratch.h"
 #include "render/xml_check.h"
 #include "report/csv_table.h"
 #include "test_paths.h"
@@ -46,26 +47,7 @@ std::string read(const fs::path& path) {
 }
 
 // A fresh scratch folder, removed at the end of the test.
-class Scratch : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("pe-outputs-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  // A copy of `source` in the scratch folder.
-  std::string copy(const std::string& source, const std::string& name) const {
-    fs::copy_file(source, path(name));
-    return path(name);
-  }
-
- private:
-  fs::path dir_;
-};
+using Scratch = ScratchTest;
 
 using PePlanOutputPath = Scratch;
 

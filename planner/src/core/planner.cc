@@ -100,7 +100,10 @@ PointResult Planner::plan(int global_batch) const {
   PointResult result;
   result.global_batch = global_batch;
   result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
-  detail::SearchResult found = detail::search_plans(cost, global_batch, options_);
+  // The parts of the cluster are searched too, so more machines never give a slower plan.
+  detail::SearchResult found = detail::search_plans(
+      cost, global_batch, options_,
+      [&](const Cluster& part) { return detail::CostModel(model_, part, settings_); });
   result.plans = std::move(found.plans);
   result.exact = found.exact;
   result.lower_bound = result.plans.empty() ? 0 : found.lower_bound;

@@ -30,8 +30,9 @@ struct SearchOptions {
   /// a suffix entry tried or two entries compared; a few ns each on one core); 0 =
   /// unlimited. The pipeline shapes share it in a fixed order (what one leaves passes on).
   /// A shape that needs more counts in PointResult::lower_bound with the bound of a
-  /// relaxed pass (the same dynamic program keeping one entry per group, with as much
-  /// effort again), or with a floor bound (its busiest stage's share of the work) when that
+  /// relaxed pass (the same dynamic program keeping one entry per group; the relaxed
+  /// passes share as much effort again on up to 64 GPUs, proportionally less on more), or
+  /// with a floor bound (its busiest stage's share of the work) when that
   /// runs out too, instead of its searched one, and the best plans
   /// found are returned, never worse than the seeds (one-stage data parallelism inside
   /// each copy and equal-work pipelines). See README, "Exactness and gaps".

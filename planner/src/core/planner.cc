@@ -107,6 +107,9 @@ PointResult Planner::plan(int global_batch) const {
   result.plans = std::move(found.plans);
   result.exact = found.exact;
   result.lower_bound = result.plans.empty() ? 0 : found.lower_bound;
+  // The search ranked the plans by simulated_makespan; simulate_plan builds the timeline
+  // the reporters read, whose makespan is that same number (tested), so a plan reports the
+  // time it was ranked by.
   for (Plan& plan : result.plans) simulate_plan(plan);
   if (result.plans.empty()) {
     result.no_plan_reason = no_plan_reason(cost, global_batch, found.exact, options_.effort);

@@ -30,6 +30,10 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr std::size_t kWave = 8;  // shapes searched together with one shared bound
 constexpr int kRounds = 3;        // searches of a shape that runs out of effort, at most
 constexpr int kPlansPerPass = 4;  // candidates one pass returns, least bound first
+// The relaxed passes of a batch size share as much effort again on up to this many GPUs,
+// proportionally less on more: their steps grow with the squared width, so beyond it most
+// would run out anyway.
+constexpr int kRelaxedDevices = 64;
 
 // Whether a plan is one of a shape's: its copies, micro-batch size and schedule (the
 // micro-batch count follows from them, except for accumulation plans).
@@ -380,12 +384,14 @@ bool held_by(const PipelineShapeChoice& shape, int part, const PipelineShapeChoi
 // of candidates, one effort and one certificate.
 class Search {
  public:
-  Search(int global_batch, const SearchOptions& options)
+  Search(int global_batch, const SearchOptions& options, int devices)
       : global_batch_(global_batch),
         options_(options),
         pool_(std::max(1, options.top)),
         left_(options.effort ? options.effort : std::numeric_limits<std::uint64_t>::max()),
-        relaxed_left_(left_) {}
+        relaxed_left_(devices <= kRelaxedDevices
+                          ? left_
+                          : left_ / static_cast<std::uint64_t>(devices) * kRelaxedDevices) {}
 
   // Every shape of the cluster of `cost`, in order (1F1B first: its plans usually win, and
   // the bound they leave prunes GPipe's search); `keep` filters them.
@@ -554,7 +560,7 @@ std::vector<Cluster> cluster_parts(const Cluster& cluster) {
 
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
                           const PartCostModel& part_cost) {
-  Search search(global_batch, options);
+  Search search(global_batch, options, cost.cluster().device_count());
   const std::vector<ShapeOn> whole =
       search.shapes(cost, [](const PipelineShapeChoice&) { return true; });
   const std::vector<Seconds> whole_bounds = search.run(cost, whole);

@@ -48,8 +48,8 @@ inline constexpr double kSimpler = 1e-3;
 inline constexpr double kTie = 1e-9;
 /// Plans of more (stage, micro-batch) pairs than this are not simulated by the search, so
 /// not candidates (their lower bounds still count in the certificate). The search simulates
-/// many plans, so it keeps well below what pe::simulate takes at all (the event limit of
-/// plan_layout.cc, 2^26 pairs): a plan at the limit takes seconds.
+/// many plans, so it stays well below the most pe::simulate takes at all (kMaxPairs in
+/// simulate/simulate.cc, 2^26 pairs, also plan_layout.cc's limit): a sixteenth of it.
 inline constexpr double kMaxSimulatedPairs = 1 << 22;
 
 /// The cost model of the same model and settings on another cluster: here always a part of
@@ -67,10 +67,11 @@ struct SearchResult {
 
 /// The `top` best plans of distinct shapes by simulated time (best first, the simplest
 /// within kSimpler of the fastest leading), with a lower bound on the whole space. Each
-/// shape's pass shares options.effort (in order; a shape that runs out is searched again
-/// with what the others left, up to three rounds; a shape never finished counts with the
-/// bound of a relaxed pass, DpQuery::relaxed, given as much effort again, or its floor when
-/// that runs out too). Deterministic for any thread count.
+/// shape's pass shares options.effort (in order; a shape that runs out is searched again,
+/// least bound first, with what the others left, up to three rounds; a shape never
+/// finished counts with the bound of its relaxed pass, DpQuery::relaxed, or its floor when
+/// that runs out too: the relaxed passes share as much effort again, times 64 / GPUs on more
+/// than 64 GPUs). Deterministic for any thread count.
 ///
 /// With `part_cost`, the space also holds the plans of the parts of the cluster: its first
 /// machines, and its first device (the other devices stay idle). Each part's shapes are

@@ -440,8 +440,11 @@ class Search {
     return bounds;
   }
   // Bounds the shapes of a part that no exact pass could search (no effort left) with
-  // their relaxed passes; those held by a shape of the whole cluster are bounded there.
-  void bound_only(const std::vector<ShapeOn>& shapes) {
+  // their relaxed passes; those held by a shape of the whole cluster are bounded there. Its
+  // accumulation plans, outside every shape, are still offered.
+  void bound_only(const CostModel& cost, const std::vector<ShapeOn>& shapes) {
+    seed_accumulation(cost, global_batch_, options_, pool_);
+    pool_.simulate_promising();
     std::vector<std::size_t> all(shapes.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
     for (Seconds b : relaxed_bounds(shapes, all)) lower_ = std::min(lower_, b);
@@ -581,11 +584,12 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
     // Parts get only the effort the whole cluster left: with none, their shapes are only
     // bounded (by relaxed passes).
     if (search.effort_left() == 0) {
-      search.bound_only(search.shapes(part_model, [&](const PipelineShapeChoice& shape) {
-        return std::none_of(whole.begin(), whole.end(), [&](const ShapeOn& w) {
-          return held_by(shape, used, w.shape, devices, machine);
-        });
-      }));
+      search.bound_only(part_model,
+                        search.shapes(part_model, [&](const PipelineShapeChoice& shape) {
+                          return std::none_of(whole.begin(), whole.end(), [&](const ShapeOn& w) {
+                            return held_by(shape, used, w.shape, devices, machine);
+                          });
+                        }));
       continue;
     }
     // A shape whose plans a shape of the whole cluster holds, and whose bound there is no

@@ -135,6 +135,24 @@ TEST(HybridSearch, ReportsTheEvaluatedCostOfItsPlan) {
   }
 }
 
+// The time a plan is ranked by (simulated_makespan, without events) is the makespan of its
+// simulated timeline, which Planner::plan builds for the reporters: bit for bit.
+TEST(HybridSearch, RankedTimeIsTheTimelinesMakespan) {
+  std::mt19937 rng(20261126);
+  int plans = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    testing::Instance in = random_instance(rng, 8, trial % 2 ? 8 : 4);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    for (const Plan& plan :
+         detail::search_plans(cost, in.global_batch, {{Schedule::OneFOneB, Schedule::GPipe}, 3, 0})
+             .plans) {
+      EXPECT_EQ(plan.iteration_time, simulate(plan.shape()).makespan) << "trial " << trial;
+      ++plans;
+    }
+  }
+  EXPECT_GT(plans, 60);
+}
+
 TEST(HybridSearch, TopPlansAreSortedAndOfDistinctShapes) {
   std::mt19937 rng(11);
   testing::Instance in = random_instance(rng, 8, 8);

@@ -29,8 +29,11 @@ struct SearchOptions {
   /// Search effort per global batch size, in steps of the exact search (a cell, a stage,
   /// a suffix entry tried or two entries compared; a few ns each on one core); 0 =
   /// unlimited. The pipeline shapes share it in a fixed order (what one leaves passes on).
-  /// A shape that needs more counts in PointResult::lower_bound with a floor bound (its
-  /// busiest stage's share of the work) instead of its searched one, and the best plans
+  /// A shape that needs more counts in PointResult::lower_bound with the bound of a
+  /// relaxed pass (the same dynamic program keeping one entry per group; the relaxed
+  /// passes share as much effort again on up to 64 GPUs, proportionally less on more), or
+  /// with a floor bound (its busiest stage's share of the work) when that
+  /// runs out too, instead of its searched one, and the best plans
   /// found are returned, never worse than the seeds (one-stage data parallelism inside
   /// each copy and equal-work pipelines). See README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
@@ -99,7 +102,11 @@ class Planner {
   /// The training settings in use.
   const TrainingSettings& settings() const { return settings_; }
 
-  /// Baselines and best plans for one global batch size (UsageError if < 1).
+  /// Baselines and best plans for one global batch size (UsageError if < 1). The plans
+  /// searched include those of the cluster's first machines and of its first device (the
+  /// other devices idle), so a cluster never gets a slower plan than a part of it, nor than
+  /// one device, when the search finishes (within the simplicity margin of README's
+  /// "Exactness and gaps": the simplest plan within 0.1% of the fastest is reported).
   PointResult plan(int global_batch) const;
   /// plan() for every batch size, in parallel; results in the order given.
   std::vector<PointResult> sweep(const std::vector<int>& global_batches,

@@ -100,10 +100,16 @@ PointResult Planner::plan(int global_batch) const {
   PointResult result;
   result.global_batch = global_batch;
   result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
-  detail::SearchResult found = detail::search_plans(cost, global_batch, options_);
+  // The parts of the cluster are searched too, so more machines never give a slower plan.
+  detail::SearchResult found = detail::search_plans(
+      cost, global_batch, options_,
+      [&](const Cluster& part) { return detail::CostModel(model_, part, settings_); });
   result.plans = std::move(found.plans);
   result.exact = found.exact;
   result.lower_bound = result.plans.empty() ? 0 : found.lower_bound;
+  // The search ranked the plans by simulated_makespan; simulate_plan builds the timeline
+  // the reporters read, whose makespan is that same number (tested), so a plan reports the
+  // time it was ranked by.
   for (Plan& plan : result.plans) simulate_plan(plan);
   if (result.plans.empty()) {
     result.no_plan_reason = no_plan_reason(cost, global_batch, found.exact, options_.effort);

@@ -30,10 +30,19 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr std::size_t kWave = 8;  // shapes searched together with one shared bound
 constexpr int kRounds = 3;        // searches of a shape that runs out of effort, at most
 constexpr int kPlansPerPass = 4;  // candidates one pass returns, least bound first
+// The relaxed passes of a batch size share as much effort again on up to this many GPUs,
+// proportionally less on more: their steps grow with the squared width, so beyond it most
+// would run out anyway.
+constexpr int kRelaxedDevices = 64;
 
-bool same_shape(const Plan& a, const Plan& b) {
-  return a.pipeline_replicas == b.pipeline_replicas && a.micro_batch_size == b.micro_batch_size &&
-         a.schedule == b.schedule;
+// Whether a plan is one of a shape's: its copies, micro-batch size and schedule (the
+// micro-batch count follows from them, except for accumulation plans).
+bool matches(const Plan& plan, const PipelineShapeChoice& shape) {
+  return plan.pipeline_replicas == shape.replicas && plan.micro_batch_size == shape.micro_batch &&
+         plan.schedule == shape.schedule;
+}
+PipelineShapeChoice shape_of(const Plan& plan) {
+  return {plan.pipeline_replicas, plan.micro_batch_size, plan.micro_batches, plan.schedule};
 }
 
 // How simple a plan is, simplest first: fewer stages, devices, copies; even micro-batches;
@@ -109,9 +118,7 @@ class Pool {
   // the shape's kept one (beyond the margin) can never be reported, whatever `top` is.
   Seconds cutoff_for(const PipelineShapeChoice& shape) const {
     for (const Candidate& kept : kept_)
-      if (kept.plan.pipeline_replicas == shape.replicas &&
-          kept.plan.micro_batch_size == shape.micro_batch && kept.plan.schedule == shape.schedule &&
-          !kept.plan.uneven_micro_batches())
+      if (matches(kept.plan, shape) && !kept.plan.uneven_micro_batches())
         return std::min(cutoff(), kept.time() * (1 + kSimpler));
     return cutoff();
   }
@@ -130,7 +137,7 @@ class Pool {
   // any within the margin of the last, which a simpler plan may still need).
   void insert(Candidate candidate) {
     for (Candidate& kept : kept_)
-      if (same_shape(kept.plan, candidate.plan)) {
+      if (matches(kept.plan, shape_of(candidate.plan))) {
         std::vector<Candidate> pair{std::move(kept), std::move(candidate)};
         rank(pair);
         kept = std::move(pair.front());
@@ -156,12 +163,13 @@ class Pool {
 };
 
 // What one shape's pass found: its candidates, the least bound of any of its plans (a
-// valid lower bound, also when the pass stopped), and the effort used.
+// valid lower bound, also when the pass stopped), whether the shape is settled (searched,
+// or proven unable to enter the answer), and the effort used.
 struct ShapeResult {
   std::vector<Plan> plans;
   Seconds lower_bound = kInfinity;
   bool complete = true;
-  std::uint64_t steps = 0;
+  std::uint64_t steps = 0, relaxed_steps = 0;
 };
 
 // A lower bound on every plan of a shape without searching it: some stage does at least
@@ -170,9 +178,38 @@ Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
   return shape.micro_batches * cost.whole_model_time(shape.micro_batch) / width;
 }
 
-ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
-                         Seconds bound, std::uint64_t effort, int max_width) {
+// A bound on every plan of a shape from its relaxed pass (DpQuery::relaxed) within
+// `effort`, or its floor when that runs out; `settled` when no plan can make `bound`.
+struct RelaxedBound {
+  Seconds lower_bound = 0;
+  bool settled = false;
+  std::uint64_t steps = 0;
+};
+RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                           std::uint64_t effort, int max_width) {
   const int width = cost.cluster().device_count() / shape.replicas;
+  const Seconds floor = shape_floor(cost, shape, width);
+  if (floor > bound) return {floor, true, 0};
+  DpQuery query{
+      shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
+      effort,         kPlansPerPass, max_width};
+  query.relaxed = true;
+  const DpResult relaxed = best_pipeline(cost, query);
+  if (relaxed.stopped) return {floor, false, relaxed.steps};
+  // Plans it left out have bounds above `bound`.
+  return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,
+          relaxed.steps};
+}
+
+// One shape's exact pass within `effort`; when it stops, its relaxed pass within
+// `relaxed_effort` (none when 0) bounds the shape instead.
+ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
+                         Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
+                         int max_width) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  // No plan of the shape can make the bound: its floor is a bound of every one of them.
+  const Seconds floor = shape_floor(cost, shape, width);
+  if (floor > bound) return {{}, floor, true, 0, 0};
   const DpQuery query{
       shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
       effort,         kPlansPerPass, max_width};
@@ -180,8 +217,12 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   ShapeResult result;
   result.steps = dp.steps;
   if (dp.stopped) {
-    result.complete = false;
-    result.lower_bound = shape_floor(cost, shape, width);
+    const RelaxedBound relaxed = relaxed_effort > 0
+                                     ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width)
+                                     : RelaxedBound{floor, false, 0};
+    result.lower_bound = relaxed.lower_bound;
+    result.complete = relaxed.settled;
+    result.relaxed_steps = relaxed.steps;
     return result;
   }
   // Every plan left out has a bound above `bound`.
@@ -216,25 +257,31 @@ std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int mi
 
 // Cheap first bounds that let the exact passes prune from the start: per shape, the
 // one-stage plan (plain data parallelism inside each copy) and equal-width pipelines of
-// 2, 4, 8, ... stages cut at equal work.
+// 2, 4, 8, ... stages cut at equal work, on the whole copy and on its first 1, 2, 4, ...
+// machines' worth of devices (slow links between machines often leave devices idle).
 void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, int max_width,
           Pool& pool) {
   const int width = cost.cluster().device_count() / shape.replicas;
-  for (int stages = 1; stages <= width && stages <= static_cast<int>(cost.states()); stages *= 2) {
-    // One stage may use the whole copy, pipeline stages up to the micro-batch size.
-    int per_stage = max_stage_width(stages == 1, shape.micro_batch, width / stages);
-    if (max_width > 0) per_stage = std::min(per_stage, max_width);
-    PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
-                      shape.micro_batches, shape.schedule, {}};
-    std::size_t first = 0;
-    for (std::size_t last : balanced_ends(cost, stages, shape.micro_batch)) {
-      spec.stages.push_back(
-          {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage});
-      first = last + 1;
+  std::vector<int> used{width};
+  for (int part = cost.cluster().machine_gpus.front(); part < width; part *= 2)
+    used.push_back(part);
+  for (int devices : used)
+    for (int stages = 1; stages <= devices && stages <= static_cast<int>(cost.states());
+         stages *= 2) {
+      // One stage may use all its devices, pipeline stages up to the micro-batch size.
+      int per_stage = max_stage_width(stages == 1, shape.micro_batch, devices / stages);
+      if (max_width > 0) per_stage = std::min(per_stage, max_width);
+      PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
+                        shape.micro_batches, shape.schedule, {}};
+      std::size_t first = 0;
+      for (std::size_t last : balanced_ends(cost, stages, shape.micro_batch)) {
+        spec.stages.push_back(
+            {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage});
+        first = last + 1;
+      }
+      Evaluation ev = evaluate(cost, spec, global_batch);
+      if (ev.fits) pool.add(std::move(ev.plan));
     }
-    Evaluation ev = evaluate(cost, spec, global_batch);
-    if (ev.fits) pool.add(std::move(ev.plan));
-  }
 }
 
 // The divisors of n >= 1, ascending, by trial division up to sqrt(n).
@@ -304,62 +351,258 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, 
   return shapes;
 }
 
-SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options) {
-  std::vector<PipelineShapeChoice> shapes =
-      pipeline_shapes(global_batch, cost.cluster().device_count(), cost.settings().min_micro_batch,
-                      options.schedules, options.max_pipeline_copies);
-  // 1F1B first: its plans usually win, and the bound they leave prunes GPipe's search.
-  std::stable_partition(shapes.begin(), shapes.end(), [](const PipelineShapeChoice& s) {
-    return s.schedule == Schedule::OneFOneB;
-  });
-  Pool pool(std::max(1, options.top));
-  for (const PipelineShapeChoice& shape : shapes)
-    seed(cost, global_batch, shape, options.max_stage_width, pool);
-  seed_accumulation(cost, global_batch, options, pool);
-  pool.simulate_promising();
-  // The effort is shared in shape order: each wave's shapes get equal parts of what is
-  // left, and what a cheap shape leaves unused passes on to later waves. Shapes that ran
-  // out are searched again from the start with what the others left (and the tighter
-  // bound), up to kRounds times. All of it depends on the steps each shape took, not on
-  // timing, so the result is the same on any thread count.
-  std::uint64_t left = options.effort ? options.effort : std::numeric_limits<std::uint64_t>::max();
-  std::vector<Seconds> bounds(shapes.size(), 0);
-  std::vector<std::size_t> todo(shapes.size());
-  std::iota(todo.begin(), todo.end(), std::size_t{0});
-  for (int round = 0; round < kRounds && !todo.empty() && left > 0; ++round) {
-    std::vector<std::size_t> stopped;
-    for (std::size_t start = 0; start < todo.size(); start += kWave) {
-      const std::size_t end = std::min(todo.size(), start + kWave);
-      const std::uint64_t share = left / (todo.size() - start);
-      std::vector<Seconds> bound(end - start);
-      for (std::size_t i = start; i < end; ++i) bound[i - start] = pool.cutoff_for(shapes[todo[i]]);
-      std::vector<ShapeResult> found(end - start);
+namespace {
+
+// A shape on the cluster of one cost model: the whole cluster or a part of it.
+struct ShapeOn {
+  const CostModel* cost;
+  PipelineShapeChoice shape;
+};
+
+// The GPUs of every machine when all have as many, else 0.
+int equal_machines(const Cluster& cluster) {
+  const std::vector<int>& gpus = cluster.machine_gpus;
+  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return g == gpus.front(); })
+             ? gpus.front()
+             : 0;
+}
+
+// Whether a shape on the first `part` devices has all its plans in `whole`, a shape of the
+// whole cluster (`devices` GPUs, `machine` on each machine, 0 when unequal): the same copies,
+// micro-batches and schedule, and the copies' first `part / r` devices sit on the machines
+// the same way: one copy (the same devices), or copies that start on machine boundaries.
+bool held_by(const PipelineShapeChoice& shape, int part, const PipelineShapeChoice& whole,
+             int devices, int machine) {
+  const int r = shape.replicas;
+  if (r != whole.replicas || shape.micro_batch != whole.micro_batch ||
+      shape.micro_batches != whole.micro_batches || shape.schedule != whole.schedule)
+    return false;
+  return r == 1 || (machine > 0 && (part / r) % machine == 0 && (devices / r) % machine == 0);
+}
+
+// Branch and bound over shapes of the whole cluster, then of its parts, sharing one pool
+// of candidates, one effort and one certificate.
+class Search {
+ public:
+  Search(int global_batch, const SearchOptions& options, int devices)
+      : global_batch_(global_batch),
+        options_(options),
+        pool_(std::max(1, options.top)),
+        left_(options.effort ? options.effort : std::numeric_limits<std::uint64_t>::max()),
+        relaxed_left_(devices <= kRelaxedDevices
+                          ? left_
+                          : left_ / static_cast<std::uint64_t>(devices) * kRelaxedDevices) {}
+
+  // Every shape of the cluster of `cost`, in order (1F1B first: its plans usually win, and
+  // the bound they leave prunes GPipe's search); `keep` filters them.
+  std::vector<ShapeOn> shapes(const CostModel& cost,
+                              const std::function<bool(const PipelineShapeChoice&)>& keep) const {
+    std::vector<ShapeOn> on;
+    for (const PipelineShapeChoice& shape : pipeline_shapes(
+             global_batch_, cost.cluster().device_count(), cost.settings().min_micro_batch,
+             options_.schedules, options_.max_pipeline_copies))
+      if (keep(shape)) on.push_back({&cost, shape});
+    std::stable_partition(on.begin(), on.end(),
+                          [](const ShapeOn& s) { return s.shape.schedule == Schedule::OneFOneB; });
+    return on;
+  }
+
+  // Seeds and searches the shapes of the cluster of `cost` (with its accumulation plans);
+  // returns each shape's lower bound.
+  std::vector<Seconds> run(const CostModel& cost, const std::vector<ShapeOn>& shapes) {
+    for (const ShapeOn& s : shapes)
+      seed(cost, global_batch_, s.shape, options_.max_stage_width, pool_);
+    seed_accumulation(cost, global_batch_, options_, pool_);
+    pool_.simulate_promising();
+    return search_rounds(shapes);
+  }
+  // The bounds of shapes `which` (indices into `shapes`) from their relaxed passes, with
+  // equal parts of the relaxed effort left (in order, what one leaves passes on), in waves.
+  std::vector<Seconds> relaxed_bounds(const std::vector<ShapeOn>& shapes,
+                                      const std::vector<std::size_t>& which) {
+    std::vector<Seconds> bounds(which.size());
+    for (std::size_t start = 0; start < which.size(); start += kWave) {
+      const std::size_t end = std::min(which.size(), start + kWave);
+      const std::uint64_t share = relaxed_left_ / (which.size() - start);
+      const Seconds cutoff = pool_.cutoff();
+      std::vector<RelaxedBound> found(end - start);
       tbb::parallel_for(start, end, [&](std::size_t i) {
-        found[i - start] = search_shape(cost, global_batch, shapes[todo[i]], bound[i - start],
-                                        share, options.max_stage_width);
+        const ShapeOn& s = shapes[which[i]];
+        found[i - start] =
+            share > 0 ? relaxed_bound(*s.cost, s.shape, cutoff, share, options_.max_stage_width)
+                      : RelaxedBound{floor_of(s), false, 0};
       });
       for (std::size_t i = start; i < end; ++i) {
-        ShapeResult& shape = found[i - start];
-        if (!shape.complete) stopped.push_back(todo[i]);
-        bounds[todo[i]] = shape.lower_bound;
-        left -= std::min(left, shape.steps);
-        for (Plan& plan : shape.plans) pool.add(std::move(plan));
+        bounds[i] = found[i - start].lower_bound;
+        relaxed_left_ -= std::min(relaxed_left_, found[i - start].steps);
       }
-      pool.simulate_promising();
     }
-    todo = std::move(stopped);
+    return bounds;
   }
-  // Shapes never searched (no effort left) keep their floor.
-  for (std::size_t i : todo)
-    if (bounds[i] == 0)
-      bounds[i] = shape_floor(cost, shapes[i], cost.cluster().device_count() / shapes[i].replicas);
-  SearchResult result;
-  result.plans = pool.answer();
-  Seconds lower = std::min(pool.least_unsimulated(), pool.best_time());
-  for (Seconds b : bounds) lower = std::min(lower, b);
-  result.lower_bound = lower;
-  result.exact = !result.plans.empty() ? lower >= pool.best_time() * (1 - kTie) : todo.empty();
-  return result;
+  // Bounds the shapes of a part that no exact pass could search (no effort left) with
+  // their relaxed passes; those held by a shape of the whole cluster are bounded there. Its
+  // accumulation plans, outside every shape, are still offered.
+  void bound_only(const CostModel& cost, const std::vector<ShapeOn>& shapes) {
+    seed_accumulation(cost, global_batch_, options_, pool_);
+    pool_.simulate_promising();
+    std::vector<std::size_t> all(shapes.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    for (Seconds b : relaxed_bounds(shapes, all)) lower_ = std::min(lower_, b);
+    unfinished_ = unfinished_ || !shapes.empty();
+  }
+
+  // Counts a bound of plans left out of the search (`unfinished`: for lack of effort).
+  void bound_unsearched(Seconds floor, bool unfinished) {
+    lower_ = std::min(lower_, floor);
+    unfinished_ = unfinished_ || unfinished;
+  }
+  std::uint64_t effort_left() const { return left_; }
+
+  SearchResult result() const {
+    SearchResult result;
+    result.plans = pool_.answer();
+    const Seconds lower = std::min({lower_, pool_.least_unsimulated(), pool_.best_time()});
+    result.lower_bound = lower;
+    result.exact = !result.plans.empty() ? lower >= pool_.best_time() * (1 - kTie) : !unfinished_;
+    return result;
+  }
+  Seconds cutoff() const { return pool_.cutoff(); }
+  Seconds best_time() const { return pool_.best_time(); }
+
+ private:
+  static Seconds floor_of(const ShapeOn& s) {
+    return shape_floor(*s.cost, s.shape, s.cost->cluster().device_count() / s.shape.replicas);
+  }
+
+  // The first round shares the effort in shape order: each wave's shapes get equal parts
+  // of what is left, and what a cheap shape leaves unused passes on to later waves. Shapes
+  // that ran out are searched again from the start, one at a time, least bound first, each
+  // with all that is left (and the tighter bound), up to kRounds rounds; a shape whose bound
+  // no longer makes the cutoff is settled. Those never finished keep the bound of their
+  // relaxed pass or their floor. All of it depends on the steps each shape took, not on
+  // timing, so the result is the same on any thread count.
+  std::vector<Seconds> search_rounds(const std::vector<ShapeOn>& shapes) {
+    std::vector<Seconds> bounds(shapes.size(), 0);
+    std::vector<std::size_t> todo(shapes.size());
+    std::iota(todo.begin(), todo.end(), std::size_t{0});
+    for (int round = 0; round < kRounds && !todo.empty() && left_ > 0; ++round) {
+      if (round > 0)
+        std::stable_sort(todo.begin(), todo.end(),
+                         [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
+      const std::size_t wave = round == 0 ? kWave : 1;
+      std::vector<std::size_t> stopped;
+      std::size_t start = 0;
+      for (; start < todo.size() && left_ > 0; start += wave) {
+        const std::size_t end = std::min(todo.size(), start + wave);
+        const std::uint64_t share = round == 0 ? left_ / (todo.size() - start) : left_;
+        const std::uint64_t relaxed_share = round == 0 ? relaxed_left_ / (todo.size() - start) : 0;
+        std::vector<Seconds> bound(end - start);
+        for (std::size_t i = start; i < end; ++i)
+          bound[i - start] = pool_.cutoff_for(shapes[todo[i]].shape);
+        std::vector<ShapeResult> found(end - start);
+        tbb::parallel_for(start, end, [&](std::size_t i) {
+          const ShapeOn& s = shapes[todo[i]];
+          if (round > 0 && bounds[todo[i]] > bound[i - start])
+            found[i - start] = {{}, bounds[todo[i]], true, 0, 0};
+          else
+            found[i - start] = search_shape(*s.cost, global_batch_, s.shape, bound[i - start],
+                                            share, relaxed_share, options_.max_stage_width);
+        });
+        for (std::size_t i = start; i < end; ++i) {
+          ShapeResult& shape = found[i - start];
+          if (!shape.complete) stopped.push_back(todo[i]);
+          bounds[todo[i]] = std::max(bounds[todo[i]], shape.lower_bound);
+          left_ -= std::min(left_, shape.steps);
+          relaxed_left_ -= std::min(relaxed_left_, shape.relaxed_steps);
+          for (Plan& plan : shape.plans) pool_.add(std::move(plan));
+        }
+        pool_.simulate_promising();
+      }
+      // Shapes not reached for lack of effort stay to do.
+      start = std::min(start, todo.size());
+      stopped.insert(stopped.end(), todo.begin() + static_cast<std::ptrdiff_t>(start), todo.end());
+      todo = std::move(stopped);
+    }
+    // Shapes never reached get their relaxed pass, with what is left for those.
+    std::vector<std::size_t> unreached;
+    for (std::size_t i : todo)
+      if (bounds[i] == 0) unreached.push_back(i);
+    const std::vector<Seconds> relaxed = relaxed_bounds(shapes, unreached);
+    for (std::size_t j = 0; j < unreached.size(); ++j) bounds[unreached[j]] = relaxed[j];
+    unfinished_ = unfinished_ || !todo.empty();
+    for (Seconds b : bounds) lower_ = std::min(lower_, b);
+    return bounds;
+  }
+
+  int global_batch_;
+  const SearchOptions& options_;
+  Pool pool_;
+  std::uint64_t left_, relaxed_left_;  // effort left to exact passes and to relaxed ones
+  Seconds lower_ = kInfinity;          // least bound of the shapes searched or floored
+  bool unfinished_ = false;            // some shape never finished its pass
+};
+
+// The parts of a cluster: its first machines (largest first), and its first device when
+// its first machine has more.
+std::vector<Cluster> cluster_parts(const Cluster& cluster) {
+  std::vector<Cluster> parts;
+  for (int m = cluster.machine_count() - 1; m >= 1; --m) {
+    Cluster part = cluster;
+    part.machine_gpus.resize(static_cast<std::size_t>(m));
+    parts.push_back(std::move(part));
+  }
+  if (cluster.machine_gpus.front() > 1) {
+    Cluster one = cluster;
+    one.machine_gpus = {1};
+    parts.push_back(std::move(one));
+  }
+  return parts;
+}
+
+}  // namespace
+
+SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
+                          const PartCostModel& part_cost) {
+  Search search(global_batch, options, cost.cluster().device_count());
+  const std::vector<ShapeOn> whole =
+      search.shapes(cost, [](const PipelineShapeChoice&) { return true; });
+  const std::vector<Seconds> whole_bounds = search.run(cost, whole);
+  if (!part_cost) return search.result();
+  const int devices = cost.cluster().device_count();
+  const int machine = equal_machines(cost.cluster());
+  for (const Cluster& part : cluster_parts(cost.cluster())) {
+    const int used = part.device_count();
+    // Every plan on `used` devices takes at least the whole batch's work over them
+    // (shape_floor), more on fewer devices: once a part cannot beat the cutoff, neither can
+    // the smaller ones.
+    const Seconds floor = cost.whole_model_time(global_batch) / used;
+    if (floor > search.cutoff()) {
+      search.bound_unsearched(floor, false);
+      break;
+    }
+    const CostModel part_model = part_cost(part);
+    // Parts get only the effort the whole cluster left: with none, their shapes are only
+    // bounded (by relaxed passes).
+    if (search.effort_left() == 0) {
+      search.bound_only(part_model,
+                        search.shapes(part_model, [&](const PipelineShapeChoice& shape) {
+                          return std::none_of(whole.begin(), whole.end(), [&](const ShapeOn& w) {
+                            return held_by(shape, used, w.shape, devices, machine);
+                          });
+                        }));
+      continue;
+    }
+    // A shape whose plans a shape of the whole cluster holds, and whose bound there is no
+    // less than the best time, has no faster plan; the others are searched as the part's
+    // own search would, so the part's best plans are candidates here too.
+    search.run(part_model, search.shapes(part_model, [&](const PipelineShapeChoice& shape) {
+      for (std::size_t i = 0; i < whole.size(); ++i)
+        if (held_by(shape, used, whole[i].shape, devices, machine))
+          return whole_bounds[i] < search.best_time();
+      return true;
+    }));
+  }
+  return search.result();
 }
 
 }  // namespace pe::detail

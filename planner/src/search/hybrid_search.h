@@ -1,6 +1,7 @@
 // The hybrid search for one global batch size.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,9 +46,15 @@ std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_
 inline constexpr double kSimpler = 1e-3;
 /// Relative rounding tolerance of "exact": the lower bound meets the best time.
 inline constexpr double kTie = 1e-9;
-/// Plans of more (stage, micro-batch) pairs than this are not simulated, so not candidates
-/// (their lower bounds still count in the certificate).
+/// Plans of more (stage, micro-batch) pairs than this are not simulated by the search, so
+/// not candidates (their lower bounds still count in the certificate). The search simulates
+/// many plans, so it stays well below the most pe::simulate takes at all (kMaxPairs in
+/// simulate/simulate.cc, 2^26 pairs, also plan_layout.cc's limit): a sixteenth of it.
 inline constexpr double kMaxSimulatedPairs = 1 << 22;
+
+/// The cost model of the same model and settings on another cluster: here always a part of
+/// the one searched (its first machines), whose plans are plans of the whole cluster too.
+using PartCostModel = std::function<CostModel(const Cluster&)>;
 
 /// The search's answer for one global batch size.
 struct SearchResult {
@@ -60,9 +67,21 @@ struct SearchResult {
 
 /// The `top` best plans of distinct shapes by simulated time (best first, the simplest
 /// within kSimpler of the fastest leading), with a lower bound on the whole space. Each
-/// shape's pass shares options.effort (in order; a shape that runs out is searched again
-/// with what the others left, up to three rounds; a shape never finished counts with a
-/// floor bound). Deterministic for any thread count.
-SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options);
+/// shape's pass shares options.effort (in order; a shape that runs out is searched again,
+/// least bound first, with what the others left, up to three rounds; a shape never
+/// finished counts with the bound of its relaxed pass, DpQuery::relaxed, or its floor when
+/// that runs out too: the relaxed passes share as much effort again, times 64 / GPUs on more
+/// than 64 GPUs). Deterministic for any thread count.
+///
+/// With `part_cost`, the space also holds the plans of the parts of the cluster: its first
+/// machines, and its first device (the other devices stay idle). Each part's shapes are
+/// searched after the whole cluster's as the part's own search would, except shapes whose
+/// plans a shape of the whole cluster holds (one copy, or copies that start on machine
+/// boundaries of equal machines in both) with a bound there no less than the best time, and
+/// parts whose floor (the batch's work over their devices) cannot beat the best plan found
+/// (counted with that floor). So more machines, or devices, never give a slower answer than
+/// a part's when the search finishes.
+SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
+                          const PartCostModel& part_cost = {});
 
 }  // namespace pe::detail

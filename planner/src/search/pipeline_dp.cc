@@ -79,6 +79,35 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry
   return comparisons;
 }
 
+// The relaxed pass's cell: one entry per (k, head) with each field the least of the group's
+// (DpQuery::relaxed). Prepending a stage maps y, y + e, y + x and the other fields through
+// terms that never fall when one of them falls (the B term M (f + g) - R_b lowers e as y
+// grows, but y + e is then M (f + g)), and the plan's bound y + max(e, x) grows with y, y + e
+// and y + x: the least fields give a bound no larger than any entry's. Returns the steps.
+std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
+  std::sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
+    return std::make_tuple(a.k(), b.head) < std::make_tuple(b.k(), a.head);
+  });
+  for (const Entry& c : candidates) {
+    if (cell.empty() || cell.back().k() != c.k() || cell.back().head != c.head) {
+      cell.push_back(c);
+      continue;
+    }
+    SuffixBound& least = cell.back().bound;
+    const Seconds total = std::min(least.round_trip + least.exposed, c.total());
+    least.round_trip = std::min(least.round_trip, c.bound.round_trip);
+    least.exposed = total - least.round_trip;
+    least.worst = std::min(least.worst, c.bound.worst);
+    least.head_work = std::min(least.head_work, c.bound.head_work);
+    least.after_x = std::min(least.after_x, c.bound.after_x);
+    least.forward_wave = std::min(least.forward_wave, c.bound.forward_wave);
+    least.backward_wave = std::min(least.backward_wave, c.bound.backward_wave);
+  }
+  const std::uint64_t steps = candidates.size();
+  candidates.clear();
+  return steps;
+}
+
 // One stage being placed: states [first, last] on devices [offset, offset + width).
 struct Stage {
   std::size_t first = 0, last = 0;
@@ -107,7 +136,10 @@ class Dp {
       for (int o = 0; o < w_; ++o)
         if (viable(a, o)) fill(a, o);
     if (stopped_) return {{}, steps_, true};
-    return {best(), steps_, false};
+    DpResult result{q_.relaxed ? std::vector<DpPlan>{} : best(), steps_, false};
+    for (const Entry& e : cell(0, 0))
+      result.least_bound = std::min(result.least_bound, bound_of(e.bound));
+    return result;
   }
 
  private:
@@ -181,7 +213,8 @@ class Dp {
       for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
         offer_whole_model(r);
     for (int r = 1; r <= parallelism(w_ - o); ++r) widen(a, o, r);
-    spend(keep_undominated(candidates_, cell(a, o)));
+    spend(q_.relaxed ? keep_least(candidates_, cell(a, o))
+                     : keep_undominated(candidates_, cell(a, o)));
   }
 
   void widen(std::size_t a, int o, int r);

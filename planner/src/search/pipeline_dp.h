@@ -29,6 +29,12 @@ struct DpQuery {
   int plans = 4;
   /// Most devices per stage (SearchOptions::max_stage_width); 0 = no limit.
   int max_stage_width = 0;
+  /// A relaxed pass: instead of the undominated suffixes, each cell keeps one entry per
+  /// (k, head) whose every field is the least of the group's. Each field only raises the
+  /// bound of the pipelines an entry ends (round trip and the sums with it, see
+  /// pipeline_dp.cc), so the least bound of the first cell is a lower bound on the path bound
+  /// of every plan of the shape, found with far fewer entries; no plans are returned.
+  bool relaxed = false;
 };
 
 /// A plan of the pass and its path lower bound (cost/path_bound.h).
@@ -45,6 +51,10 @@ struct DpResult {
   std::vector<DpPlan> plans;
   std::uint64_t steps = 0;
   bool stopped = false;
+  /// When the pass did not stop: a lower bound on the path bound of every plan of the shape
+  /// whose bound is within DpQuery::bound (infinity when there is none); the bound of
+  /// plans.front() for an exact pass.
+  Seconds least_bound = std::numeric_limits<Seconds>::infinity();
 };
 
 /// Exact over: stage cuts on the states (nested cut pairs, CostModel::stage), a width per stage,

@@ -20,10 +20,13 @@
 //   description starts with `__getitem__` are tracing artefacts: both are removed with
 //   their edges (their metrics do not count, their edges carry no crossing bytes).
 //
-// Cut states are the prefixes of one deterministic topological order of the remaining
-// operators, so a model with n operators has exactly n states. The order is Kahn's
-// algorithm choosing, among ready operators, the one that leaves the fewest bytes crossing
-// the new prefix (ties: earlier line in the file). See profiles/README.md.
+// Cut states are every cut of the remaining operators (every downward-closed set, as
+// PipeDream and HPGO enumerate them), sorted by size so that a contained cut comes first;
+// a chain has one per operator. A graph with more than 2,000 cuts gets the prefixes of one
+// deterministic topological order instead (n states for n operators;
+// ModelProfile::cut_limit says so): Kahn's algorithm choosing, among ready operators, the
+// one that leaves the fewest bytes crossing the new prefix (ties: earlier line in the
+// file). See profiles/README.md.
 #pragma once
 
 #include <string>
@@ -49,8 +52,8 @@ ModelProfile parse_pipedream_graph(const std::string& text, const std::string& f
 /// with every node line's `stage_id` set to the stage of `plan` that runs it: the field
 /// PipeDream's tools read to build one module per stage. `plan` must be a plan of the
 /// model parse_pipedream_graph gives for this text (its stages cover the states 0..n-1 in
-/// order); state i is the operator that closes it, so an operator gets the stage of its
-/// state. Nodes the importer removes get a neighbour's stage: a model input that of its
+/// order, each stage's cut containing the one before); an operator gets the first stage
+/// whose last state's cut holds it. Nodes the importer removes get a neighbour's stage: a model input that of its
 /// first consumer, a tracing sink (`__getitem__`) that of its producer. Every other line is
 /// kept as written (a byte order mark is dropped, lines end in '\n', and a stage_id that
 /// was there is replaced), so the result imports to the same model. Throws InputError as

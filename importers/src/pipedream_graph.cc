@@ -26,7 +26,7 @@ std::string model_name(const std::string& file) {
 }  // namespace
 
 ModelProfile parse_pipedream_graph(const std::string& text, const std::string& file_label,
-                                   double profile_batch_size) {
+                                   double profile_batch_size, std::size_t max_cuts) {
   const OperatorGraph graph = detail::pipedream::build_operator_graph(
       detail::pipedream::read_graph_text(text, file_label), file_label);
   ModelProfile model;
@@ -34,7 +34,7 @@ ModelProfile parse_pipedream_graph(const std::string& text, const std::string& f
   model.source = file_label;
   model.profile_batch_size = profile_batch_size;
   model.operator_count = graph.operators.size();
-  detail::pipedream::GraphStates states = detail::pipedream::graph_states(graph, file_label);
+  detail::pipedream::GraphStates states = detail::pipedream::graph_states(graph, file_label, max_cuts);
   model.states = std::move(states.states);
   model.later = std::move(states.later);
   model.spine = std::move(states.spine);
@@ -43,11 +43,13 @@ ModelProfile parse_pipedream_graph(const std::string& text, const std::string& f
   return model;
 }
 
-ModelProfile import_pipedream_graph(const std::string& path, double profile_batch_size) {
+ModelProfile import_pipedream_graph(const std::string& path, double profile_batch_size,
+                                    std::size_t max_cuts) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw InputError(path, "is a directory, expected a graph.txt file");
-  return parse_pipedream_graph(detail::yaml_input::read_text(path), path, profile_batch_size);
+  return parse_pipedream_graph(detail::yaml_input::read_text(path), path, profile_batch_size,
+                               max_cuts);
 }
 
 }  // namespace pe

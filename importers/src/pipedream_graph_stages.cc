@@ -87,10 +87,10 @@ std::string with_stage_id(std::string_view line, int stage) {
 }  // namespace
 
 std::string pipedream_graph_with_stages(const std::string& text, const std::string& file_label,
-                                        const Plan& plan) {
+                                        const Plan& plan, std::size_t max_cuts) {
   const pd::GraphText lines = pd::read_graph_text(text, file_label);
   const pd::OperatorGraph graph = pd::build_operator_graph(lines, file_label);
-  const pd::GraphStates states = pd::graph_states(graph, file_label);
+  const pd::GraphStates states = pd::graph_states(graph, file_label, max_cuts);
   const std::vector<int> stage =
       stage_of_nodes(lines, graph, pd::first_end_holding(states, stage_ends(plan, states)));
   std::map<long, int> stage_at_line;
@@ -111,8 +111,9 @@ std::string pipedream_graph_with_stages(const std::string& text, const std::stri
   return out;
 }
 
-std::string pipedream_graph_file_with_stages(const std::string& path, const Plan& plan) {
-  return pipedream_graph_with_stages(detail::yaml_input::read_text(path), path, plan);
+std::string pipedream_graph_file_with_stages(const std::string& path, const Plan& plan,
+                                             std::size_t max_cuts) {
+  return pipedream_graph_with_stages(detail::yaml_input::read_text(path), path, plan, max_cuts);
 }
 
 }  // namespace pe

@@ -65,14 +65,17 @@ std::vector<std::uint32_t> prefix_spine(const std::vector<OperatorSet>& cuts,
 
 }  // namespace
 
-GraphStates graph_states(const OperatorGraph& graph, const std::string& file) {
+GraphStates graph_states(const OperatorGraph& graph, const std::string& file,
+                         std::size_t max_cuts) {
   GraphStates result;
   result.order = low_crossing_order(graph, file);
-  std::optional<std::vector<OperatorSet>> cuts = enumerate_cuts(graph, result.order);
+  const std::size_t n = result.order.size();
+  std::optional<std::vector<OperatorSet>> cuts;
+  if (max_cuts >= n) cuts = enumerate_cuts(graph, result.order, max_cuts);
   // n cuts of n operators are the prefixes of the graph's only topological order.
-  if (!cuts || cuts->size() == result.order.size()) {
+  if (!cuts || cuts->size() == n) {
     result.states = prefix_states(graph, result.order);
-    if (!cuts) result.cut_limit = kMaxCuts;
+    if (!cuts) result.cut_limit = max_cuts;
     return result;
   }
   CutTable table = cut_table(graph, result.order, *cuts);

@@ -1,5 +1,5 @@
 // The cut states of a graph.txt DAG: every cut of the graph (its downward-closed operator
-// sets) while there are at most kMaxCuts, else the prefixes of one topological order.
+// sets) while there are at most a given number, else the prefixes of one topological order.
 #pragma once
 
 #include <cstddef>
@@ -26,12 +26,14 @@ struct GraphStates {
   /// The topological order the states are sorted by (low_crossing_order).
   std::vector<std::size_t> order;
   /// ModelProfile::cut_limit: 0 when the states are every cut (or the graph is a chain),
-  /// else the kMaxCuts the graph exceeded (the states are then the prefixes of `order`).
+  /// else the limit the graph exceeded (the states are then the prefixes of `order`).
   std::size_t cut_limit = 0;
 };
 
-/// The states of `graph` (`file` names it in errors: a cycle throws InputError).
-GraphStates graph_states(const OperatorGraph& graph, const std::string& file);
+/// The states of `graph` (`file` names it in errors: a cycle throws InputError): every cut
+/// when there are at most `max_cuts`, else the prefixes of one order.
+GraphStates graph_states(const OperatorGraph& graph, const std::string& file,
+                         std::size_t max_cuts);
 
 /// For each operator (vertex), the index of the first state in `ends` whose cut holds it;
 /// `ends` are state indices, each cut containing the one before, the last one every

@@ -7,12 +7,11 @@
 namespace pe::detail::pipedream {
 namespace {
 
-bool has(const OperatorSet& set, std::size_t v) { return (set[v / 64] >> (v % 64)) & 1; }
 void add(OperatorSet& set, std::size_t v) { set[v / 64] |= std::uint64_t{1} << (v % 64); }
 
 bool predecessors_in(const OperatorGraph& g, std::size_t v, const OperatorSet& set) {
   for (auto [e, end] = boost::in_edges(v, g.graph); e != end; ++e)
-    if (!has(set, boost::source(*e, g.graph))) return false;
+    if (!holds(set, boost::source(*e, g.graph))) return false;
   return true;
 }
 
@@ -20,7 +19,7 @@ bool predecessors_in(const OperatorGraph& g, std::size_t v, const OperatorSet& s
 std::vector<std::size_t> positions(const OperatorSet& set, const std::vector<std::size_t>& at) {
   std::vector<std::size_t> result;
   for (std::size_t v = 0; v < at.size(); ++v)
-    if (has(set, v)) result.push_back(at[v]);
+    if (holds(set, v)) result.push_back(at[v]);
   std::sort(result.rbegin(), result.rend());
   return result;
 }
@@ -41,6 +40,8 @@ void sort_cuts(std::vector<OperatorSet>& cuts, const std::vector<std::size_t>& o
 }
 
 }  // namespace
+
+bool holds(const OperatorSet& set, std::size_t v) { return (set[v / 64] >> (v % 64)) & 1; }
 
 bool contained(const OperatorSet& a, const OperatorSet& b) {
   for (std::size_t w = 0; w < a.size(); ++w)
@@ -82,14 +83,14 @@ namespace {
 // Whether operator v has a consumer outside `cut`.
 bool feeds_outside(const OperatorGraph& g, std::size_t v, const OperatorSet& cut) {
   for (auto [e, end] = boost::out_edges(v, g.graph); e != end; ++e)
-    if (!has(cut, boost::target(*e, g.graph))) return true;
+    if (!holds(cut, boost::target(*e, g.graph))) return true;
   return false;
 }
 
 CutState sums(const OperatorGraph& g, const OperatorSet& cut) {
   CutState s;
   for (std::size_t v = 0; v < g.operators.size(); ++v) {
-    if (!has(cut, v)) continue;
+    if (!holds(cut, v)) continue;
     const NodeLine& op = g.operators[v];
     s.forward += op.forward;
     s.backward += op.backward;
@@ -108,7 +109,7 @@ CutTable cut_table(const OperatorGraph& graph, const std::vector<std::size_t>& o
   for (const OperatorSet& cut : cuts) {
     table.states.push_back(sums(graph, cut));
     std::size_t p = order.size();
-    while (p > 0 && !has(cut, order[p - 1])) --p;
+    while (p > 0 && !holds(cut, order[p - 1])) --p;
     table.closing.push_back(p > 0 ? order[p - 1] : 0);
   }
   table.later.resize(cuts.size());

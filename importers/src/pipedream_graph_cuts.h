@@ -19,6 +19,9 @@ inline constexpr std::size_t kMaxCuts = 2000;
 /// A set of operators as a bitset over vertex numbers (64 per word).
 using OperatorSet = std::vector<std::uint64_t>;
 
+/// True when operator `v` is in `set`.
+bool holds(const OperatorSet& set, std::size_t v);
+
 /// True when every operator of `a` is in `b`.
 bool contained(const OperatorSet& a, const OperatorSet& b);
 

@@ -7,6 +7,7 @@
 #include "pe/error.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pipedream_graph_dag.h"
+#include "pipedream_graph_states.h"
 #include "pipedream_graph_text.h"
 #include "yaml_input.h"
 
@@ -17,10 +18,11 @@ namespace pd = detail::pipedream;
 
 const std::string kField = "pipedream_graph_with_stages";
 
-// The stage of each state; throws UsageError when the plan's stages do not cover
-// states 0..n-1 once, in order.
-std::vector<int> stage_of_states(const Plan& plan, std::size_t n) {
-  std::vector<int> stage(n, -1);
+// The last state of each stage; throws UsageError when the plan's stages do not cover
+// states 0..n-1 once, in order, each cut containing the one before.
+std::vector<std::size_t> stage_ends(const Plan& plan, const pd::GraphStates& states) {
+  const std::size_t n = states.states.size();
+  std::vector<std::size_t> ends;
   std::size_t next = 0;
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const PlanStage& st = plan.stages[s];
@@ -30,27 +32,33 @@ std::vector<int> stage_of_states(const Plan& plan, std::size_t n) {
                            std::to_string(st.first_state) + "-" + std::to_string(st.last_state) +
                            ", expected the stages to cover the graph's " + std::to_string(n) +
                            " states in order from " + std::to_string(next));
-    for (std::size_t i = st.first_state; i <= st.last_state; ++i) stage[i] = static_cast<int>(s);
+    if (!ends.empty() && !states.cuts.empty() &&
+        !pd::contained(states.cuts[ends.back()], states.cuts[st.last_state]))
+      throw UsageError(kField, kField + ": plan stage " + std::to_string(s) + " ends at state " +
+                                   std::to_string(st.last_state) +
+                                   ", whose cut does not contain the previous stage's (state " +
+                                   std::to_string(ends.back()) + ")");
+    ends.push_back(st.last_state);
     next = st.last_state + 1;
   }
   if (next != n)
     throw UsageError(kField, kField + ": the plan's stages end at state " +
                                  std::to_string(next == 0 ? 0 : next - 1) + " but the graph has " +
                                  std::to_string(n) + " states");
-  return stage;
+  return ends;
 }
 
-// The stage of every node line, in file order. Operators get their state's stage; nodes the
-// importer removes get a neighbour's: a model input its first consumer's (the lowest stage
-// among them), a tracing sink its producer's (the highest); one with neither, stage 0.
+// The stage of every node line, in file order. Operators get the stage whose states hold
+// them; nodes the importer removes get a neighbour's: a model input its first consumer's
+// (the lowest stage among them), a tracing sink its producer's (the highest); one with
+// neither, stage 0.
 std::vector<int> stage_of_nodes(const pd::GraphText& text, const pd::OperatorGraph& graph,
-                                const std::vector<std::size_t>& order,
-                                const std::vector<int>& state_stage) {
+                                const std::vector<std::size_t>& operator_stage) {
   std::map<std::string, std::size_t> node_index;
   for (std::size_t i = 0; i < text.nodes.size(); ++i) node_index.emplace(text.nodes[i].id, i);
   std::vector<int> stage(text.nodes.size(), -1);
-  for (std::size_t state = 0; state < order.size(); ++state)
-    stage[node_index.at(graph.operators[order[state]].id)] = state_stage[state];
+  for (std::size_t v = 0; v < operator_stage.size(); ++v)
+    stage[node_index.at(graph.operators[v].id)] = static_cast<int>(operator_stage[v]);
   std::vector<int> removed = stage;  // the operators' stages only, for the neighbours
   for (const pd::EdgeLine& e : text.edges) {
     const std::size_t from = node_index.at(e.source), to = node_index.at(e.target);
@@ -79,12 +87,12 @@ std::string with_stage_id(std::string_view line, int stage) {
 }  // namespace
 
 std::string pipedream_graph_with_stages(const std::string& text, const std::string& file_label,
-                                        const Plan& plan) {
+                                        const Plan& plan, std::size_t max_cuts) {
   const pd::GraphText lines = pd::read_graph_text(text, file_label);
   const pd::OperatorGraph graph = pd::build_operator_graph(lines, file_label);
-  const std::vector<std::size_t> order = pd::low_crossing_order(graph, file_label);
+  const pd::GraphStates states = pd::graph_states(graph, file_label, max_cuts);
   const std::vector<int> stage =
-      stage_of_nodes(lines, graph, order, stage_of_states(plan, order.size()));
+      stage_of_nodes(lines, graph, pd::first_end_holding(states, stage_ends(plan, states)));
   std::map<long, int> stage_at_line;
   for (std::size_t i = 0; i < lines.nodes.size(); ++i)
     stage_at_line.emplace(lines.nodes[i].line, stage[i]);
@@ -103,8 +111,9 @@ std::string pipedream_graph_with_stages(const std::string& text, const std::stri
   return out;
 }
 
-std::string pipedream_graph_file_with_stages(const std::string& path, const Plan& plan) {
-  return pipedream_graph_with_stages(detail::yaml_input::read_text(path), path, plan);
+std::string pipedream_graph_file_with_stages(const std::string& path, const Plan& plan,
+                                             std::size_t max_cuts) {
+  return pipedream_graph_with_stages(detail::yaml_input::read_text(path), path, plan, max_cuts);
 }
 
 }  // namespace pe

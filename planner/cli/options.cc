@@ -155,6 +155,12 @@ void declare_model_flags(CLI::App& app, Options& o) {
       "batch size the profile was taken at (default: from the catalogue or\n"
       "a '-pbs-N' file name; required for other files); 0.001 to 2^30");
   add(
+      app, "--max-cuts", "N",
+      [&o](const std::string& v) { o.max_cuts = parse_limit("--max-cuts", v); },
+      "graph.txt: stages end at every cut of the graph when it has at most\n"
+      "N (default 500), else at the prefixes of one topological order\n"
+      "(0: always that order); the header says which");
+  add(
       app, "--mbs", "N", [&o](const std::string& v) { o.mbs = parse_int("--mbs", v); },
       "smallest micro-batch size (default: catalogue, else 1)");
   add(
@@ -221,8 +227,8 @@ void declare_search_flags(CLI::App& app, Options& o) {
       [&o](const std::string& v) { o.search_effort = parse_effort(v); },
       "steps of the exact search per batch size (default 1e8, about\n"
       "1-5 s in the worst cases; 0 = unlimited). When a batch size needs\n"
-      "more, the best plan found is shown, marked '~' (CSV/JSON: exact\n"
-      "false); it is never worse than data parallelism");
+      "more, the best plan found is shown with its certified gap (CSV/JSON:\n"
+      "exact false); it is never worse than data parallelism");
   add(
       app, "--max-stage-width", "N",
       [&o](const std::string& v) { o.max_stage_width = parse_limit("--max-stage-width", v); },

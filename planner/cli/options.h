@@ -20,6 +20,7 @@ struct Options {
   bool profile_given = false;        // --profile was on the command line
   std::optional<std::string> model;  // a transformer configuration (--model)
   std::optional<double> pbs;
+  std::optional<int> max_cuts;  // graph.txt: every cut up to this many (--max-cuts)
   std::string gbs = "32:4096:64";
   std::optional<std::string> devices;  // machine ends, e.g. "8,16"
   std::optional<std::string> cluster_file;

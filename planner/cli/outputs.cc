@@ -173,14 +173,14 @@ void check_hosts(const Options& o) {
 }
 
 PlanExports make_exports(const Options& o, const Plan* plan, bool given,
-                         const std::string& profile_path) {
+                         const std::string& profile_path, std::size_t max_cuts) {
   check_hosts(o);
   PlanExports exports;
   if (!plan) return exports;
   if (o.export_sched) exports.schedule = schedule_for_hosts(*plan, given, *o.hosts);
   if (o.export_graph) {
     try {
-      exports.graph = pipedream_graph_file_with_stages(profile_path, *plan);
+      exports.graph = pipedream_graph_file_with_stages(profile_path, *plan, max_cuts);
     } catch (const UsageError& e) {
       throw UsageError(std::string("--export-graph: ") + e.what());
     }

@@ -39,12 +39,13 @@ struct PlanExports {
 };
 
 /// Makes the exports of `plan` (shown_plan; `given` when it is the --plan plan).
-/// `profile_path` is the graph.txt the model came from. Throws UsageError naming the flag:
+/// `profile_path` is the graph.txt the model came from, imported with `max_cuts`. Throws
+/// UsageError naming the flag:
 /// --export-sched without --hosts, a plan PipeEdge cannot run (a stage on several
 /// devices, several pipeline copies), a --hosts list that does not name one host per
 /// stage; InputError when the profile cannot be read again.
 PlanExports make_exports(const Options& o, const Plan* plan, bool given,
-                         const std::string& profile_path);
+                         const std::string& profile_path, std::size_t max_cuts);
 
 /// What the titles of the charts and the trace name besides the plan.
 struct ChartContext {

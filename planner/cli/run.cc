@@ -41,6 +41,11 @@ Cluster make_cluster(const Options& o) {
   return cluster;
 }
 
+// The --max-cuts limit of the graph.txt importer.
+std::size_t max_cuts(const Options& o) {
+  return o.max_cuts ? static_cast<std::size_t>(*o.max_cuts) : kDefaultMaxCuts;
+}
+
 struct Inputs {
   ModelProfile model;
   TrainingSettings settings;
@@ -73,7 +78,10 @@ Inputs load_model(const Options& o, const ProfileEntry& entry) {
   if (pbs <= 0)
     throw UsageError("the profile batch size of '" + o.profile +
                      "' is unknown: pass --pbs N (the batch size it was measured at)");
-  Inputs in{import_pipedream_graph(entry.path, pbs), training_settings(entry), entry.path, {}};
+  Inputs in{import_pipedream_graph(entry.path, pbs, max_cuts(o)),
+            training_settings(entry),
+            entry.path,
+            {}};
   in.model.name = entry.name;
   apply_setting_flags(o, in.settings);
   return in;
@@ -176,7 +184,7 @@ int plan(const Options& o, const std::vector<std::string>& args, std::ostream& o
   for (PointResult& point : points) point.no_plan_reason = cli_wording(point.no_plan_reason);
   const Plan* shown = shown_plan(o, points, given ? &given->plan : nullptr);
   // Exports that cannot be made fail here, before the report or any file is written.
-  const PlanExports exports = make_exports(o, shown, given.has_value(), in.path);
+  const PlanExports exports = make_exports(o, shown, given.has_value(), in.path, max_cuts(o));
   const std::optional<FillResult> fill = fill_plan(o, shown);
   ReportContext context{&planner.model(), &planner.cluster(), given ? &*given : nullptr};
   context.settings = &planner.settings();

@@ -36,7 +36,7 @@ TEST(Listings, ListProfilesNamesEveryBundledProfile) {
   for (const nlohmann::json& p : profiles)
     if (p.at("name") == "resnet50") {
       resnet50 = true;
-      EXPECT_EQ(p.at("states"), 176);
+      EXPECT_EQ(p.at("states"), 240);
       EXPECT_EQ(p.at("profile_batch_size"), 32);
       EXPECT_EQ(p.at("file"), "pipedream/resnet50/graph.txt");
     }

@@ -82,13 +82,37 @@ TEST(PipedreamGraph, ResidualBlockPrefersTheCheaperBranchFirst) {
   // branches are ready; placing small leaves x + small = 500 bytes crossing, big would leave
   // x + big = 700, so small goes first although big is earlier in the file. Then big frees
   // x: big + small = 400 cross. add is the sink: 0.
-  const ModelProfile m = import_pipedream_graph(kGraphs + "residual.txt", 8);
+  const ModelProfile m = import_pipedream_graph(kGraphs + "residual.txt", 8, 0);
+  EXPECT_EQ(m.cut_limit, 0u);
+  EXPECT_STREQ(m.states_cover(), "chain");
   EXPECT_EQ(state_names(m), (std::vector<std::string>{"Conv2d stem", "Conv2d downsample",
                                                       "Conv2d main branch", "Add"}));
   EXPECT_EQ(crossings(m), (std::vector<double>{400, 500, 400, 0}));
   EXPECT_DOUBLE_EQ(m.states[2].forward, 5.5e-3);  // 1.0 + 0.5 + 4.0 ms
   EXPECT_EQ(m.states[1].parameters, 30);          // 10 + 20
   EXPECT_EQ(m.whole().activation, 1000);
+}
+
+TEST(PipedreamGraph, EveryCutOfAResidualBlockWithTheOrderAsSpine) {
+  // The cuts of x -> {big, small} -> add: {x}, {x, small}, {x, big}, {x, big, small}, all,
+  // sorted by size, then by their members' positions in the order x, small, big, add. The
+  // prefixes of that order are states 0, 1, 3 and 4.
+  const ModelProfile m = import_pipedream_graph(kGraphs + "residual.txt", 8);
+  EXPECT_STREQ(m.states_cover(), "every cut");
+  EXPECT_EQ(state_names(m),
+            (std::vector<std::string>{"Conv2d stem", "Conv2d downsample", "Conv2d main branch",
+                                      "Conv2d main branch", "Add"}));
+  EXPECT_EQ(crossings(m), (std::vector<double>{400, 500, 700, 400, 0}));
+  EXPECT_EQ(m.spine, (std::vector<std::uint32_t>{0, 1, 3, 4}));
+  EXPECT_EQ(m.later[1], (std::vector<std::uint32_t>{3, 4}));
+  EXPECT_EQ(m.later[2], (std::vector<std::uint32_t>{3, 4}));
+  EXPECT_FALSE(m.nested(1, 2));
+  EXPECT_DOUBLE_EQ(m.states[2].forward, 5e-3);  // stem 1.0 + main branch 4.0 ms
+  // Over the limit, the order's prefixes again, and the model says so.
+  const ModelProfile limited = import_pipedream_graph(kGraphs + "residual.txt", 8, 4);
+  EXPECT_EQ(limited.size(), 4u);
+  EXPECT_EQ(limited.cut_limit, 4u);
+  EXPECT_STREQ(limited.states_cover(), "one order");
 }
 
 TEST(PipedreamGraph, StageIdsAreIgnored) {
@@ -106,9 +130,9 @@ TEST(PipedreamGraph, TiesGoToTheEarlierLine) {
                               graph_edge("x", "q") + graph_edge("p", "j") + graph_edge("q", "j");
   const std::string q_first = node("x") + node("q") + node("p") + node("j") + graph_edge("x", "p") +
                               graph_edge("x", "q") + graph_edge("p", "j") + graph_edge("q", "j");
-  EXPECT_EQ(state_names(parse_pipedream_graph(p_first, "g.txt", 1)),
+  EXPECT_EQ(state_names(parse_pipedream_graph(p_first, "g.txt", 1, 0)),
             (std::vector<std::string>{"op x", "op p", "op q", "op j"}));
-  EXPECT_EQ(state_names(parse_pipedream_graph(q_first, "g.txt", 1)),
+  EXPECT_EQ(state_names(parse_pipedream_graph(q_first, "g.txt", 1, 0)),
             (std::vector<std::string>{"op x", "op q", "op p", "op j"}));
 }
 
@@ -145,7 +169,7 @@ TEST(PipedreamGraph, MultiSourceMultiSinkGraph) {
   const ModelProfile m =
       parse_pipedream_graph(node("a") + node("b") + node("c") + node("d") + graph_edge("a", "b") +
                                 graph_edge("c", "d") + graph_edge("a", "d"),
-                            "g.txt", 1);
+                            "g.txt", 1, 0);
   EXPECT_EQ(m.size(), 4u);
   EXPECT_EQ(crossings(m).back(), 0);
   EXPECT_EQ(m.whole().parameters, 16);

@@ -8,10 +8,13 @@
 
 #include "pe/error.h"
 #include "pe/model.h"
+#include "pe/planner.h"
 #include "pipedream_graph_cuts.h"
+#include "pipedream_graph_states.h"
 #include "search/exhaustive.h"
 #include "search/hybrid_search.h"
 #include "search/random_instances.h"
+#include "search/spine_search.h"
 
 namespace pe {
 namespace {
@@ -38,23 +41,17 @@ OperatorGraph random_graph(std::mt19937& rng, std::size_t n) {
   return g;
 }
 
-// The model whose states are every cut of g.
+// The model whose states are every cut of g, as the graph.txt importer makes it (with the
+// prefixes of its order as the spine).
 ModelProfile cut_model(const OperatorGraph& g) {
-  std::vector<std::size_t> order(g.operators.size());
-  for (std::size_t v = 0; v < order.size(); ++v) order[v] = v;
-  const auto cuts = detail::pipedream::enumerate_cuts(g, order);
-  detail::pipedream::CutTable table = detail::pipedream::cut_table(g, order, *cuts);
+  detail::pipedream::GraphStates states = detail::pipedream::graph_states(g, "dag", 2000);
   ModelProfile model;
   model.name = "dag";
   model.profile_batch_size = 8;
   model.operator_count = g.operators.size();
-  for (std::size_t i = 0; i < table.states.size(); ++i)
-    table.states[i].name = g.operators[table.closing[i]].id;
-  model.states = table.states;
-  bool chain = true;  // each cut inside every later one
-  for (std::size_t i = 0; i < table.later.size(); ++i)
-    chain = chain && table.later[i].size() + 1 + i == table.later.size();
-  if (!chain) model.later = table.later;
+  model.states = std::move(states.states);
+  model.later = std::move(states.later);
+  model.spine = std::move(states.spine);
   validate(model, "dag");
   return model;
 }
@@ -79,6 +76,51 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
   EXPECT_GT(branching, 60);
   EXPECT_GT(feasible, 60);
   EXPECT_GT(multi_stage, 10);
+}
+
+// With an effort limit small enough to stop the search on every cut, the plan is never
+// slower than the search on the spine's prefixes alone, and a plan taken from the spine
+// costs in the whole model what it cost on the spine.
+TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
+  std::mt19937 rng(16);
+  int compared = 0, spine_won = 0;
+  for (int trial = 0; trial < 80; ++trial) {
+    testing::Instance in = testing::random_instance(rng, 1, 4);
+    in.model = cut_model(random_graph(rng, 5 + trial % 4));
+    if (in.model.spine.empty()) continue;
+    in.cluster.device_memory = in.model.whole().parameters * 2 * 0.8 + 1e9;
+    const SearchOptions options{{Schedule::OneFOneB, Schedule::GPipe},
+                                1,
+                                static_cast<std::uint64_t>(200 + 50 * (trial % 5))};
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const detail::SearchResult both =
+        detail::search_with_spine(in.model, cost, in.global_batch, options);
+    const ModelProfile chain = detail::spine_model(in.model);
+    const detail::SearchResult alone = detail::search_plans(
+        detail::CostModel(chain, in.cluster, in.settings), in.global_batch, options);
+    if (alone.plans.empty()) continue;
+    ASSERT_FALSE(both.plans.empty()) << "trial " << trial;
+    ++compared;
+    const Plan& best = both.plans.front();
+    EXPECT_LE(best.iteration_time, alone.plans.front().iteration_time * (1 + 1e-12))
+        << "trial " << trial;
+    for (const PlanStage& s : best.stages)
+      EXPECT_TRUE(cost.stage(s.first_state, s.last_state)) << "trial " << trial;
+    PlanLayout layout;
+    layout.stages = parse_stage_layout(stages_string(best));
+    layout.micro_batches = best.micro_batches;
+    layout.schedule = best.schedule;
+    layout.pipeline_replicas = best.pipeline_replicas;
+    const LayoutCost again =
+        Planner(in.model, in.cluster, in.settings).evaluate(layout, in.global_batch);
+    EXPECT_NEAR(again.plan.iteration_time, best.iteration_time, 1e-9 * best.iteration_time)
+        << "trial " << trial;
+    const detail::SearchResult full = detail::search_plans(cost, in.global_batch, options);
+    spine_won +=
+        full.plans.empty() || full.plans.front().iteration_time > best.iteration_time * (1 + 1e-12);
+  }
+  EXPECT_GT(compared, 40);
+  EXPECT_GT(spine_won, 0);  // the effort limit does stop the search on every cut
 }
 
 TEST(CutSearch, NestedFollowsLaterOrIndexOrderForChains) {

@@ -41,7 +41,23 @@ struct ModelProfile {
   /// ascending, the states j > i whose cut strictly contains state i's; states are sorted so
   /// that a contained cut comes first, and the last state contains every other.
   std::vector<std::vector<std::uint32_t>> later;
+  /// Empty for a chain. Otherwise, optionally, the states that are the prefixes of one
+  /// topological order of the operators, shortest first (one per operator, the last the
+  /// whole model): each step adds one operator, so a stage whose ends lie on this spine
+  /// all-reduces its gradients layer by layer as a chain's stage does, and the
+  /// data-parallel baselines overlap along it. Stages off the spine, and every stage when
+  /// it is empty, all-reduce their gradients as one piece after their last backward.
+  std::vector<std::uint32_t> spine;
+  /// 0 when the states are every cut of the source graph (or the model is a chain, or was
+  /// built in code). Otherwise the graph has more cuts than this limit, and the states are
+  /// the prefixes of one topological order: plans, and the gaps reported for them, then
+  /// cover only stages between those prefixes.
+  std::size_t cut_limit = 0;
 
+  /// What the states are: "chain" (nested in index order), "every cut" (of the source
+  /// graph, not nested) or "one order" (the prefixes of one topological order of a graph
+  /// with more than cut_limit cuts).
+  const char* states_cover() const;
   /// True when the states are nested in index order (later is empty).
   bool chain() const { return later.empty(); }
   /// True when state `inner`'s cut is strictly inside state `outer`'s (for a chain:

@@ -109,7 +109,30 @@ void check_later(const ModelProfile& model, const std::string& where) {
   }
 }
 
+// A spine, when given, is a chain of nested states from a first one to the last state.
+void check_spine(const ModelProfile& model, const std::string& where) {
+  if (model.spine.empty()) return;
+  const std::size_t n = model.states.size();
+  if (model.chain())
+    throw InputError(where, "a spine is given but the states are a chain ('later' is empty)");
+  for (std::size_t k = 0; k < model.spine.size(); ++k) {
+    const std::size_t state = model.spine[k];
+    const bool inside = state < n && (k == 0 || model.nested(model.spine[k - 1], state));
+    if (!inside)
+      throw InputError(where, "spine entry " + std::to_string(k) + " (state " +
+                                  std::to_string(state) + ") does not contain the entry before it");
+  }
+  if (model.spine.back() != n - 1)
+    throw InputError(where, "the spine ends at state " + std::to_string(model.spine.back()) +
+                                ", expected the last state " + std::to_string(n - 1));
+}
+
 }  // namespace
+
+const char* ModelProfile::states_cover() const {
+  if (cut_limit > 0) return "one order";
+  return chain() ? "chain" : "every cut";
+}
 
 bool ModelProfile::nested(std::size_t inner, std::size_t outer) const {
   if (chain()) return inner < outer;
@@ -159,6 +182,7 @@ void validate(const ModelProfile& model, const std::string& where) {
         where, "profile batch size must be a number from 0.001 to 2^30, got " + describe(pbs));
   if (model.states.empty()) throw InputError(where, "the model has no layers");
   check_later(model, where);
+  check_spine(model, where);
   for (std::size_t i = 0; i < model.states.size(); ++i) check_state(model, i, where);
   for (std::size_t i = 0; i < model.states.size(); ++i) check_limits(model, i, where);
 }

@@ -11,6 +11,7 @@
 #include "cost/cost_model.h"
 #include "pe/error.h"
 #include "search/hybrid_search.h"
+#include "search/spine_search.h"
 
 namespace pe {
 namespace {
@@ -100,10 +101,9 @@ PointResult Planner::plan(int global_batch) const {
   PointResult result;
   result.global_batch = global_batch;
   result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
-  // The parts of the cluster are searched too, so more machines never give a slower plan.
-  detail::SearchResult found = detail::search_plans(
-      cost, global_batch, options_,
-      [&](const Cluster& part) { return detail::CostModel(model_, part, settings_); });
+  // The parts of the cluster are searched too, so more machines never give a slower plan;
+  // a model with every cut is also searched on its spine (search_with_spine).
+  detail::SearchResult found = detail::search_with_spine(model_, cost, global_batch, options_);
   result.plans = std::move(found.plans);
   result.exact = found.exact;
   result.lower_bound = result.plans.empty() ? 0 : found.lower_bound;

@@ -1,5 +1,6 @@
-// Data-parallel baselines. Each state of the profile adds one operator, so per-state
-// differences are the per-layer values the overlap models need.
+// Data-parallel baselines. Each state of a chain adds one operator, so per-state
+// differences are the per-layer values the overlap models need; a model whose states are
+// not a chain gives them along its spine (ModelProfile::spine), or is one piece without one.
 #include "pe/baselines.h"
 
 #include <algorithm>
@@ -20,10 +21,21 @@ struct LayerTimes {
 LayerTimes layer_times(const detail::CostModel& cost, double forward_samples,
                        double backward_samples, int devices, bool intra) {
   LayerTimes t;
-  for (std::size_t i = 0; i < cost.states(); ++i) {
-    t.forward.push_back(cost.forward(i, i, forward_samples));
-    t.backward.push_back(cost.backward(i, i, backward_samples));
-    t.allreduce.push_back(cost.allreduce(cost.parameters(i, i), devices, intra));
+  auto add = [&](std::size_t first, std::size_t last) {
+    t.forward.push_back(cost.forward(first, last, forward_samples));
+    t.backward.push_back(cost.backward(first, last, backward_samples));
+    t.allreduce.push_back(cost.allreduce(cost.parameters(first, last), devices, intra));
+  };
+  if (cost.chain()) {
+    for (std::size_t i = 0; i < cost.states(); ++i) add(i, i);
+  } else if (cost.spine().empty()) {
+    add(0, cost.states() - 1);
+  } else {
+    std::size_t first = 0;
+    for (std::uint32_t state : cost.spine()) {
+      add(first, state);
+      first = state + 1;
+    }
   }
   return t;
 }

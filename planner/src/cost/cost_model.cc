@@ -20,6 +20,8 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
                      const TrainingSettings& settings)
     : states_(model.size()),
       later_(model.later),
+      spine_(model.spine),
+      spine_position_(model.size(), -1),
       cluster_(cluster),
       settings_(settings),
       profile_batch_(model.profile_batch_size),
@@ -27,6 +29,7 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
       backward_(prefix(model, &CutState::backward)),
       activation_(prefix(model, &CutState::activation)),
       parameters_(prefix(model, &CutState::parameters)) {
+  for (std::size_t k = 0; k < spine_.size(); ++k) spine_position_[spine_[k]] = static_cast<long>(k);
   crossing_.reserve(states_);
   for (const CutState& s : model.states) crossing_.push_back(s.crossing);
   const Bytes profile_per_sample = model.whole().activation / profile_batch_;
@@ -92,10 +95,45 @@ CostModel::ExposedScan::ExposedScan(const CostModel& cost, std::size_t first, do
       first_(first),
       per_byte_(cost.allreduce(1.0, devices, intra_machine)),
       per_backward_(samples / cost.profile_batch_),
-      peak_(-std::numeric_limits<double>::infinity()) {}
+      peak_(-std::numeric_limits<double>::infinity()) {
+  if (cost.chain()) return;
+  from_ = first == 0 ? -1 : cost.spine_position_[first - 1];
+  on_spine_ = first == 0 ? !cost.spine_.empty() : from_ >= 0;
+  scanned_ = from_;
+}
+
+Seconds CostModel::ExposedScan::one_piece(std::size_t last) const {
+  return per_byte_ * (cost_.parameters_[last + 1] - cost_.parameters_[first_]);
+}
+
+// The chain's scan over the spine's states from first - 1 to `last`, resumed where the
+// previous call stopped (restarted when `last` comes before it).
+Seconds CostModel::ExposedScan::along_spine(std::size_t last) {
+  const long to = cost_.spine_position_[last];
+  if (to <= from_) return one_piece(last);
+  if (to < scanned_) {
+    scanned_ = from_;
+    peak_ = -std::numeric_limits<double>::infinity();
+  }
+  const std::vector<std::uint32_t>& spine = cost_.spine_;
+  for (long k = scanned_ + 1; k <= to; ++k) {
+    const std::size_t state = spine[static_cast<std::size_t>(k)];
+    const double reduced = per_byte_ * (cost_.parameters_[state + 1] - cost_.parameters_[first_]);
+    const double before =
+        k == from_ + 1
+            ? 0.0
+            : cost_.backward_[spine[static_cast<std::size_t>(k - 1)] + 1] - cost_.backward_[first_];
+    peak_ = std::max(peak_, reduced - per_backward_ * before);
+  }
+  scanned_ = to;
+  return std::max(0.0, peak_);
+}
 
 Seconds CostModel::ExposedScan::extend_to(std::size_t last) {
-  if (!cost_.chain()) return per_byte_ * (cost_.parameters_[last + 1] - cost_.parameters_[first_]);
+  if (!cost_.chain()) {
+    if (!on_spine_ || cost_.spine_position_[last] < 0) return one_piece(last);
+    return along_spine(last);
+  }
   const double reduced = per_byte_ * (cost_.parameters_[last + 1] - cost_.parameters_[first_]);
   const double computed = per_backward_ * (cost_.backward_[last] - cost_.backward_[first_]);
   peak_ = std::max(peak_, reduced - computed);

@@ -53,7 +53,9 @@ class CostModel {
   /// Part of the all-reduce of states [first, last] still running when the stage's last
   /// backward (of `samples` samples) ends: each state's gradients are reduced, one state at
   /// a time, as soon as its backward is done (the backward runs from `last` to `first`).
-  /// When the states are not a chain, a stage is one piece: its whole all-reduce is exposed.
+  /// When the states are not a chain, a stage whose ends lie on the model's spine
+  /// (ModelProfile::spine) is reduced along the spine's operators; any other stage is one
+  /// piece, its whole all-reduce exposed.
   Seconds exposed_allreduce(std::size_t first, std::size_t last, double samples, int devices,
                             bool intra_machine) const;
 
@@ -63,21 +65,33 @@ class CostModel {
     ExposedScan(const CostModel& cost, std::size_t first, double samples, int devices,
                 bool intra_machine);
     /// Exposed all-reduce of states [first, last]; call with last = first, first + 1, ...
-    /// (any order of stage ends when the states are not a chain).
+    /// (any order of stage ends when the states are not a chain; in ascending order they
+    /// take amortized constant time each along the spine).
     Seconds extend_to(std::size_t last);
 
    private:
+    Seconds one_piece(std::size_t last) const;
+    Seconds along_spine(std::size_t last);
+
     const CostModel& cost_;
     std::size_t first_;
     double per_byte_, per_backward_;  // seconds per parameter byte / per profiled second
     double peak_;
+    // Spine positions: of state first - 1 (-1 for first = 0), and the last one scanned.
+    long from_ = -1, scanned_ = -1;
+    bool on_spine_ = false;  // whether state first - 1 is on the spine (or first = 0)
   };
+
+  /// The model's spine (ModelProfile::spine); empty for a chain or when it has none.
+  const std::vector<std::uint32_t>& spine() const { return spine_; }
 
  private:
   double range(const std::vector<double>& prefix, std::size_t first, std::size_t last) const;
 
   std::size_t states_;
   std::vector<std::vector<std::uint32_t>> later_;
+  std::vector<std::uint32_t> spine_;
+  std::vector<long> spine_position_;  // per state, its index in spine_, or -1
   Cluster cluster_;
   TrainingSettings settings_;
   double profile_batch_;

@@ -156,6 +156,7 @@ Json context_value(const ReportContext& c) {
     context["model"] = c.model->name;
     context["source"] = c.model->source;
     context["states"] = c.model->size();
+    context["states_cover"] = c.model->states_cover();
     context["profile_batch_size"] = c.model->profile_batch_size;
   }
   if (c.cluster) {

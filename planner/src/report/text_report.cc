@@ -28,11 +28,19 @@ std::string device_list(const std::vector<int>& ids) {
   return "[" + text + "]";
 }
 
+// What the states of a graph are, when it is not a chain.
+std::string states_note(const ModelProfile& model) {
+  if (model.cut_limit > 0)
+    return " (prefixes of one order: the graph has over " + std::to_string(model.cut_limit) +
+           " cuts)";
+  return model.chain() ? "" : " (every cut of the graph)";
+}
+
 std::string header(const ReportContext& c) {
   std::ostringstream out;
   if (c.model)
     out << c.model->name << ": " << counted(static_cast<long long>(c.model->size()), "state")
-        << ", profile batch " << c.model->profile_batch_size;
+        << states_note(*c.model) << ", profile batch " << c.model->profile_batch_size;
   if (c.cluster) {
     out << " | " << counted(c.cluster->device_count(), "GPU") << " on "
         << counted(c.cluster->machine_count(), "machine") << ", "

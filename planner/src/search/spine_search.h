@@ -1,0 +1,25 @@
+// The search over every cut of a graph, never worse than over the prefixes of one order.
+#pragma once
+
+#include "cost/cost_model.h"
+#include "pe/model.h"
+#include "pe/planner.h"
+#include "search/hybrid_search.h"
+
+namespace pe::detail {
+
+/// The chain of `model`'s spine states (ModelProfile::spine): state k of the result is
+/// state spine[k] of `model`. `model` must have a spine.
+ModelProfile spine_model(const ModelProfile& model);
+
+/// search_plans on `cost` (the model `model`), with the parts of the cluster. When the model
+/// has a spine, its chain is
+/// searched too, and its plans (their states mapped back) are reported when faster by more
+/// than kSimpler: a search that stops at its effort limit on every cut then never does
+/// worse than one on the spine's prefixes, whose stages cost the same in both models. The
+/// lower bound is the full search's (it covers every plan of `model`); exact is recomputed
+/// against the best plan reported.
+SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost, int global_batch,
+                               const SearchOptions& options);
+
+}  // namespace pe::detail

@@ -30,6 +30,10 @@ def test_ranking_agreement_counts_pairs_and_the_best():
     assert (rank["pairs"], rank["pairs_agreeing"]) == (3, 0)
     same = ranking_agreement([_row("a", 1.0, 1.5), _row("b", 2.0, 2.5), _row("c", 3.0, 2.6)])
     assert same["best_agrees"] and same["pairs_agreeing"] == 3
+    # Two plans predicted alike: either measured fastest agrees, and their pair is not ranked.
+    tie = ranking_agreement([_row("a", 1.0, 1.6), _row("b", 1.0005, 1.5), _row("c", 3.0, 2.6)])
+    assert tie["best_agrees"] and tie["predicted_tied"] == [0, 1]
+    assert tie["pairs"] == 2 and tie["pairs_agreeing"] == 2
 
 
 def test_errors_are_relative_to_the_measured_time():

@@ -30,7 +30,8 @@ SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost,
   SearchResult found = search_plans(cost, global_batch, options, [&](const Cluster& part) {
     return CostModel(model, part, settings);
   });
-  if (model.spine.empty()) return found;
+  // An exact answer is already the best of every cut, the spine's plans among them.
+  if (model.spine.empty() || found.exact) return found;
   const ModelProfile chain = spine_model(model);
   const CostModel chain_cost(chain, cost.cluster(), settings);
   SearchResult on_spine = search_plans(chain_cost, global_batch, options, [&](const Cluster& part) {

@@ -87,8 +87,6 @@ Seconds CostModel::allreduce(Bytes bytes, int devices, bool intra_machine) const
                         intra_machine ? cluster_.network.intra : cluster_.network.inter_allreduce);
 }
 
-// With AR_j = k * P_j and g_j = s * B_j, the link finishes the stage's gradients
-// max_i (sum_{j=first..i} AR_j - sum_{j=first..i-1} g_j) after the last backward ends.
 CostModel::ExposedScan::ExposedScan(const CostModel& cost, std::size_t first, double samples,
                                     int devices, bool intra_machine)
     : cost_(cost),
@@ -96,9 +94,8 @@ CostModel::ExposedScan::ExposedScan(const CostModel& cost, std::size_t first, do
       per_byte_(cost.allreduce(1.0, devices, intra_machine)),
       per_backward_(samples / cost.profile_batch_),
       peak_(-std::numeric_limits<double>::infinity()) {
-  if (cost.chain()) return;
-  from_ = first == 0 ? -1 : cost.spine_position_[first - 1];
-  on_spine_ = first == 0 ? !cost.spine_.empty() : from_ >= 0;
+  from_ = first == 0 ? -1 : cost.spine_position(first - 1);
+  on_spine_ = first == 0 ? cost.chain() || !cost.spine_.empty() : from_ >= 0;
   scanned_ = from_;
 }
 
@@ -106,23 +103,23 @@ Seconds CostModel::ExposedScan::one_piece(std::size_t last) const {
   return per_byte_ * (cost_.parameters_[last + 1] - cost_.parameters_[first_]);
 }
 
-// The chain's scan over the spine's states from first - 1 to `last`, resumed where the
-// previous call stopped (restarted when `last` comes before it).
+// With AR_j = k * P_j and g_j = s * B_j over the spine's states from first - 1 to `last`, the
+// link finishes the stage's gradients max_i (sum AR_j up to i - sum g_j before i) after the
+// last backward ends; resumed where the previous call stopped (restarted when `last` comes
+// before it).
 Seconds CostModel::ExposedScan::along_spine(std::size_t last) {
-  const long to = cost_.spine_position_[last];
+  const long to = cost_.spine_position(last);
   if (to <= from_) return one_piece(last);
   if (to < scanned_) {
     scanned_ = from_;
     peak_ = -std::numeric_limits<double>::infinity();
   }
-  const std::vector<std::uint32_t>& spine = cost_.spine_;
   for (long k = scanned_ + 1; k <= to; ++k) {
-    const std::size_t state = spine[static_cast<std::size_t>(k)];
-    const double reduced = per_byte_ * (cost_.parameters_[state + 1] - cost_.parameters_[first_]);
+    const double reduced =
+        per_byte_ * (cost_.parameters_[cost_.spine_state(k) + 1] - cost_.parameters_[first_]);
     const double before =
-        k == from_ + 1
-            ? 0.0
-            : cost_.backward_[spine[static_cast<std::size_t>(k - 1)] + 1] - cost_.backward_[first_];
+        k == from_ + 1 ? 0.0
+                       : cost_.backward_[cost_.spine_state(k - 1) + 1] - cost_.backward_[first_];
     peak_ = std::max(peak_, reduced - per_backward_ * before);
   }
   scanned_ = to;
@@ -130,23 +127,13 @@ Seconds CostModel::ExposedScan::along_spine(std::size_t last) {
 }
 
 Seconds CostModel::ExposedScan::extend_to(std::size_t last) {
-  if (!cost_.chain()) {
-    if (!on_spine_ || cost_.spine_position_[last] < 0) return one_piece(last);
-    return along_spine(last);
-  }
-  const double reduced = per_byte_ * (cost_.parameters_[last + 1] - cost_.parameters_[first_]);
-  const double computed = per_backward_ * (cost_.backward_[last] - cost_.backward_[first_]);
-  peak_ = std::max(peak_, reduced - computed);
-  return std::max(0.0, peak_);
+  if (!on_spine_ || cost_.spine_position(last) < 0) return one_piece(last);
+  return along_spine(last);
 }
 
 Seconds CostModel::exposed_allreduce(std::size_t first, std::size_t last, double samples,
                                      int devices, bool intra_machine) const {
-  ExposedScan scan(*this, first, samples, devices, intra_machine);
-  if (!chain()) return scan.extend_to(last);
-  Seconds exposed = 0;
-  for (std::size_t i = first; i <= last; ++i) exposed = scan.extend_to(i);
-  return exposed;
+  return ExposedScan(*this, first, samples, devices, intra_machine).extend_to(last);
 }
 
 }  // namespace pe::detail

@@ -64,9 +64,9 @@ class CostModel {
    public:
     ExposedScan(const CostModel& cost, std::size_t first, double samples, int devices,
                 bool intra_machine);
-    /// Exposed all-reduce of states [first, last]; call with last = first, first + 1, ...
-    /// (any order of stage ends when the states are not a chain; in ascending order they
-    /// take amortized constant time each along the spine).
+    /// Exposed all-reduce of states [first, last], for stage ends in any order; in ascending
+    /// order (last = first, first + 1, ... on a chain) each call takes amortized constant
+    /// time along the spine.
     Seconds extend_to(std::size_t last);
 
    private:
@@ -79,13 +79,22 @@ class CostModel {
     double peak_;
     // Spine positions: of state first - 1 (-1 for first = 0), and the last one scanned.
     long from_ = -1, scanned_ = -1;
-    bool on_spine_ = false;  // whether state first - 1 is on the spine (or first = 0)
+    bool on_spine_ = false;  // whether state first - 1 is on the spine (or first = 0 and
+                             // there is a spine)
   };
 
   /// The model's spine (ModelProfile::spine); empty for a chain or when it has none.
   const std::vector<std::uint32_t>& spine() const { return spine_; }
 
  private:
+  // A chain is its own spine: state i at position i. Otherwise the position of state i on
+  // ModelProfile::spine (-1 when it is not on it), and the state at position k.
+  long spine_position(std::size_t i) const {
+    return chain() ? static_cast<long>(i) : spine_position_[i];
+  }
+  std::size_t spine_state(long k) const {
+    return chain() ? static_cast<std::size_t>(k) : spine_[static_cast<std::size_t>(k)];
+  }
   double range(const std::vector<double>& prefix, std::size_t first, std::size_t last) const;
 
   std::size_t states_;

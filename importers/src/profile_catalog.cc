@@ -137,9 +137,9 @@ ProfileEntry entry_for_path(const std::string& path, const std::vector<ProfileEn
 }
 
 std::string known_names(const std::vector<ProfileEntry>& entries) {
-  std::string names;
-  for (const ProfileEntry& entry : entries) names += (names.empty() ? "" : ", ") + entry.name;
-  return names;
+  std::vector<std::string> names;
+  for (const ProfileEntry& entry : entries) names.push_back(entry.name);
+  return detail::yaml_input::comma_list(names);
 }
 
 }  // namespace

@@ -28,9 +28,14 @@ std::string choice(const YAML::Node& map, const char* key, const std::string& fi
   if (!node) return choices.front();
   const std::string value = text(node, file, key);
   if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
-  std::string known;
-  for (const std::string& c : choices) known += (known.empty() ? "" : ", ") + c;
-  throw InputError(where(file, node, key), "'" + value + "' is not one of: " + known);
+  throw InputError(where(file, node, key), "'" + value + "' is not one of: " + comma_list(choices));
+}
+
+// The optimizer presets' names, the first (the default) first.
+std::vector<std::string> optimizer_names() {
+  std::vector<std::string> names;
+  for (const OptimizerPreset& p : optimizer_presets()) names.push_back(p.name);
+  return names;
 }
 
 GpuSpec read_gpu(const YAML::Node& node, const std::string& file) {
@@ -64,7 +69,7 @@ TransformerConfig read_config(const YAML::Node& doc, const std::string& file) {
   c.vocabulary = size(doc, "vocabulary", file, true);
   c.tied_embeddings = choice(doc, "tied_embeddings", file, {"false", "true"}) == "true";
   c.activation_bytes = choice(doc, "activations", file, {"bf16", "fp16", "fp32"}) == "fp32" ? 4 : 2;
-  c.optimizer = choice(doc, "optimizer", file, {"adam-mixed", "adam-fp32", "sgd-fp32"});
+  c.optimizer = choice(doc, "optimizer", file, optimizer_names());
   c.flash_attention = choice(doc, "attention", file, {"flash", "standard"}) == "flash";
   // The divisibility rules, at the line of the key that breaks them.
   const YAML::Node heads = child(doc, "heads", file, true);
@@ -140,12 +145,10 @@ std::string find_transformer(const std::string& name_or_path) {
   if (fs::is_regular_file(bundled, error)) return bundled.string();
   if (fs::exists(name_or_path, error) && !fs::is_directory(name_or_path, error))
     return name_or_path;
-  std::string known;
-  for (const std::string& n : bundled_transformers()) known += (known.empty() ? "" : ", ") + n;
   throw InputError(name_or_path,
                    "no such file and no bundled transformer of that name, "
                    "expected a transformer YAML file or one of: " +
-                       known);
+                       comma_list(bundled_transformers()));
 }
 
 }  // namespace pe

@@ -158,6 +158,12 @@ long long count_in(const YAML::Node& node, const std::string& file, const std::s
   return value;
 }
 
+std::string comma_list(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
 void only_keys(const YAML::Node& map, const std::vector<std::string>& known,
                const std::string& file, const std::string& what) {
   for (const auto& item : map) {

@@ -60,6 +60,8 @@ long long count_in(const YAML::Node& node, const std::string& file, const std::s
                    long long low, long long high, const std::string& what);
 /// A scalar string.
 std::string text(const YAML::Node& node, const std::string& file, const std::string& key);
+/// `names` joined by ", ", for the lists of known names in error messages.
+std::string comma_list(const std::vector<std::string>& names);
 /// Throws on keys of `map` that are not in `known`.
 void only_keys(const YAML::Node& map, const std::vector<std::string>& known,
                const std::string& file, const std::string& what);

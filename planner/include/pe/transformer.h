@@ -56,8 +56,9 @@ struct OptimizerPreset {
   int weight_bytes;            ///< Bytes of the weights and gradients that are all-reduced.
 };
 
-/// The presets: adam-mixed (bf16/fp16 weights and gradients, fp32 master weights, Adam's
-/// two moments: 16 bytes), adam-fp32 (16 bytes), sgd-fp32 (weights, gradients, momentum: 12).
+/// The presets, the default first: adam-mixed (bf16/fp16 weights and gradients, fp32 master
+/// weights, Adam's two moments: 16 bytes), adam-fp32 (16 bytes), sgd-fp32 (weights, gradients,
+/// momentum: 12).
 const std::vector<OptimizerPreset>& optimizer_presets();
 
 /// A decoder-only transformer. Sizes are counts; `sequence` tokens make one sample.

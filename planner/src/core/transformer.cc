@@ -15,13 +15,19 @@ void positive(int value, const std::string& where, const char* key) {
         where, std::string(key) + " must be a positive whole number, got " + std::to_string(value));
 }
 
+// "a, b, c": the `name`s of `items`, for error messages.
+template <typename Items>
+std::string names_of(const Items& items) {
+  std::string list;
+  for (const auto& item : items) list += (list.empty() ? "" : ", ") + item.name;
+  return list;
+}
+
 const OptimizerPreset& preset(const std::string& name, const std::string& where) {
   for (const OptimizerPreset& p : optimizer_presets())
     if (p.name == name) return p;
-  std::string known;
-  for (const OptimizerPreset& p : optimizer_presets())
-    known += (known.empty() ? "" : ", ") + p.name;
-  throw InputError(where, "optimizer '" + name + "' is unknown; known: " + known);
+  throw InputError(where,
+                   "optimizer '" + name + "' is unknown; known: " + names_of(optimizer_presets()));
 }
 
 int kv_heads(const TransformerConfig& c) { return c.kv_heads > 0 ? c.kv_heads : c.heads; }
@@ -67,12 +73,10 @@ const GpuSpec& find_gpu(const std::string& name, const std::string& where) {
                    [](unsigned char ch) { return std::tolower(ch); });
     return t;
   };
-  std::string known;
-  for (const GpuSpec& gpu : gpu_catalog()) {
+  for (const GpuSpec& gpu : gpu_catalog())
     if (lower(gpu.name) == lower(name)) return gpu;
-    known += (known.empty() ? "" : ", ") + gpu.name;
-  }
-  throw InputError(where, "GPU '" + name + "' is not in the catalogue; known: " + known +
+  throw InputError(where, "GPU '" + name +
+                              "' is not in the catalogue; known: " + names_of(gpu_catalog()) +
                               " (or give its numbers: name, peak_tflops, memory_gb)");
 }
 

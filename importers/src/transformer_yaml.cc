@@ -71,16 +71,12 @@ TransformerConfig read_config(const YAML::Node& doc, const std::string& file) {
   c.activation_bytes = choice(doc, "activations", file, {"bf16", "fp16", "fp32"}) == "fp32" ? 4 : 2;
   c.optimizer = choice(doc, "optimizer", file, optimizer_names());
   c.flash_attention = choice(doc, "attention", file, {"flash", "standard"}) == "flash";
-  // The divisibility rules, at the line of the key that breaks them.
-  const YAML::Node heads = child(doc, "heads", file, true);
-  if (c.hidden % c.heads != 0)
-    throw InputError(where(file, heads, "heads"), "hidden " + std::to_string(c.hidden) +
-                                                      " is not a multiple of heads " +
-                                                      std::to_string(c.heads));
-  if (c.heads % c.kv_heads != 0)
-    throw InputError(where(file, child(doc, "kv_heads", file, true), "kv_heads"),
-                     "heads " + std::to_string(c.heads) + " is not a multiple of kv_heads " +
-                         std::to_string(c.kv_heads));
+  // The rules between keys (divisibility), at the line of the key that breaks them (of the
+  // document for a key left at its default).
+  validate(c, [&](const std::string& key) {
+    const YAML::Node node = child(doc, key, file, false);
+    return where(file, node ? node : doc, key);
+  });
   return c;
 }
 

@@ -23,6 +23,7 @@
 //   output twice in the forward pass and twice in the backward pass.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -89,9 +90,12 @@ struct TransformerLayer {
   Bytes tensor_parallel = 0;        ///< Bytes of each tensor-parallel all-reduce (4 per layer).
 };
 
-/// Throws InputError naming `where` and the key: non-positive sizes, hidden not a multiple
-/// of heads, heads not a multiple of kv_heads, activation bytes other than 2 or 4, an
-/// unknown optimizer.
+/// Throws InputError at `where_of(key)` for the key a rule concerns: non-positive sizes,
+/// hidden not a multiple of heads (key "heads"), heads not a multiple of kv_heads,
+/// activation bytes other than 2 or 4 ("activations"), an unknown optimizer.
+void validate(const TransformerConfig& config,
+              const std::function<std::string(const std::string& key)>& where_of);
+/// The same, every error naming `where`.
 void validate(const TransformerConfig& config, const std::string& where);
 
 /// The layers in order: "embedding", "layer 1" .. "layer L", "head" (final norm, LM head

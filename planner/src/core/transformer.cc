@@ -86,24 +86,32 @@ const std::vector<OptimizerPreset>& optimizer_presets() {
   return presets;
 }
 
-void validate(const TransformerConfig& c, const std::string& where) {
-  positive(c.layers, where, "layers");
-  positive(c.hidden, where, "hidden");
-  positive(c.heads, where, "heads");
-  positive(c.ffn, where, "ffn");
-  positive(c.sequence, where, "sequence");
-  positive(c.vocabulary, where, "vocabulary");
-  if (c.kv_heads < 0) positive(c.kv_heads, where, "kv_heads");
+void validate(const TransformerConfig& c,
+              const std::function<std::string(const std::string& key)>& where_of) {
+  positive(c.layers, where_of("layers"), "layers");
+  positive(c.hidden, where_of("hidden"), "hidden");
+  positive(c.heads, where_of("heads"), "heads");
+  positive(c.ffn, where_of("ffn"), "ffn");
+  positive(c.sequence, where_of("sequence"), "sequence");
+  positive(c.vocabulary, where_of("vocabulary"), "vocabulary");
+  if (c.kv_heads < 0) positive(c.kv_heads, where_of("kv_heads"), "kv_heads");
   if (c.hidden % c.heads != 0)
-    throw InputError(where, "hidden " + std::to_string(c.hidden) + " is not a multiple of heads " +
-                                std::to_string(c.heads));
+    throw InputError(where_of("heads"), "hidden " + std::to_string(c.hidden) +
+                                            " is not a multiple of heads " +
+                                            std::to_string(c.heads));
   if (c.heads % kv_heads(c) != 0)
-    throw InputError(where, "heads " + std::to_string(c.heads) + " is not a multiple of kv_heads " +
-                                std::to_string(kv_heads(c)));
+    throw InputError(where_of("kv_heads"), "heads " + std::to_string(c.heads) +
+                                               " is not a multiple of kv_heads " +
+                                               std::to_string(kv_heads(c)));
   if (c.activation_bytes != 2 && c.activation_bytes != 4)
-    throw InputError(where, "activation bytes must be 2 (bf16, fp16) or 4 (fp32), got " +
-                                std::to_string(c.activation_bytes));
-  preset(c.optimizer, where);
+    throw InputError(where_of("activations"),
+                     "activation bytes must be 2 (bf16, fp16) or 4 (fp32), got " +
+                         std::to_string(c.activation_bytes));
+  preset(c.optimizer, where_of("optimizer"));
+}
+
+void validate(const TransformerConfig& c, const std::string& where) {
+  validate(c, [&where](const std::string&) { return where; });
 }
 
 std::vector<TransformerLayer> transformer_layers(const TransformerConfig& c) {

@@ -14,7 +14,7 @@ TEST(Evaluate, TwoStagePipelineByHand) {
   Cluster c = cluster_from_machine_ends({1, 2});  // two single-GPU machines
   c.network.inter_p2p = 1e9;
   const detail::CostModel cost(two_layers(0, 0), c, {});
-  detail::PipelineSpec spec{1, 2, 1, 4, Schedule::OneFOneB, {{0, 0, 0, 1}, {1, 1, 1, 1}}};
+  detail::PipelineSpec spec{1, 2, 1, 4, Schedule::OneFOneB, {{0, 0, 0, 1, {}}, {1, 1, 1, 1, {}}}};
   detail::Evaluation ev = detail::evaluate(cost, spec, 4);
   ASSERT_TRUE(ev.fits);
   const Plan& p = ev.plan;
@@ -43,7 +43,7 @@ TEST(Evaluate, EqualStagesMatchTheTextbookPipeline) {
                                {});
   for (Schedule schedule : {Schedule::OneFOneB, Schedule::GPipe}) {
     detail::PipelineSpec spec{1, 4, 1, 6, schedule, {}};
-    for (int s = 0; s < 4; ++s) spec.stages.push_back({std::size_t(s), std::size_t(s), s, 1});
+    for (int s = 0; s < 4; ++s) spec.stages.push_back({std::size_t(s), std::size_t(s), s, 1, {}});
     const Plan p = detail::evaluate(cost, spec, 6).plan;
     EXPECT_DOUBLE_EQ(p.iteration_time, (6 - 1) * 0.75 + 4 * 0.75) << to_string(schedule);
   }
@@ -53,7 +53,7 @@ TEST(Evaluate, AllReduceOverlapsTheStagesOwnBackward) {
   Cluster c = cluster_from_machine_ends({2});
   c.network.intra = 10e9;  // ring over 2 devices: 1e-10 s per byte
   const detail::CostModel cost(two_layers(10e9, 40e9), c, {});
-  detail::PipelineSpec spec{1, 2, 2, 1, Schedule::OneFOneB, {{0, 1, 0, 2}}};
+  detail::PipelineSpec spec{1, 2, 2, 1, Schedule::OneFOneB, {{0, 1, 0, 2, {}}}};
   const Plan p = detail::evaluate(cost, spec, 2).plan;
   // Gradients of l1 are ready after 1 s and take 4 s, l0's after 3 s and take 1 s: the
   // link ends at 6 s, 3 s after the backward.
@@ -66,7 +66,7 @@ TEST(Evaluate, AllReduceOverlapsTheStagesOwnBackward) {
 TEST(Evaluate, MemoryCountsActivationsInFlight) {
   Cluster c = cluster_from_machine_ends({2});
   const detail::CostModel cost(two_layers(1e9, 1e9), c, {});
-  detail::PipelineSpec spec{1, 2, 1, 8, Schedule::OneFOneB, {{0, 0, 0, 1}, {1, 1, 1, 1}}};
+  detail::PipelineSpec spec{1, 2, 1, 8, Schedule::OneFOneB, {{0, 0, 0, 1, {}}, {1, 1, 1, 1, {}}}};
   const Plan one_f_one_b = detail::evaluate(cost, spec, 8).plan;
   spec.schedule = Schedule::GPipe;
   const Plan gpipe = detail::evaluate(cost, spec, 8).plan;
@@ -82,7 +82,7 @@ TEST(Evaluate, InfeasibleWhenAStageExceedsMemory) {
   Cluster c = cluster_from_machine_ends({2});
   c.device_memory = 2.5e9;
   const detail::CostModel cost(two_layers(1e9, 1e9), c, {});
-  detail::PipelineSpec spec{1, 2, 1, 8, Schedule::GPipe, {{0, 0, 0, 1}, {1, 1, 1, 1}}};
+  detail::PipelineSpec spec{1, 2, 1, 8, Schedule::GPipe, {{0, 0, 0, 1, {}}, {1, 1, 1, 1, {}}}};
   EXPECT_FALSE(detail::evaluate(cost, spec, 8).fits);
   spec.schedule = Schedule::OneFOneB;  // 2e9 weights + 2 x 1e9 activations > 2.5e9
   EXPECT_FALSE(detail::evaluate(cost, spec, 8).fits);

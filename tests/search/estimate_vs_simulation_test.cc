@@ -29,7 +29,7 @@ TEST(EstimateVsSimulation, EqualStagesAgreeExactly) {
     for (Schedule schedule : {Schedule::OneFOneB, Schedule::GPipe}) {
       detail::PipelineSpec spec{1, stages, 1, micro_batches, schedule, {}};
       for (int s = 0; s < stages; ++s)
-        spec.stages.push_back({std::size_t(s), std::size_t(s), s, 1});
+        spec.stages.push_back({std::size_t(s), std::size_t(s), s, 1, {}});
       const Plan plan = detail::evaluate(cost, spec, micro_batches).plan;
       EXPECT_NEAR(plan.iteration_time, (micro_batches + stages - 1) * (f + g), 1e-9);
       EXPECT_NEAR(simulated(plan), plan.iteration_time, 1e-9 * plan.iteration_time)
@@ -53,7 +53,7 @@ TEST(EstimateVsSimulation, OneStagePlansAgreeExactly) {
                                 micro_batch,
                                 in.global_batch / micro_batch,
                                 Schedule::OneFOneB,
-                                {{0, in.model.size() - 1, 0, std::min(width, micro_batch)}}};
+                                {{0, in.model.size() - 1, 0, std::min(width, micro_batch), {}}}};
       const Plan plan = detail::evaluate(cost, spec, in.global_batch).plan;
       EXPECT_NEAR(simulated(plan), plan.iteration_time, 1e-9 * plan.iteration_time);
     }

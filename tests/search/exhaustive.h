@@ -8,7 +8,9 @@
 
 #include "cost/cost_model.h"
 #include "cost/evaluate.h"
+#include "cost/layout.h"
 #include "cost/stage_samples.h"
+#include "cost/stage_variants.h"
 #include "pe/plan.h"
 #include "pe/timeline.h"
 #include "search/hybrid_search.h"
@@ -19,7 +21,9 @@ namespace pe::testing {
 /// cut set of a chain model), all widths
 /// (each stage at least one device, at most max_stage_width: the micro-batch unless it is
 /// the only stage; in total at most a copy's devices), stages packed from device 0 of each
-/// copy. Each plan's cost is evaluate()'s, so the stage samples are stage_samples'.
+/// copy, each stage in every variant stage_variants allows (tensor-parallel degrees,
+/// recomputation). Each plan's cost is evaluate()'s, so the stage samples are
+/// stage_samples'.
 /// `max_width` and `max_copies` (0 = no limit) are SearchOptions' max_stage_width and
 /// max_pipeline_copies: plans with a wider stage or more copies are left out.
 inline void for_each_plan(const detail::CostModel& cost, int global_batch,
@@ -34,6 +38,7 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
     const int width = devices / shape.replicas;
     detail::PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
                               shape.micro_batches, shape.schedule, {}};
+    const detail::Layout layout(cost.cluster(), shape.replicas, width);
     std::function<void(std::size_t, int)> place = [&](std::size_t first, int offset) {
       if (first == n) {
         detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
@@ -42,14 +47,16 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
       }
       for (std::size_t last = first; last < n; ++last) {
         if (!cost.stage(first, last)) continue;  // state first - 1's cut is not inside last's
-        int widest =
-            detail::max_stage_width(first == 0 && last + 1 == n, shape.micro_batch, width - offset);
+        const bool one_stage = first == 0 && last + 1 == n;
+        int widest = width - offset;
         if (max_width > 0) widest = std::min(widest, max_width);
-        for (int r = 1; r <= widest; ++r) {
-          spec.stages.push_back({first, last, offset, r});
-          place(last + 1, offset + r);
-          spec.stages.pop_back();
-        }
+        for (int r = 1; r <= widest; ++r)
+          for (const detail::StageVariant& v : detail::stage_variants(
+                   cost, layout, offset, r, one_stage ? r : shape.micro_batch)) {
+            spec.stages.push_back({first, last, offset, r, v});
+            place(last + 1, offset + r);
+            spec.stages.pop_back();
+          }
       }
     };
     place(0, 0);

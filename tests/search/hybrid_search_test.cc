@@ -122,7 +122,7 @@ TEST(HybridSearch, ReportsTheEvaluatedCostOfItsPlan) {
           p.schedule,          {}};
       int offset = 0;
       for (const PlanStage& s : p.stages) {
-        spec.stages.push_back({s.first_state, s.last_state, offset, s.width});
+        spec.stages.push_back({s.first_state, s.last_state, offset, s.width, {}});
         offset += s.width;
       }
       detail::Evaluation ev = detail::evaluate(cost, spec, in.global_batch);

@@ -26,6 +26,13 @@ struct CutState {
   /// The id of that operator in the source file (a graph.txt node id); empty for models
   /// built in code.
   std::string operator_id;
+  /// Cumulative activation bytes kept with full recomputation (each operator keeps only its
+  /// input); read only when ModelProfile::recomputable.
+  Bytes recomputed_activation = 0;
+  /// Cumulative bytes the forward pass all-reduces among the GPUs that split the operators
+  /// up to the cut t ways (tensor parallelism; the backward pass all-reduces as many); read
+  /// only when ModelProfile::tensor_parallel_unit > 0.
+  Bytes tensor_parallel = 0;
 };
 
 /// A model as the planner sees it: an ordered list of cut states.
@@ -53,6 +60,14 @@ struct ModelProfile {
   /// the prefixes of one topological order: plans, and the gaps reported for them, then
   /// cover only stages between those prefixes.
   std::size_t cut_limit = 0;
+  /// 0 when the model's operators cannot be split across GPUs. Otherwise a stage may split
+  /// them t ways (tensor parallelism) for any t > 1 dividing this number (for a transformer
+  /// the attention heads' and key/value heads' greatest common divisor): compute, weights
+  /// and activations divided by t, CutState::tensor_parallel all-reduced.
+  int tensor_parallel_unit = 0;
+  /// True when a stage may recompute its forward pass in the backward instead of keeping
+  /// its activations (CutState::recomputed_activation says what it keeps then).
+  bool recomputable = false;
 
   /// What the states are: "chain" (nested in index order), "every cut" (of the source
   /// graph, not nested) or "one order" (the prefixes of one topological order of a graph

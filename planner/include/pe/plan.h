@@ -29,7 +29,12 @@ std::string to_string(Limiter limiter);
 struct PlanStage {
   std::size_t first_state = 0;          ///< First state index (inclusive).
   std::size_t last_state = 0;           ///< Last state index (inclusive).
-  int width = 1;                        ///< Data-parallel devices of this stage in one replica.
+  int width = 1;                        ///< Devices of this stage in one pipeline replica.
+  /// GPUs that split each operator of the stage (tensor parallelism): its `width` devices run
+  /// width / tensor_parallel data-parallel replicas of the stage.
+  int tensor_parallel = 1;
+  bool recompute = false;  ///< The backward recomputes the forward instead of keeping it.
+  int zero_stage = 0;      ///< ZeRO sharding of the training state (TrainingSettings).
   std::vector<int> devices;             ///< Global device ids, replica by replica.
   StageTimes times;                     ///< Per micro-batch, as used by the cost model.
   Seconds allreduce_total = 0;          ///< Whole gradient all-reduce of the stage (times.allreduce
@@ -38,8 +43,11 @@ struct PlanStage {
   bool allreduce_intra_machine = true;  ///< All copies of the stage sit on one machine.
   Bytes weight_memory = 0;              ///< Weights, gradients and optimizer state per device.
   Bytes activation_memory = 0;          ///< Activations kept in flight per device.
-  /// Weight plus activation memory per device, in bytes.
-  Bytes peak_memory() const { return weight_memory + activation_memory; }
+  /// Memory held only while working on a micro-batch: the largest operator's activations
+  /// when recomputing, its gathered weights under ZeRO-3.
+  Bytes working_memory = 0;
+  /// Weight, activation and working memory per device, in bytes.
+  Bytes peak_memory() const { return weight_memory + activation_memory + working_memory; }
 };
 
 /// The event-driven simulation of a plan: its timeline (simulate(plan.shape())) and the
@@ -98,7 +106,9 @@ struct Plan {
 /// speedup from it: for plans built or changed by hand. Throws as simulate() does.
 void simulate_plan(Plan& plan);
 
-/// "FIRST-LAST:WIDTH" per stage joined by ';' (e.g. "0-20:8;21-25:8").
+/// "FIRST-LAST:WIDTH" per stage joined by ';' (e.g. "0-20:8;21-25:8"), WIDTH followed by
+/// "tT" for a stage split T ways (tensor parallelism) and "r" for one that recomputes
+/// (e.g. "0-40:8t4r").
 std::string stages_string(const Plan& plan);
 
 /// One label per stage for timelines and charts: "stage S (states FIRST-LAST, W GPUs)".

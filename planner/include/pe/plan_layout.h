@@ -12,11 +12,15 @@
 namespace pe {
 
 /// One stage of a hand-written plan: states [first_state, last_state] on `width` devices of
-/// each pipeline copy.
+/// each pipeline copy, each operator split over `tensor_parallel` of them (which must divide
+/// `width`, and be a degree the model and settings allow, its GPUs on one machine), and
+/// recomputing its forward pass in the backward when `recompute` (a model that can).
 struct StageLayout {
   std::size_t first_state = 0;
   std::size_t last_state = 0;
   int width = 1;
+  int tensor_parallel = 1;
+  bool recompute = false;
 };
 
 /// A hand-written plan: stages in pipeline order (covering every state once, in order),
@@ -34,9 +38,9 @@ struct PlanLayout {
   int pipeline_replicas = 1;
 };
 
-/// Parses stages written as pe-plan prints them, "FIRST-LAST:WIDTH" joined by ';' (e.g.
-/// "0-20:15;21-24:1"; stages_string() is the inverse). Throws UsageError naming the stage
-/// (counted from 0) that is not of that form.
+/// Parses stages written as pe-plan prints them, "FIRST-LAST:WIDTH[tT][r]" joined by ';'
+/// (e.g. "0-20:15;21-24:1" or "0-40:8t4r;41-81:8t8"; stages_string() is the inverse). Throws
+/// UsageError naming the stage (counted from 0) that is not of that form.
 std::vector<StageLayout> parse_stage_layout(const std::string& text);
 
 /// What a hand-written plan costs at one global batch size (Planner::evaluate).

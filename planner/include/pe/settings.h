@@ -22,6 +22,19 @@ struct TrainingSettings {
   /// profile's total activation bytes / profile batch size. Stage activations are scaled by the
   /// same factor.
   std::optional<Bytes> activation_bytes_per_sample;
+  /// Most GPUs a stage splits its operators over (tensor parallelism), for models that say how
+  /// (ModelProfile::tensor_parallel_unit): 0 = the GPUs of the smallest machine, 1 = none.
+  /// A split's GPUs always share a machine.
+  int max_tensor_parallel = 0;
+  /// Share of the ideal t-fold speed-up a t-way split reaches (its compute takes
+  /// 1 / (t x efficiency) of the time; its all-reduces are costed on top), in (0, 1].
+  double tensor_parallel_efficiency = 1;
+  /// Whether stages of a model that can recompute (ModelProfile::recomputable) may do so.
+  bool recomputation = true;
+  /// ZeRO-style sharding of the training state across a stage's data-parallel GPUs: 0 none,
+  /// 1 optimizer state (and master weights), 2 also gradients, 3 also the weights (which
+  /// are then gathered before each micro-batch's forward and backward pass).
+  int zero_stage = 0;
 };
 
 }  // namespace pe

@@ -40,7 +40,10 @@ constexpr Field kFields[] = {{"forward", &CutState::forward, true, false},
                              {"backward", &CutState::backward, true, false},
                              {"activation", &CutState::activation, true, true},
                              {"parameters", &CutState::parameters, true, true},
-                             {"crossing", &CutState::crossing, false, true}};
+                             {"crossing", &CutState::crossing, false, true},
+                             {"recomputed activation", &CutState::recomputed_activation, true,
+                              true},
+                             {"tensor-parallel bytes", &CutState::tensor_parallel, true, true}};
 
 // The largest value of `member` over the states whose cut is inside state i's: the previous
 // state in a chain, else those listing i in `later` (0 when there are none).
@@ -181,6 +184,10 @@ void validate(const ModelProfile& model, const std::string& where) {
     throw InputError(
         where, "profile batch size must be a number from 0.001 to 2^30, got " + describe(pbs));
   if (model.states.empty()) throw InputError(where, "the model has no layers");
+  if (model.tensor_parallel_unit < 0)
+    throw InputError(where, "tensor_parallel_unit is " +
+                                std::to_string(model.tensor_parallel_unit) +
+                                ", expected 0 (no tensor parallelism) or a positive number");
   check_later(model, where);
   check_spine(model, where);
   for (std::size_t i = 0; i < model.states.size(); ++i) check_state(model, i, where);

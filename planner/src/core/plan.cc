@@ -55,6 +55,8 @@ std::string stages_string(const Plan& plan) {
     if (!text.empty()) text += ';';
     text += std::to_string(stage.first_state) + "-" + std::to_string(stage.last_state) + ":" +
             std::to_string(stage.width);
+    if (stage.tensor_parallel > 1) text += "t" + std::to_string(stage.tensor_parallel);
+    if (stage.recompute) text += "r";
   }
   return text;
 }
@@ -65,7 +67,11 @@ std::vector<std::string> stage_labels(const Plan& plan) {
     const PlanStage& stage = plan.stages[s];
     labels.push_back("stage " + std::to_string(s) + " (states " +
                      std::to_string(stage.first_state) + "-" + std::to_string(stage.last_state) +
-                     ", " + detail::format::counted(stage.width, "GPU") + ")");
+                     ", " + detail::format::counted(stage.width, "GPU") +
+                     (stage.tensor_parallel > 1
+                          ? ", " + std::to_string(stage.tensor_parallel) + "-way tensor parallel"
+                          : "") +
+                     (stage.recompute ? ", recomputed" : "") + ")");
   }
   return labels;
 }

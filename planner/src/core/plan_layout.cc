@@ -4,6 +4,7 @@
 
 #include "cost/cost_model.h"
 #include "cost/evaluate.h"
+#include "cost/layout.h"
 #include "pe/error.h"
 #include "pe/planner.h"
 
@@ -31,19 +32,30 @@ bool parse_count(const std::string& text, unsigned long long& value) {
 
 StageLayout parse_stage(const std::string& text, std::size_t index) {
   const std::size_t dash = text.find('-'), colon = text.find(':');
-  unsigned long long first = 0, last = 0, width = 0;
+  std::string tail = colon == std::string::npos ? "" : text.substr(colon + 1);
+  const bool recompute = !tail.empty() && tail.back() == 'r';
+  if (recompute) tail.pop_back();
+  const std::size_t t = tail.find('t');
+  unsigned long long first = 0, last = 0, width = 0, split = 1;
   if (dash == std::string::npos || colon == std::string::npos || colon < dash ||
       !parse_count(text.substr(0, dash), first) ||
       !parse_count(text.substr(dash + 1, colon - dash - 1), last) ||
-      !parse_count(text.substr(colon + 1), width))
-    throw UsageError("parse_stage_layout", "parse_stage_layout: " + stage_name(index) + " is '" +
-                                               text +
-                                               "', expected FIRST-LAST:WIDTH (e.g. 0-20:15)");
+      !parse_count(tail.substr(0, t), width) ||
+      (t != std::string::npos && !parse_count(tail.substr(t + 1), split)))
+    throw UsageError("parse_stage_layout",
+                     "parse_stage_layout: " + stage_name(index) + " is '" + text +
+                         "', expected FIRST-LAST:WIDTH (e.g. 0-20:15), optionally followed by tT "
+                         "for T-way tensor parallelism and r for recomputation (0-20:8t4r)");
   if (width < 1 || width > (1u << 30))
     throw UsageError("parse_stage_layout", "parse_stage_layout: " + stage_name(index) + " '" +
                                                text + "' has width " + std::to_string(width) +
                                                ", expected 1 to 2^30 devices");
-  return {first, last, static_cast<int>(width)};
+  if (split < 1 || width % split != 0)
+    throw UsageError("parse_stage_layout", "parse_stage_layout: " + stage_name(index) + " '" +
+                                               text + "' splits " + std::to_string(width) +
+                                               " devices " + std::to_string(split) +
+                                               " ways, expected a degree dividing the width");
+  return {first, last, static_cast<int>(width), static_cast<int>(split), recompute};
 }
 
 std::string gigabytes(Bytes bytes) {
@@ -139,7 +151,33 @@ std::string memory_note(const Plan& plan, Bytes memory) {
   const PlanStage& s = plan.stages[worst];
   return stage_name(worst) + " needs " + gigabytes(s.peak_memory()) + " per device (" +
          gigabytes(s.weight_memory) + " weights and training state, " +
-         gigabytes(s.activation_memory) + " activations), a device has " + gigabytes(memory);
+         gigabytes(s.activation_memory) + " activations" +
+         (s.working_memory > 0 ? ", " + gigabytes(s.working_memory) + " working memory" : "") +
+         "), a device has " + gigabytes(memory);
+}
+
+// A stage's tensor-parallel degree and recomputation are ones the model, the settings and
+// where its devices sit allow.
+void check_variant(const detail::CostModel& cost, const detail::Layout& layout, int offset,
+                   const StageLayout& s, std::size_t index) {
+  const std::string where = std::string(kStages) + ": " + stage_name(index) + ": ";
+  const int t = s.tensor_parallel;
+  if (t > 1 && cost.max_tensor_parallel() == 1)
+    throw UsageError(kStages, where + "splits its operators " + std::to_string(t) +
+                                  " ways, but the model cannot be split (or "
+                                  "TrainingSettings::max_tensor_parallel is 1)");
+  if (!cost.tensor_parallel_allowed(t))
+    throw UsageError(kStages, where + "splits its operators " + std::to_string(t) +
+                                  " ways, expected a degree up to " +
+                                  std::to_string(cost.max_tensor_parallel()) +
+                                  " that divides the model's heads");
+  for (int group = offset; t > 1 && group < offset + s.width; group += t)
+    if (!layout.compact(group, t))
+      throw UsageError(kStages, where + "a group of " + std::to_string(t) +
+                                    " tensor-parallel devices spans two machines");
+  if (s.recompute && !cost.recomputable())
+    throw UsageError(kStages, where + "recomputes, but the model cannot (or "
+                                      "TrainingSettings::recomputation is off)");
 }
 
 }  // namespace
@@ -167,12 +205,16 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
                             layout.micro_batches,
                             layout.schedule,
                             {}};
+  const detail::CostModel cost(model_, cluster_, settings_);
+  const detail::Layout devices_of(cluster_, spec.replicas, spec.replica_width);
   int offset = 0;
-  for (const StageLayout& s : layout.stages) {
-    spec.stages.push_back({s.first_state, s.last_state, offset, s.width});
+  for (std::size_t i = 0; i < layout.stages.size(); ++i) {
+    const StageLayout& s = layout.stages[i];
+    const detail::StageVariant v{s.tensor_parallel, s.recompute};
+    check_variant(cost, devices_of, offset, s, i);
+    spec.stages.push_back({s.first_state, s.last_state, offset, s.width, v});
     offset += s.width;
   }
-  const detail::CostModel cost(model_, cluster_, settings_);
   detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
   LayoutCost result{std::move(ev.plan), ev.fits, ""};
   simulate_plan(result.plan);

@@ -28,17 +28,28 @@ std::string gigabytes(Bytes bytes) {
 // search effort when the search stopped before it could prove that nothing fits.
 std::string no_plan_reason(const detail::CostModel& cost, int global_batch, bool exact,
                            std::uint64_t effort) {
+  // The least a state can need: the widest split, recomputation, sharding over every device.
+  int t = cost.max_tensor_parallel();
+  while (!cost.tensor_parallel_allowed(t)) --t;
+  const detail::StageVariant least{t, cost.recomputable()};
+  const int reducers = cost.cluster().device_count() / t;
   Bytes worst = 0;
   std::size_t at = 0;
   for (std::size_t i = 0; i < cost.states(); ++i) {
-    Bytes need = cost.weight_memory(i, i) + cost.activation_memory(i, i, 1);
+    Bytes need = cost.weight_memory(i, i, least, reducers) + cost.working_memory(i, i, 1, least) +
+                 cost.activation_memory(i, i, 1, least);
     if (need > worst) worst = need, at = i;
   }
   const Bytes memory = cost.cluster().device_memory;
+  std::string how;
+  if (t > 1) how += ", split " + std::to_string(t) + " ways";
+  if (least.recompute) how += ", recomputed";
+  if (cost.settings().zero_stage > 0 && reducers > 1)
+    how += ", its training state sharded over " + std::to_string(reducers) + " devices";
   if (worst > memory)
     return "no plan fits: state " + std::to_string(at) + " alone needs " + gigabytes(worst) +
-           " (weights x optimizer scaling + one sample of activations) but a device has " +
-           gigabytes(memory);
+           " (weights x optimizer scaling + one sample of activations" + how +
+           ") but a device has " + gigabytes(memory);
   if (!exact)
     return "no plan found within the search effort (" + std::to_string(effort) +
            " steps), so none is proven to fit or not; SearchOptions::effort 0 searches to the end";
@@ -56,6 +67,9 @@ std::string no_plan_reason(const detail::CostModel& cost, int global_batch, bool
 const std::string kMinMicroBatch = "TrainingSettings::min_micro_batch";
 const std::string kScaling = "TrainingSettings::optimizer_scaling";
 const std::string kActivation = "TrainingSettings::activation_bytes_per_sample";
+const std::string kMaxTp = "TrainingSettings::max_tensor_parallel";
+const std::string kTpEfficiency = "TrainingSettings::tensor_parallel_efficiency";
+const std::string kZero = "TrainingSettings::zero_stage";
 const std::string kTop = "SearchOptions::top";
 const std::string kMaxWidth = "SearchOptions::max_stage_width";
 const std::string kMaxCopies = "SearchOptions::max_pipeline_copies";
@@ -68,6 +82,12 @@ void check_settings(const TrainingSettings& s) {
   if (s.activation_bytes_per_sample &&
       !(*s.activation_bytes_per_sample >= 0 && *s.activation_bytes_per_sample <= kMaxModelBytes))
     throw UsageError(kActivation, kActivation + " must be a number from 0 to 1e18");
+  if (s.max_tensor_parallel < 0 || s.max_tensor_parallel > (1 << 20))
+    throw UsageError(kMaxTp, kMaxTp + " must be 0 (a machine's GPUs) or 1 to 2^20");
+  if (!(s.tensor_parallel_efficiency > 0 && s.tensor_parallel_efficiency <= 1))
+    throw UsageError(kTpEfficiency, kTpEfficiency + " must be a number in (0, 1]");
+  if (s.zero_stage < 0 || s.zero_stage > 3)
+    throw UsageError(kZero, kZero + " must be 0, 1, 2 or 3");
 }
 
 }  // namespace

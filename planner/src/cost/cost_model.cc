@@ -14,6 +14,29 @@ std::vector<double> prefix(const ModelProfile& model, double CutState::*field) {
   return sums;
 }
 
+// Sparse table of range maxima of each state's own value of `field` (its cumulative value
+// less the previous state's; a chain).
+std::vector<std::vector<double>> range_maxima(const ModelProfile& model, double CutState::*field) {
+  std::vector<std::vector<double>> table(1);
+  double before = 0;
+  for (const CutState& s : model.states) {
+    table[0].push_back(s.*field - before);
+    before = s.*field;
+  }
+  for (std::size_t span = 1; 2 * span <= model.size(); span *= 2) {
+    const std::vector<double>& below = table.back();
+    std::vector<double> level(below.size() - span);
+    for (std::size_t i = 0; i < level.size(); ++i) level[i] = std::max(below[i], below[i + span]);
+    table.push_back(std::move(level));
+  }
+  return table;
+}
+
+// The GPUs of the smallest machine.
+int smallest_machine(const Cluster& cluster) {
+  return *std::min_element(cluster.machine_gpus.begin(), cluster.machine_gpus.end());
+}
+
 }  // namespace
 
 CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
@@ -35,6 +58,103 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
   const Bytes profile_per_sample = model.whole().activation / profile_batch_;
   activation_per_sample_ = settings.activation_bytes_per_sample.value_or(profile_per_sample);
   activation_scale_ = profile_per_sample > 0 ? activation_per_sample_ / profile_per_sample : 0;
+  recomputable_ = settings.recomputation && model.recomputable && model.chain();
+  tensor_parallel_unit_ = model.tensor_parallel_unit;
+  if (tensor_parallel_unit_ > 0 && !cluster.machine_gpus.empty()) {
+    const int limit = settings.max_tensor_parallel > 0 ? settings.max_tensor_parallel
+                                                       : smallest_machine(cluster);
+    max_tensor_parallel_ = std::max(1, std::min({limit, tensor_parallel_unit_,
+                                                 smallest_machine(cluster)}));
+  }
+  if (recomputable_) recomputed_ = prefix(model, &CutState::recomputed_activation);
+  if (max_tensor_parallel_ > 1) tensor_parallel_ = prefix(model, &CutState::tensor_parallel);
+  if (recomputable_) largest_activation_ = range_maxima(model, &CutState::activation);
+  if (model.chain()) largest_parameters_ = range_maxima(model, &CutState::parameters);
+}
+
+bool CostModel::tensor_parallel_allowed(int t) const {
+  return t == 1 || (t > 1 && t <= max_tensor_parallel_ && tensor_parallel_unit_ % t == 0);
+}
+
+double CostModel::largest(const std::vector<std::vector<double>>& table, std::size_t first,
+                          std::size_t last) const {
+  std::size_t level = 0;
+  while ((std::size_t{2} << level) <= last - first + 1) ++level;
+  return std::max(table[level][first], table[level][last + 1 - (std::size_t{1} << level)]);
+}
+
+double CostModel::split(const StageVariant& v) const {
+  return v.tensor_parallel == 1 ? 1.0
+                                : v.tensor_parallel * settings_.tensor_parallel_efficiency;
+}
+
+Seconds CostModel::tensor_parallel_time(std::size_t first, std::size_t last, double samples,
+                                        const StageVariant& v) const {
+  if (v.tensor_parallel == 1) return 0;
+  const Bytes bytes = range(tensor_parallel_, first, last) * samples / profile_batch_;
+  return allreduce(bytes, v.tensor_parallel, true);
+}
+
+Seconds CostModel::forward(std::size_t first, std::size_t last, double samples,
+                           const StageVariant& v, Seconds gather) const {
+  return forward(first, last, samples) / split(v) + tensor_parallel_time(first, last, samples, v) +
+         gather;
+}
+
+Seconds CostModel::backward(std::size_t first, std::size_t last, double samples,
+                            const StageVariant& v, Seconds gather) const {
+  const Seconds again =
+      v.recompute ? forward(first, last, samples) / split(v) +
+                        tensor_parallel_time(first, last, samples, v)
+                  : 0;
+  return backward(first, last, samples) / split(v) + tensor_parallel_time(first, last, samples, v) +
+         gather + again;
+}
+
+Seconds CostModel::weight_gather(std::size_t first, std::size_t last, const StageVariant& v,
+                                 int reducers, bool intra_machine) const {
+  if (settings_.zero_stage < 3) return 0;
+  // An all-gather moves half of what a ring all-reduce of the same bytes does.
+  return allreduce(parameters(first, last) / v.tensor_parallel, reducers, intra_machine) / 2;
+}
+
+Bytes CostModel::weight_memory(std::size_t first, std::size_t last, const StageVariant& v,
+                               int reducers) const {
+  const double scaling = settings_.optimizer_scaling;
+  const double gradients = std::min(1.0, scaling - 1), state = scaling - 1 - gradients;
+  const double d = reducers;
+  double per_weight_byte = scaling;
+  if (settings_.zero_stage == 1) per_weight_byte = 1 + gradients + state / d;
+  if (settings_.zero_stage == 2) per_weight_byte = 1 + (gradients + state) / d;
+  if (settings_.zero_stage == 3) per_weight_byte = scaling / d;
+  return per_weight_byte * parameters(first, last) / v.tensor_parallel;
+}
+
+Bytes CostModel::activation_memory(std::size_t first, std::size_t last, double samples,
+                                   const StageVariant& v) const {
+  const Bytes kept = v.recompute ? range(recomputed_, first, last) * samples / profile_batch_
+                                 : activation_memory(first, last, samples);
+  return kept / v.tensor_parallel;
+}
+
+Bytes CostModel::working_memory(std::size_t first, std::size_t last, double samples,
+                                const StageVariant& v) const {
+  Bytes working = 0;
+  if (v.recompute)
+    working += largest(largest_activation_, first, last) * activation_scale_ * samples /
+               profile_batch_;
+  if (settings_.zero_stage == 3)
+    working += largest_parameters_.empty() ? parameters(first, last)
+                                           : largest(largest_parameters_, first, last);
+  return working / v.tensor_parallel;
+}
+
+double CostModel::sync_share() const { return settings_.zero_stage == 3 ? 0.5 : 1.0; }
+
+Seconds CostModel::gradient_sync(std::size_t first, std::size_t last, const StageVariant& v,
+                                 int reducers, bool intra_machine) const {
+  return sync_share() * allreduce(parameters(first, last) / v.tensor_parallel, reducers,
+                                  intra_machine);
 }
 
 bool CostModel::stage(std::size_t first, std::size_t last) const {
@@ -88,11 +208,12 @@ Seconds CostModel::allreduce(Bytes bytes, int devices, bool intra_machine) const
 }
 
 CostModel::ExposedScan::ExposedScan(const CostModel& cost, std::size_t first, double samples,
-                                    int devices, bool intra_machine)
+                                    int devices, bool intra_machine, const StageVariant& v)
     : cost_(cost),
       first_(first),
-      per_byte_(cost.allreduce(1.0, devices, intra_machine)),
-      per_backward_(samples / cost.profile_batch_),
+      per_byte_(cost.sync_share() * cost.allreduce(1.0, devices, intra_machine) /
+                v.tensor_parallel),
+      per_backward_(samples / cost.profile_batch_ / cost.split(v)),
       peak_(-std::numeric_limits<double>::infinity()) {
   from_ = first == 0 ? -1 : cost.spine_position(first - 1);
   on_spine_ = first == 0 ? cost.chain() || !cost.spine_.empty() : from_ >= 0;

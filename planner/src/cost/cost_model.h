@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "cost/pipeline_spec.h"
 #include "pe/cluster.h"
 #include "pe/model.h"
 #include "pe/settings.h"
@@ -46,6 +47,51 @@ class CostModel {
   /// Activation bytes per sample of the whole model (override or profile).
   Bytes activation_per_sample() const { return activation_per_sample_; }
 
+  /// The stage variants (pipeline_spec.h) this model and settings allow, apart from where
+  /// the devices sit: the largest tensor-parallel degree (1 when the model cannot split or
+  /// the settings say 1; else the settings' limit, the smallest machine's GPUs for 0), and
+  /// whether t divides the model's unit; whether stages may recompute.
+  int max_tensor_parallel() const { return max_tensor_parallel_; }
+  bool tensor_parallel_allowed(int t) const;
+  bool recomputable() const { return recomputable_; }
+
+  /// The same per device for a stage run as `v` (samples: per data-parallel replica of the
+  /// stage, whose t GPUs share them): compute / (t x efficiency), plus per micro-batch its
+  /// tensor-parallel all-reduces inside the machine and `gather` (weight_gather); the
+  /// backward of a recomputing stage runs its forward (all-reduces included) again first.
+  Seconds forward(std::size_t first, std::size_t last, double samples, const StageVariant& v,
+                  Seconds gather) const;
+  Seconds backward(std::size_t first, std::size_t last, double samples, const StageVariant& v,
+                   Seconds gather) const;
+  /// ZeRO-3 (TrainingSettings::zero_stage): the all-gather of a device's share of the
+  /// stage's weights over its `reducers` data-parallel GPUs, once before each forward and
+  /// each backward of a micro-batch; 0 below stage 3.
+  Seconds weight_gather(std::size_t first, std::size_t last, const StageVariant& v, int reducers,
+                        bool intra_machine) const;
+  /// Weights, gradients and optimizer state per device of a stage run as `v` by `reducers`
+  /// data-parallel GPUs: the parameters / t, the training state per weight byte
+  /// (optimizer_scaling: 1 for the weights, up to 1 for the gradients, the rest optimizer
+  /// state), parts of it divided by `reducers` under ZeRO (1: the optimizer state, 2: and
+  /// the gradients, 3: everything).
+  Bytes weight_memory(std::size_t first, std::size_t last, const StageVariant& v,
+                      int reducers) const;
+  /// Activations one micro-batch of `samples` keeps per device of a stage run as `v`: / t
+  /// (tensor parallelism with sequence parallelism splits every activation), and only the
+  /// recomputed activations when `v` recomputes.
+  Bytes activation_memory(std::size_t first, std::size_t last, double samples,
+                          const StageVariant& v) const;
+  /// Memory a device holds only while it works on one micro-batch: the activations of the
+  /// stage's largest operator while a recomputing stage runs its backward, and under ZeRO-3
+  /// the gathered weights of its largest operator (both / t).
+  Bytes working_memory(std::size_t first, std::size_t last, double samples,
+                       const StageVariant& v) const;
+  /// What is left of the stage's gradient synchronisation after its last backward: the
+  /// all-reduce of its parameters / t over `reducers` GPUs (a reduce-scatter, half of it,
+  /// under ZeRO-3), overlapped as exposed_allreduce says with backward times / (t x
+  /// efficiency).
+  Seconds gradient_sync(std::size_t first, std::size_t last, const StageVariant& v, int reducers,
+                        bool intra_machine) const;
+
   /// Point-to-point time of `bytes` inside one machine or across machines.
   Seconds transfer(Bytes bytes, bool intra_machine) const;
   /// Ring all-reduce of `bytes` over `devices`, inside one machine or across machines.
@@ -63,7 +109,7 @@ class CostModel {
   class ExposedScan {
    public:
     ExposedScan(const CostModel& cost, std::size_t first, double samples, int devices,
-                bool intra_machine);
+                bool intra_machine, const StageVariant& v = {});
     /// Exposed all-reduce of states [first, last], for stage ends in any order; in ascending
     /// order (last = first, first + 1, ... on a chain) each call takes amortized constant
     /// time along the spine.
@@ -96,6 +142,10 @@ class CostModel {
     return chain() ? static_cast<std::size_t>(k) : spine_[static_cast<std::size_t>(k)];
   }
   double range(const std::vector<double>& prefix, std::size_t first, std::size_t last) const;
+  double split(const StageVariant& v) const;  // t x efficiency (1 for t = 1)
+  Seconds tensor_parallel_time(std::size_t first, std::size_t last, double samples,
+                               const StageVariant& v) const;
+  double sync_share() const;  // gradient synchronisation / all-reduce: 0.5 under ZeRO-3
 
   std::size_t states_;
   std::vector<std::vector<std::uint32_t>> later_;
@@ -108,6 +158,16 @@ class CostModel {
   Bytes activation_per_sample_;
   // prefix_x[i] = cumulative value of states [0, i), size states_ + 1.
   std::vector<double> forward_, backward_, activation_, parameters_, crossing_;
+  // Only for models that can split or recompute: prefix sums of the recomputed activations
+  // and tensor-parallel bytes, and range maxima of each state's own activation and parameter
+  // bytes (sparse tables: level j holds the maxima of 2^j states from each index).
+  std::vector<double> recomputed_, tensor_parallel_;
+  std::vector<std::vector<double>> largest_activation_, largest_parameters_;
+  double largest(const std::vector<std::vector<double>>& table, std::size_t first,
+                 std::size_t last) const;
+  int max_tensor_parallel_ = 1;
+  int tensor_parallel_unit_ = 0;
+  bool recomputable_ = false;
 };
 
 }  // namespace pe::detail

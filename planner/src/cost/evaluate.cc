@@ -11,31 +11,41 @@ namespace {
 PlanStage make_stage(const CostModel& cost, const Layout& layout, const PipelineSpec& spec,
                      int share, std::size_t index) {
   const StageSpec& s = spec.stages[index];
+  const StageVariant& v = s.variant;
   const bool last = index + 1 == spec.stages.size();
-  const StageSamples samples =
-      stage_samples(spec.stages.size() == 1, share, spec.micro_batch, spec.micro_batches, s.width);
+  const int replicas = s.width / v.tensor_parallel;  // data-parallel, in one copy
+  const StageSamples samples = stage_samples(spec.stages.size() == 1, share, spec.micro_batch,
+                                             spec.micro_batches, replicas);
   PlanStage stage;
   stage.first_state = s.first;
   stage.last_state = s.last;
   stage.width = s.width;
+  stage.tensor_parallel = v.tensor_parallel;
+  stage.recompute = v.recompute;
+  stage.zero_stage = cost.settings().zero_stage;
   for (int k = 0; k < spec.replicas; ++k)
     for (int d = 0; d < s.width; ++d) stage.devices.push_back(layout.device(k, s.offset + d));
   stage.allreduce_intra_machine = layout.all_replicas_compact(s.offset, s.width);
   stage.cut_intra_machine =
       !last && layout.compact(s.offset, spec.stages[index + 1].offset +
                                             spec.stages[index + 1].width - s.offset);
-  stage.times.forward = cost.forward(s.first, s.last, samples.timed);
-  stage.times.backward = cost.backward(s.first, s.last, samples.timed);
+  const int reducers = replicas * spec.replicas;
+  const bool intra = stage.allreduce_intra_machine;
+  const Seconds gather = cost.weight_gather(s.first, s.last, v, reducers, intra);
+  stage.times.forward = cost.forward(s.first, s.last, samples.timed, v, gather);
+  stage.times.backward = cost.backward(s.first, s.last, samples.timed, v, gather);
+  const int split = last ? 1 : std::min(v.tensor_parallel, spec.stages[index + 1].variant.tensor_parallel);
   stage.times.send =
-      last ? 0 : cost.transfer(cost.crossing(s.last, spec.micro_batch), stage.cut_intra_machine);
-  const int reducers = s.width * spec.replicas;
-  stage.allreduce_total =
-      cost.allreduce(cost.parameters(s.first, s.last), reducers, stage.allreduce_intra_machine);
-  stage.times.allreduce = cost.exposed_allreduce(s.first, s.last, samples.timed, reducers,
-                                                 stage.allreduce_intra_machine);
-  stage.weight_memory = cost.weight_memory(s.first, s.last);
+      last ? 0
+           : cost.transfer(cost.crossing(s.last, spec.micro_batch) / split,
+                           stage.cut_intra_machine);
+  stage.allreduce_total = cost.gradient_sync(s.first, s.last, v, reducers, intra);
+  stage.times.allreduce =
+      CostModel::ExposedScan(cost, s.first, samples.timed, reducers, intra, v).extend_to(s.last);
+  stage.weight_memory = cost.weight_memory(s.first, s.last, v, reducers);
+  stage.working_memory = cost.working_memory(s.first, s.last, samples.memory, v);
   stage.activation_memory = spec_in_flight(spec, static_cast<int>(index)) *
-                            cost.activation_memory(s.first, s.last, samples.memory);
+                            cost.activation_memory(s.first, s.last, samples.memory, v);
   return stage;
 }
 

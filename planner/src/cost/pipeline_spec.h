@@ -8,12 +8,19 @@
 
 namespace pe::detail {
 
+/// How a stage runs on its devices beyond data parallelism.
+struct StageVariant {
+  int tensor_parallel = 1;  ///< GPUs that split each operator (t); width / t replicas.
+  bool recompute = false;   ///< The backward recomputes the forward instead of keeping it.
+};
+
 /// One stage: states [first, last] on devices [offset, offset + width) of every replica.
 struct StageSpec {
   std::size_t first = 0;
   std::size_t last = 0;
   int offset = 0;
   int width = 1;
+  StageVariant variant;
 };
 
 /// `replicas` copies of a pipeline; copy k owns devices [k * replica_width, (k+1) * ...).

@@ -16,8 +16,10 @@ StageSamples stage_samples(bool one_stage, int share, int micro_batch, int micro
   return {static_cast<double>(ceil_div(share, width)) / micro_batches, per_micro_batch};
 }
 
-int max_stage_width(bool one_stage, int micro_batch, int devices) {
-  return one_stage ? devices : std::min(devices, micro_batch);
+int max_stage_width(bool one_stage, int micro_batch, int devices, int tensor_parallel) {
+  if (one_stage) return devices;
+  return static_cast<int>(
+      std::min<long long>(devices, static_cast<long long>(micro_batch) * tensor_parallel));
 }
 
 }  // namespace pe::detail

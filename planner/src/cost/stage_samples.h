@@ -24,8 +24,9 @@ StageSamples stage_samples(bool one_stage, int share, int micro_batch, int micro
                            int width);
 
 /// The most devices a stage may use out of `devices`: all of them for a one-stage plan
-/// (stage_samples spreads the iteration's samples), at most `micro_batch` for a pipeline
-/// stage (more would hold no sample of a micro-batch).
-int max_stage_width(bool one_stage, int micro_batch, int devices);
+/// (stage_samples spreads the iteration's samples), at most `micro_batch` data-parallel
+/// replicas of at most `tensor_parallel` GPUs each for a pipeline stage (more replicas would
+/// hold no sample of a micro-batch).
+int max_stage_width(bool one_stage, int micro_batch, int devices, int tensor_parallel = 1);
 
 }  // namespace pe::detail

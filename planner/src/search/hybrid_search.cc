@@ -276,7 +276,7 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
       std::size_t first = 0;
       for (std::size_t last : balanced_ends(cost, stages, shape.micro_batch)) {
         spec.stages.push_back(
-            {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage});
+            {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage, {}});
         first = last + 1;
       }
       Evaluation ev = evaluate(cost, spec, global_batch);
@@ -329,7 +329,7 @@ std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_
                       (share + steps - 1) / steps,
                       steps,
                       Schedule::OneFOneB,
-                      {{0, cost.states() - 1, 0, width}}};
+                      {{0, cost.states() - 1, 0, width, {}}}};
 }
 
 std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, int min_micro_batch,

@@ -7,7 +7,8 @@
 //   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
 //   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
-//           whether the cut in front of it stays inside a machine).
+//           whether the cut in front of it stays inside a machine), and its
+//           tensor-parallel degree (the cut in front of it splits over as many links).
 // Entry A dominates B (same k, head) when every one of these is no larger for A:
 // prepending a stage (prepend_stage) adds a constant to y and maps the others through
 // maxima of terms that grow with them (x through max(T, x - d)), so the order is kept all
@@ -25,6 +26,7 @@
 #include "cost/layout.h"
 #include "cost/path_bound.h"
 #include "cost/stage_samples.h"
+#include "cost/stage_variants.h"
 
 namespace pe::detail {
 namespace {
@@ -37,8 +39,13 @@ struct Entry {
   std::size_t last = 0;  // last state of this entry's first stage
   int width = 0;         // its width
   int child = -1;        // entry index in the next cell, -1 for the final stage
+  StageVariant variant;  // how its first stage runs
 
   int k() const { return bound.stages; }
+  int t() const { return variant.tensor_parallel; }
+  // The group an entry competes in: entries of different groups give the stages in front
+  // different terms.
+  auto group() const { return std::make_tuple(k(), !head, t()); }
   Seconds total() const { return bound.round_trip + bound.exposed; }
   // The fields that only raise a bound, in a fixed order (the sort key after k and head).
   auto fields() const {
@@ -60,15 +67,14 @@ struct Entry {
 std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
   // A total order, so the result does not depend on how candidates arrived.
   std::sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
-    return std::make_tuple(a.k(), b.head, a.fields(), a.last, a.width, a.child) <
-           std::make_tuple(b.k(), a.head, b.fields(), b.last, b.width, b.child);
+    return std::make_tuple(a.group(), a.fields(), a.last, a.width, a.child, a.variant.recompute) <
+           std::make_tuple(b.group(), b.fields(), b.last, b.width, b.child, b.variant.recompute);
   });
   std::size_t group = cell.size();
   std::uint64_t comparisons = candidates.size();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Entry& c = candidates[i];
-    if (i > 0 && (c.k() != candidates[i - 1].k() || c.head != candidates[i - 1].head))
-      group = cell.size();
+    if (i > 0 && c.group() != candidates[i - 1].group()) group = cell.size();
     const bool dominated =
         std::any_of(cell.begin() + static_cast<std::ptrdiff_t>(group), cell.end(),
                     [&](const Entry& kept) { return kept.no_worse_than(c); });
@@ -85,11 +91,10 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry
 // grows, but y + e is then M (f + g)), and the plan's bound y + max(e, x) grows with y, y + e
 // and y + x: the least fields give a bound no larger than any entry's. Returns the steps.
 std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
-  std::sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
-    return std::make_tuple(a.k(), b.head) < std::make_tuple(b.k(), a.head);
-  });
+  std::sort(candidates.begin(), candidates.end(),
+            [](const Entry& a, const Entry& b) { return a.group() < b.group(); });
   for (const Entry& c : candidates) {
-    if (cell.empty() || cell.back().k() != c.k() || cell.back().head != c.head) {
+    if (cell.empty() || cell.back().group() != c.group()) {
       cell.push_back(c);
       continue;
     }
@@ -113,9 +118,13 @@ struct Stage {
   std::size_t first = 0, last = 0;
   int offset = 0, width = 0;
   StageTimes times;
-  Bytes weights = 0, activations = 0;
+  Bytes weights = 0, activations = 0;  // per device: weights + working, per micro-batch
   bool head = false;         // the stage sits on one machine in every copy
   bool cut_compact = false;  // it and the next device share a machine in every copy
+  StageVariant variant;
+  // A recomputing stage: the memory of the same stage without recomputation (which is
+  // faster, so preferred wherever it fits).
+  Bytes plain_weights = 0, plain_activations = 0;
 };
 
 class Dp {
@@ -159,15 +168,15 @@ class Dp {
   // Most devices one pipeline stage on `devices` can use: a stage of width r takes at least
   // 1/r of its one-device time.
   int parallelism(int devices) const {
-    return capped(max_stage_width(false, q_.micro_batch, devices));
+    return capped(max_stage_width(false, q_.micro_batch, devices, cost_.max_tensor_parallel()));
   }
   // A width within the query's max_stage_width (none when it is 0).
   int capped(int width) const {
     return q_.max_stage_width > 0 ? std::min(width, q_.max_stage_width) : width;
   }
 
-  // The stage_samples of a stage on r devices; a copy's share is b x M (the shapes searched
-  // here divide it evenly).
+  // The stage_samples of a stage of r data-parallel replicas; a copy's share is b x M (the
+  // shapes searched here divide it evenly).
   StageSamples samples_on(bool one_stage, int r) const {
     return stage_samples(one_stage, q_.micro_batch * q_.micro_batches, q_.micro_batch,
                          q_.micro_batches, r);
@@ -197,13 +206,22 @@ class Dp {
     if ((o > 0 && !busy_within_bound(prefix / o)) || !busy_within_bound(suffix / (w_ - o)))
       return false;
     // From state 0 a one-stage plan may use all `rest` devices (fill()).
-    return prefix_bound(a, o) + suffix / capped(max_stage_width(a == 0, q_.micro_batch, w_ - o)) <=
-           bound_;
+    const int widest =
+        capped(max_stage_width(a == 0, q_.micro_batch, w_ - o, cost_.max_tensor_parallel()));
+    return prefix_bound(a, o) + suffix / widest <= bound_;
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
+    return fits(s.weights, s.activations, stages_from_here);
+  }
+  bool fits(Bytes weights, Bytes activations, int stages_from_here) const {
     const int kept = in_flight(q_.schedule, 0, stages_from_here, q_.micro_batches);
-    return s.weights + kept * s.activations <= cost_.cluster().device_memory;
+    return weights + kept * activations <= cost_.cluster().device_memory;
+  }
+  // A recomputing stage is slower than the same stage without recomputation, so it only
+  // counts where that one does not fit.
+  bool needless(const Stage& s, int stages_from_here) const {
+    return s.variant.recompute && fits(s.plain_weights, s.plain_activations, stages_from_here);
   }
 
   // A one-stage plan (a = 0, which the loop of widen() stops short of) may be wider than
@@ -217,8 +235,17 @@ class Dp {
                      : keep_undominated(candidates_, cell(a, o)));
   }
 
+  // One variant of the stages from a state on a set of devices, as their last state grows.
+  struct Trial {
+    StageVariant variant;
+    StageSamples samples;
+    CostModel::ExposedScan exposed;
+    int reducers = 1;
+    bool live = true;  // a chain: no shorter stage broke the bound or memory
+  };
+  std::vector<Trial> trials(std::size_t a, int o, int r, bool one_stage) const;
   void widen(std::size_t a, int o, int r);
-  bool try_stage(Stage& s, const StageSamples& samples, CostModel::ExposedScan& exposed);
+  bool try_stage(Stage& s, Trial& trial);
   void offer_whole_model(int r);
   Entry prepend(const Stage& s, const Entry* next, Seconds send, int index) const;
   void extend(const Stage& s);
@@ -238,42 +265,81 @@ class Dp {
   bool stopped_ = false;
 };
 
-// Every stage [a, e] on devices [o, o + r): in a chain for growing e until it stops fitting
-// (stages only grow with e); otherwise for every e whose cut contains state a - 1's.
-void Dp::widen(std::size_t a, int o, int r) {
-  const StageSamples samples = samples_on(false, r);
+// Every variant of the stages from state a on devices [o, o + r) of each copy.
+std::vector<Dp::Trial> Dp::trials(std::size_t a, int o, int r, bool one_stage) const {
   const bool ar_intra = layout_.all_replicas_compact(o, r);
-  CostModel::ExposedScan exposed(cost_, a, samples.timed, r * q_.replicas, ar_intra);
-  Stage s{a, a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1)};
+  const int most = one_stage ? r : q_.micro_batch;  // data-parallel replicas of the stage
+  std::vector<Trial> result;
+  for (const StageVariant& v : stage_variants(cost_, layout_, o, r, most)) {
+    const int replicas = r / v.tensor_parallel;
+    const StageSamples samples = samples_on(one_stage, replicas);
+    const int reducers = replicas * q_.replicas;
+    result.push_back(
+        {v, samples, CostModel::ExposedScan(cost_, a, samples.timed, reducers, ar_intra, v),
+         reducers});
+  }
+  return result;
+}
+
+// Every stage [a, e] on devices [o, o + r), in each variant: in a chain for growing e until
+// no variant fits (stages only grow with e); otherwise for every e whose cut contains state
+// a - 1's.
+void Dp::widen(std::size_t a, int o, int r) {
+  std::vector<Trial> variants = trials(a, o, r, false);
+  Stage s{a, a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
+          {}, 0, 0};
+  const bool chain = cost_.chain();
+  auto try_all = [&] {
+    bool any = false;
+    for (Trial& trial : variants) {
+      if (!trial.live || !spend(1)) continue;
+      const bool offered = try_stage(s, trial);
+      any |= offered;
+      trial.live = offered || !chain;
+    }
+    return any;
+  };
   const std::size_t end = a == 0 ? n_ - 1 : n_;  // the whole model is offer_whole_model's
-  if (cost_.chain()) {
-    for (s.last = a; s.last < end && spend(1); ++s.last)
-      if (!try_stage(s, samples, exposed)) break;
+  if (chain) {
+    for (s.last = a; s.last < end && !stopped_; ++s.last)
+      if (!try_all()) break;
     return;
   }
   if (a == 0) {
-    for (s.last = 0; s.last < end && spend(1); ++s.last) try_stage(s, samples, exposed);
+    for (s.last = 0; s.last < end && !stopped_; ++s.last) try_all();
     return;
   }
   for (const std::uint32_t last : cost_.later(a - 1)) {
-    if (!spend(1)) return;
+    if (stopped_) return;
     s.last = last;
-    try_stage(s, samples, exposed);
+    try_all();
   }
 }
 
-// Offers stage s (its first, last, offset and width set) to extend(); false when it breaks
-// the bound or memory, which in a chain every longer stage from s.first does too.
-bool Dp::try_stage(Stage& s, const StageSamples& samples, CostModel::ExposedScan& exposed) {
-  s.times.forward = cost_.forward(s.first, s.last, samples.timed);
-  s.times.backward = cost_.backward(s.first, s.last, samples.timed);
+// Offers stage s (its first, last, offset and width set) in the trial's variant to
+// extend(); false when it breaks the bound or memory, which in a chain every longer stage
+// from s.first does too.
+bool Dp::try_stage(Stage& s, Trial& trial) {
+  const StageVariant& v = s.variant = trial.variant;
+  const double timed = trial.samples.timed, kept = trial.samples.memory;
+  const Seconds gather = cost_.weight_gather(s.first, s.last, v, trial.reducers,
+                                             layout_.all_replicas_compact(s.offset, s.width));
+  s.times.forward = cost_.forward(s.first, s.last, timed, v, gather);
+  s.times.backward = cost_.backward(s.first, s.last, timed, v, gather);
   const Seconds compute = s.times.forward + s.times.backward;
   if (!busy_within_bound(compute) || prefix_bound(s.first, s.offset) + compute > bound_)
     return false;
-  s.weights = cost_.weight_memory(s.first, s.last);
-  s.activations = cost_.activation_memory(s.first, s.last, samples.memory);
+  s.weights = cost_.weight_memory(s.first, s.last, v, trial.reducers) +
+              cost_.working_memory(s.first, s.last, kept, v);
+  s.activations = cost_.activation_memory(s.first, s.last, kept, v);
   if (!fits(s, 1)) return false;
-  s.times.allreduce = exposed.extend_to(s.last);
+  if (v.recompute) {
+    const StageVariant plain{v.tensor_parallel, false};
+    s.plain_weights = cost_.weight_memory(s.first, s.last, plain, trial.reducers) +
+                      cost_.working_memory(s.first, s.last, kept, plain);
+    s.plain_activations = cost_.activation_memory(s.first, s.last, kept, plain);
+  }
+  s.times.allreduce = trial.exposed.extend_to(s.last);
   extend(s);
   return true;
 }
@@ -283,19 +349,9 @@ bool Dp::try_stage(Stage& s, const StageSamples& samples, CostModel::ExposedScan
 void Dp::offer_whole_model(int r) {
   if (!spend(n_)) return;
   const std::size_t last = n_ - 1;
-  const StageSamples samples = samples_on(true, r);
-  const bool ar_intra = layout_.all_replicas_compact(0, r);
-  Stage s{0, last, 0, r, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1)};
-  s.times.forward = cost_.forward(0, last, samples.timed);
-  s.times.backward = cost_.backward(0, last, samples.timed);
-  if (!busy_within_bound(s.times.forward + s.times.backward) ||
-      s.times.forward + s.times.backward > bound_)
-    return;
-  s.weights = cost_.weight_memory(0, last);
-  s.activations = cost_.activation_memory(0, last, samples.memory);
-  if (!fits(s, 1)) return;
-  s.times.allreduce = cost_.exposed_allreduce(0, last, samples.timed, r * q_.replicas, ar_intra);
-  extend(s);
+  Stage s{0, last, 0, r, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
+          {}, 0, 0};
+  for (Trial& trial : trials(0, 0, r, true)) try_stage(s, trial);
 }
 
 // The entry for stage s in front of a suffix entry (`next` null: s is the last stage),
@@ -303,7 +359,7 @@ void Dp::offer_whole_model(int r) {
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
   return {
       prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule),
-      s.head, s.last, s.width, index};
+      s.head, s.last, s.width, index, s.variant};
 }
 
 // Puts stage s in front of every entry of the cell that follows it.
@@ -322,9 +378,10 @@ void Dp::extend(const Stage& s) {
   Entry last{};
   bool any = false;
   for (std::size_t i = 0; i < next.size(); ++i) {
-    const Seconds c = cost_.transfer(crossing, next[i].head && s.cut_compact);
+    const int split = std::min(s.variant.tensor_parallel, next[i].t());
+    const Seconds c = cost_.transfer(crossing / split, next[i].head && s.cut_compact);
     const Entry e = prepend(s, &next[i], c, static_cast<int>(i));
-    const bool same_group = any && last.k() == e.k() && last.head == e.head;
+    const bool same_group = any && last.group() == e.group();
     if (same_group && last.no_worse_than(e)) continue;
     if (offer(s, e, before)) last = e, any = true;
   }
@@ -335,7 +392,7 @@ void Dp::extend(const Stage& s) {
 bool Dp::offer(const Stage& s, const Entry& entry, Seconds before) {
   const SuffixBound& b = entry.bound;
   if (before + b.round_trip + b.worst > bound_ || entry.total() > bound_) return false;
-  if (!fits(s, entry.k())) return false;
+  if (!fits(s, entry.k()) || needless(s, entry.k())) return false;
   candidates_.push_back(entry);
   return true;
 }
@@ -361,7 +418,7 @@ PipelineSpec Dp::spec_from(std::size_t pick) const {
   int o = 0, index = static_cast<int>(pick);
   while (index >= 0) {
     const Entry& e = cells_[a * w_ + o][index];
-    spec.stages.push_back({a, e.last, o, e.width});
+    spec.stages.push_back({a, e.last, o, e.width, e.variant});
     a = e.last + 1, o += e.width, index = e.child;
   }
   return spec;

@@ -179,6 +179,29 @@ void declare_model_flags(CLI::App& app, Options& o) {
       },
       "activation memory one sample needs for the whole model\n"
       "(default: catalogue, else the profile's total); 0 to 1e18");
+  add(
+      app, "--tensor-parallel", "T",
+      [&o](const std::string& v) { o.tensor_parallel = parse_limit("--tensor-parallel", v); },
+      "--model: split each stage's layers over up to T GPUs of a machine\n"
+      "(tensor parallelism; the search picks the degree per stage, one\n"
+      "dividing the heads); default 0: a machine's GPUs; 1: never");
+  add(
+      app, "--tp-efficiency", "X",
+      [&o](const std::string& v) {
+        o.tp_efficiency = parse_in_range("--tp-efficiency", v, 1e-3, 1, "0.001 to 1");
+      },
+      "share of the ideal speed-up a T-way split keeps (its all-reduces\n"
+      "are costed on top); default 1");
+  app.add_flag_callback(
+      "--no-recompute", [&o] { o.no_recompute = true; },
+      "--model: never recompute activations (by default a stage recomputes\n"
+      "its forward in the backward where its activations do not fit)");
+  add(
+      app, "--zero", "N",
+      [&o](const std::string& v) { o.zero = parse_limit("--zero", v); },
+      "ZeRO sharding of the training state over each stage's data-parallel\n"
+      "GPUs: 1 optimizer state, 2 and gradients, 3 and weights (gathered\n"
+      "for each micro-batch); default 0");
 }
 
 void declare_cluster_flags(CLI::App& app, Options& o) {

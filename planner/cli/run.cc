@@ -58,6 +58,10 @@ void apply_setting_flags(const Options& o, TrainingSettings& settings) {
   if (o.optimizer_scaling) settings.optimizer_scaling = *o.optimizer_scaling;
   if (o.activation_bytes_per_sample)
     settings.activation_bytes_per_sample = o.activation_bytes_per_sample;
+  if (o.tensor_parallel) settings.max_tensor_parallel = *o.tensor_parallel;
+  if (o.tp_efficiency) settings.tensor_parallel_efficiency = *o.tp_efficiency;
+  if (o.no_recompute) settings.recomputation = false;
+  if (o.zero) settings.zero_stage = *o.zero;
 }
 
 // --model: a transformer; its samples are sequences, so the profile batch is 1.

@@ -19,8 +19,12 @@
 //   recomputation a layer keeps its input, dsh.
 // - Parameters of a layer: 2h^2 + 2h^2 r + (2 or 3)hf + 2h (biases left out); the
 //   embedding and an untied LM head hold Vh each.
-// - Tensor parallelism over t GPUs (Megatron-style) all-reduces the layer's sh-element
-//   output twice in the forward pass and twice in the backward pass.
+// - Tensor parallelism over t GPUs (Megatron-style, Shoeybi et al., "Megatron-LM", 2019)
+//   all-reduces the layer's sh-element output twice in the forward pass and twice in the
+//   backward pass; with sequence parallelism (Korthikanti et al., section 4.2.2) each is a
+//   reduce-scatter and an all-gather of the same volume, and every activation is split t
+//   ways. The vocabulary-parallel embedding and LM head each add one such collective per
+//   pass. A model may be split t ways for t dividing both the heads and the key/value heads.
 #pragma once
 
 #include <functional>
@@ -87,7 +91,10 @@ struct TransformerLayer {
   Bytes activation = 0;             ///< Bytes kept for the backward pass.
   Bytes recomputed_activation = 0;  ///< The same with full recomputation.
   Bytes output = 0;                 ///< Bytes of the layer's output (what a pipeline cut sends).
-  Bytes tensor_parallel = 0;        ///< Bytes of each tensor-parallel all-reduce (4 per layer).
+  Bytes tensor_parallel = 0;        ///< Bytes of each tensor-parallel all-reduce.
+  /// All-reduces of that size in the forward pass (as many in the backward): 2 per decoder
+  /// layer, 1 for the vocabulary-parallel embedding and LM head.
+  int tensor_parallel_forward = 0;
 };
 
 /// Throws InputError at `where_of(key)` for the key a rule concerns: non-positive sizes,
@@ -104,7 +111,9 @@ std::vector<TransformerLayer> transformer_layers(const TransformerConfig& config
 
 /// The planner's model: one state per layer, one sequence per sample (profile batch 1),
 /// times = FLOPs / (gpu.peak_flops x efficiency), parameters in bytes of the optimizer's
-/// weight type. Throws InputError as validate() does and for an efficiency outside (0, 1].
+/// weight type; stages may recompute and split t ways for t dividing gcd(heads, kv_heads)
+/// (ModelProfile::tensor_parallel_unit). Throws InputError as validate() does and for an
+/// efficiency outside (0, 1].
 ModelProfile transformer_model(const TransformerConfig& config, const GpuSpec& gpu,
                                double efficiency);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <numeric>
 
 #include "pe/error.h"
 
@@ -49,6 +50,7 @@ TransformerLayer decoder_layer(const TransformerConfig& c, int index) {
   layer.recomputed_activation = d * s * h;
   layer.output = d * s * h;
   layer.tensor_parallel = d * s * h;
+  layer.tensor_parallel_forward = 2;
   return layer;
 }
 
@@ -121,6 +123,9 @@ std::vector<TransformerLayer> transformer_layers(const TransformerConfig& c) {
   embedding.name = "embedding";
   embedding.parameter_count = v * h;
   embedding.output = d * s * h;
+  embedding.tensor_parallel = d * s * h;  // the vocabulary-parallel lookup's partial sums
+  embedding.tensor_parallel_forward = 1;
+  embedding.recomputed_activation = 0;
   layers.push_back(embedding);
   for (int i = 1; i <= c.layers; ++i) layers.push_back(decoder_layer(c, i));
   TransformerLayer head;
@@ -130,6 +135,8 @@ std::vector<TransformerLayer> transformer_layers(const TransformerConfig& c) {
   // The final norm's and the LM head's inputs, and fp32 logits for the loss.
   head.activation = 2 * d * s * h + 4 * s * v;
   head.recomputed_activation = d * s * h;
+  head.tensor_parallel = d * s * h;  // gathering the sequence-parallel input of the LM head
+  head.tensor_parallel_forward = 1;
   layers.push_back(head);
   return layers;
 }
@@ -154,10 +161,14 @@ ModelProfile transformer_model(const TransformerConfig& c, const GpuSpec& gpu, d
     sum.activation += layer.activation;
     sum.parameters += layer.parameter_count * weight_bytes;
     sum.crossing = layer.output;
+    sum.recomputed_activation += layer.recomputed_activation;
+    sum.tensor_parallel += layer.tensor_parallel_forward * layer.tensor_parallel;
     model.states.push_back(sum);
   }
   model.states.back().crossing = 0;
   model.operator_count = model.states.size();
+  model.tensor_parallel_unit = std::gcd(c.heads, kv_heads(c));
+  model.recomputable = true;
   validate(model, c.name);
   return model;
 }

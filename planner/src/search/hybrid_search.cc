@@ -20,6 +20,7 @@
 #include "cost/evaluate.h"
 #include "cost/micro_step.h"
 #include "cost/stage_samples.h"
+#include "cost/stage_variants.h"
 #include "pe/timeline.h"
 #include "search/pipeline_dp.h"
 
@@ -255,10 +256,33 @@ std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int mi
   return ends;
 }
 
+// A seed in variant {t, no recomputation} on every stage, then with recomputation on the
+// stages that do not fit without it; nothing when a stage cannot run split t ways there.
+void seed_variant(const CostModel& cost, int global_batch, PipelineSpec spec, int t, Pool& pool) {
+  const Layout layout(cost.cluster(), spec.replicas, spec.replica_width);
+  for (StageSpec& s : spec.stages) {
+    const int most = spec.stages.size() == 1 ? s.width : spec.micro_batch;
+    const std::vector<StageVariant> allowed = stage_variants(cost, layout, s.offset, s.width, most);
+    if (std::none_of(allowed.begin(), allowed.end(),
+                     [t](const StageVariant& v) { return v.tensor_parallel == t; }))
+      return;
+    s.variant = {t, false};
+  }
+  Evaluation ev = evaluate(cost, spec, global_batch);
+  if (!ev.fits && cost.recomputable()) {
+    for (std::size_t i = 0; i < spec.stages.size(); ++i)
+      spec.stages[i].variant.recompute =
+          ev.plan.stages[i].peak_memory() > cost.cluster().device_memory;
+    ev = evaluate(cost, spec, global_batch);
+  }
+  if (ev.fits) pool.add(std::move(ev.plan));
+}
+
 // Cheap first bounds that let the exact passes prune from the start: per shape, the
 // one-stage plan (plain data parallelism inside each copy) and equal-width pipelines of
 // 2, 4, 8, ... stages cut at equal work, on the whole copy and on its first 1, 2, 4, ...
-// machines' worth of devices (slow links between machines often leave devices idle).
+// machines' worth of devices (slow links between machines often leave devices idle); for
+// a model that can split, each with every stage split t ways, for each degree t.
 void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, int max_width,
           Pool& pool) {
   const int width = cost.cluster().device_count() / shape.replicas;
@@ -267,21 +291,24 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
     used.push_back(part);
   for (int devices : used)
     for (int stages = 1; stages <= devices && stages <= static_cast<int>(cost.states());
-         stages *= 2) {
-      // One stage may use all its devices, pipeline stages up to the micro-batch size.
-      int per_stage = max_stage_width(stages == 1, shape.micro_batch, devices / stages);
-      if (max_width > 0) per_stage = std::min(per_stage, max_width);
-      PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
-                        shape.micro_batches, shape.schedule, {}};
-      std::size_t first = 0;
-      for (std::size_t last : balanced_ends(cost, stages, shape.micro_batch)) {
-        spec.stages.push_back(
-            {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage, {}});
-        first = last + 1;
+         stages *= 2)
+      for (int t = 1; t <= cost.max_tensor_parallel(); ++t) {
+        if (!cost.tensor_parallel_allowed(t)) continue;
+        // One stage may use all its devices, pipeline stages up to the micro-batch size.
+        int per_stage = max_stage_width(stages == 1, shape.micro_batch, devices / stages, t);
+        if (max_width > 0) per_stage = std::min(per_stage, max_width);
+        per_stage -= per_stage % t;
+        if (per_stage < 1) continue;
+        PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
+                          shape.micro_batches, shape.schedule, {}};
+        std::size_t first = 0;
+        for (std::size_t last : balanced_ends(cost, stages, shape.micro_batch)) {
+          spec.stages.push_back(
+              {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage, {}});
+          first = last + 1;
+        }
+        seed_variant(cost, global_batch, std::move(spec), t, pool);
       }
-      Evaluation ev = evaluate(cost, spec, global_batch);
-      if (ev.fits) pool.add(std::move(ev.plan));
-    }
 }
 
 // The divisors of n >= 1, ascending, by trial division up to sqrt(n).

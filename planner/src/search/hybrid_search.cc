@@ -235,20 +235,25 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   return result;
 }
 
-// Cuts the states into `stages` runs of about equal work (by prefix sums), each a stage
+// Cuts the states into `stages` runs of about equal work (each end the state whose prefix
+// sum is nearest its share of the total), each a stage
 // (CostModel::stage: when the states are not a chain, an end's cut contains the previous one).
 std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int micro_batch) {
   const std::size_t n = cost.states();
   const Seconds total = cost.forward(0, n - 1, micro_batch) + cost.backward(0, n - 1, micro_batch);
   std::vector<std::size_t> ends;
   auto joins = [&](std::size_t e) { return ends.empty() || cost.stage(ends.back() + 1, e); };
+  auto work = [&](std::size_t e) {
+    return cost.forward(0, e, micro_batch) + cost.backward(0, e, micro_batch);
+  };
   std::size_t e = 0;
   for (int s = 1; s < stages; ++s) {
     const Seconds target = total * s / stages;
-    while (
-        e + 1 < n &&
-        (cost.forward(0, e, micro_batch) + cost.backward(0, e, micro_batch) < target || !joins(e)))
-      ++e;
+    while (e + 1 < n && (work(e) < target || !joins(e))) ++e;
+    // The end nearest the target: the one before it when that is closer (and a stage).
+    if (e > 0 && (ends.empty() || e - 1 > ends.back()) && target - work(e - 1) < work(e) - target &&
+        joins(e - 1))
+      --e;
     if (e + 1 >= n) break;
     ends.push_back(e);
   }

@@ -7,6 +7,7 @@
 
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
+#include "pe/importers/transformer_yaml.h"
 #include "pe/planner.h"
 
 namespace {
@@ -106,6 +107,41 @@ BENCHMARK(BM_Planner_EffortBoundPoint)
     ->Arg(4)
     ->Arg(8)
     ->Arg(16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
+// A bundled transformer on machines of 8 H100s (NVLink 450 GB/s, 50 GB/s per GPU between
+// machines), every dimension on: tensor parallelism up to 8, recomputation, ZeRO-1.
+// Arguments: 7 or 70 (llama2-7b or llama2-70b), devices; one point, GBS 4096 sequences.
+void BM_Planner_Transformer(benchmark::State& state) {
+  const std::string name = state.range(0) == 7 ? "llama2-7b" : "llama2-70b";
+  const pe::TransformerInput t = pe::load_transformer_yaml(pe::find_transformer(name));
+  pe::Cluster cluster =
+      pe::cluster_from_machine_ends(machines(static_cast<int>(state.range(1)), 8));
+  cluster.network = {450 * pe::kGB, 50 * pe::kGB, 50 * pe::kGB};
+  cluster.device_memory = t.gpu.memory;
+  pe::TrainingSettings s;
+  s.optimizer_scaling = pe::transformer_optimizer_scaling(t.config);
+  s.zero_stage = 1;
+  const pe::Planner planner(pe::transformer_model(t.config, t.gpu, t.efficiency), cluster, s);
+  double gap = 0;
+  for (auto _ : state) {
+    const pe::PointResult point = planner.plan(4096);
+    gap = point.best() ? point.gap() : 1;
+    benchmark::DoNotOptimize(point);
+  }
+  state.counters["gap_percent"] = 100 * gap;
+}
+BENCHMARK(BM_Planner_Transformer)
+    ->Args({7, 64})
+    ->Args({70, 64})
+    ->Args({7, 512})
+    ->Args({70, 512})
+    ->Args({7, 1024})
+    ->Args({70, 1024})
+    ->Args({7, 4096})
+    ->Args({70, 4096})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);

@@ -197,8 +197,7 @@ void declare_model_flags(CLI::App& app, Options& o) {
       "--model: never recompute activations (by default a stage recomputes\n"
       "its forward in the backward where its activations do not fit)");
   add(
-      app, "--zero", "N",
-      [&o](const std::string& v) { o.zero = parse_limit("--zero", v); },
+      app, "--zero", "N", [&o](const std::string& v) { o.zero = parse_limit("--zero", v); },
       "ZeRO sharding of the training state over each stage's data-parallel\n"
       "GPUs: 1 optimizer state, 2 and gradients, 3 and weights (gathered\n"
       "for each micro-batch); default 0");

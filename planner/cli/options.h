@@ -27,9 +27,9 @@ struct Options {
   std::optional<double> intra_bw, inter_bw, inter_p2p_bw, memory_gb;  // GB/s, GB
   std::optional<int> mbs;
   std::optional<double> optimizer_scaling, activation_bytes_per_sample;
-  std::optional<int> tensor_parallel, zero;      // --tensor-parallel, --zero
-  std::optional<double> tp_efficiency;           // --tp-efficiency
-  bool no_recompute = false;                     // --no-recompute
+  std::optional<int> tensor_parallel, zero;  // --tensor-parallel, --zero
+  std::optional<double> tp_efficiency;       // --tp-efficiency
+  bool no_recompute = false;                 // --no-recompute
   std::string schedule = "best";
   int top = 1;
   std::uint64_t search_effort = kDefaultSearchEffort;  // 0 = unlimited

@@ -63,15 +63,23 @@ std::vector<Example> readme_examples() {
   return examples;
 }
 
-// "1,2,...,N" for the README's `$(seq -s, 1 N)`.
-std::string seq(int last) {
+// "FIRST,FIRST+STEP,...,LAST" for the README's `$(seq -s, FIRST LAST)` (step 1) and
+// `$(seq -s, FIRST STEP LAST)`; `numbers` is what follows "$(seq -s, ".
+std::string seq(const std::string& numbers) {
+  std::istringstream in(numbers);
+  std::vector<int> n;
+  for (int value = 0; in >> value;) n.push_back(value);
+  if (n.size() < 2 || n.size() > 3 || (n.size() == 3 && n[1] < 1))
+    throw std::runtime_error("unsupported seq in README command: " + numbers);
+  const int first = n.front(), step = n.size() == 3 ? n[1] : 1, last = n.back();
   std::string text;
-  for (int i = 1; i <= last; ++i) text += (i > 1 ? "," : "") + std::to_string(i);
+  for (int i = first; i <= last; i += step) text += (i > first ? "," : "") + std::to_string(i);
   return text;
 }
 
 // The command's arguments after the program name: words split at spaces, "double quotes"
-// kept together, `$(seq -s, 1 N)` expanded. Anything else a shell would do is refused.
+// kept together, `$(seq -s, FIRST [STEP] LAST)` expanded. Anything else a shell would do is
+// refused.
 std::vector<std::string> arguments(const std::string& command) {
   std::vector<std::string> words;
   std::string word;
@@ -86,11 +94,11 @@ std::vector<std::string> arguments(const std::string& command) {
       word.clear();
       started = false;
     } else if (c == '$' && !quoted) {
-      const std::string prefix = "$(seq -s, 1 ";
+      const std::string prefix = "$(seq -s, ";
       const std::size_t close = command.find(')', i);
       if (command.compare(i, prefix.size(), prefix) != 0 || close == std::string::npos)
         throw std::runtime_error("unsupported shell construct in README command: " + command);
-      word += seq(std::stoi(command.substr(i + prefix.size(), close - i - prefix.size())));
+      word += seq(command.substr(i + prefix.size(), close - i - prefix.size()));
       started = true;
       i = close;
     } else {

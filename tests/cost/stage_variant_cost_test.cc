@@ -69,12 +69,12 @@ TEST(StageVariantCost, MemoryByHand) {
   EXPECT_DOUBLE_EQ(none.working_memory(0, 0, 2, recomputed), 100);
   // ZeRO over 3 data-parallel GPUs: 1 shards the optimizer state, 2 also the gradients,
   // 3 everything.
-  EXPECT_DOUBLE_EQ(CostModel(splittable(4), one_machine(4), settings(1))
-                       .weight_memory(0, 1, split, 3),
-                   (1 + 1 + 6.0 / 3) * 1500);
-  EXPECT_DOUBLE_EQ(CostModel(splittable(4), one_machine(4), settings(2))
-                       .weight_memory(0, 1, split, 3),
-                   (1 + 7.0 / 3) * 1500);
+  EXPECT_DOUBLE_EQ(
+      CostModel(splittable(4), one_machine(4), settings(1)).weight_memory(0, 1, split, 3),
+      (1 + 1 + 6.0 / 3) * 1500);
+  EXPECT_DOUBLE_EQ(
+      CostModel(splittable(4), one_machine(4), settings(2)).weight_memory(0, 1, split, 3),
+      (1 + 7.0 / 3) * 1500);
   const CostModel zero3(splittable(4), one_machine(4), settings(3));
   EXPECT_DOUBLE_EQ(zero3.weight_memory(0, 1, split, 3), 8.0 / 3 * 1500);
   // ZeRO-3 gathers the largest layer's weights (2000 B / 2) while it works.

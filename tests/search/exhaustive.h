@@ -51,8 +51,8 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
         int widest = width - offset;
         if (max_width > 0) widest = std::min(widest, max_width);
         for (int r = 1; r <= widest; ++r)
-          for (const detail::StageVariant& v : detail::stage_variants(
-                   cost, layout, offset, r, one_stage ? r : shape.micro_batch)) {
+          for (const detail::StageVariant& v :
+               detail::stage_variants(cost, layout, offset, r, one_stage ? r : shape.micro_batch)) {
             spec.stages.push_back({first, last, offset, r, v});
             place(last + 1, offset + r);
             spec.stages.pop_back();

@@ -12,8 +12,9 @@ namespace pe {
 namespace {
 
 // A random chain (random_instance, activations up to 50 times heavier) whose layers can
-// split 2, 4 or 8 ways and recompute (keeping 2-30% of their activations), with random tensor-parallel traffic, efficiency and
-// ZeRO stage, and memory tight enough that splitting or recomputing is often what fits.
+// split 2, 4 or 8 ways and recompute (keeping 2-30% of their activations), with random
+// tensor-parallel traffic, efficiency and ZeRO stage, and memory tight enough that splitting or
+// recomputing is often what fits.
 testing::Instance splittable_instance(std::mt19937& rng, int max_states, int devices) {
   auto uniform = [&](double lo, double hi) {
     return std::uniform_real_distribution<>(lo, hi)(rng);
@@ -111,12 +112,11 @@ TEST(StageVariantSearch, SettingsThatForbidVariantsGiveThePlainSpace) {
     ModelProfile unsplittable = in.model;
     unsplittable.tensor_parallel_unit = 0;
     unsplittable.recomputable = false;
-    const testing::SpaceOptimum a =
-        testing::exhaustive_best(detail::CostModel(in.model, in.cluster, plain), in.global_batch,
-                                 {Schedule::OneFOneB});
-    const testing::SpaceOptimum b = testing::exhaustive_best(
-        detail::CostModel(unsplittable, in.cluster, in.settings), in.global_batch,
-        {Schedule::OneFOneB});
+    const testing::SpaceOptimum a = testing::exhaustive_best(
+        detail::CostModel(in.model, in.cluster, plain), in.global_batch, {Schedule::OneFOneB});
+    const testing::SpaceOptimum b =
+        testing::exhaustive_best(detail::CostModel(unsplittable, in.cluster, in.settings),
+                                 in.global_batch, {Schedule::OneFOneB});
     EXPECT_EQ(a.time, b.time) << "trial " << trial;
   }
 }

@@ -12,7 +12,8 @@ namespace pe {
 /// Speedups are relative to one device running the whole batch (no memory limit).
 struct Baselines {
   Seconds single_device_time = 0;  ///< T: forward + backward of the whole batch, 1 device.
-  Seconds allreduce_time = 0;      ///< Ring all-reduce of all gradients over N devices.
+  Seconds allreduce_time = 0;      ///< Ring all-reduce of all gradients over N devices
+                                   ///< (a reduce-scatter, half of it, under ZeRO-3).
   int per_device_batch = 0;        ///< ceil(GBS / N).
   int max_device_batch = 0;        ///< Largest batch a device's memory holds (0: none).
   int accumulation_steps = 1;      ///< Gradient-accumulation micro-steps (1: none).
@@ -30,8 +31,9 @@ Seconds ring_allreduce(Bytes bytes, int devices, BytesPerSecond bandwidth);
 
 /// Largest per-device batch whose activations fit beside the weights, gradients and
 /// optimizer state: floor((memory - scaling * P) / activation_per_sample); 0 when none.
+/// Under ZeRO (TrainingSettings::zero_stage) the state is sharded over `devices`.
 int max_device_batch(const ModelProfile& model, const TrainingSettings& settings,
-                     Bytes device_memory);
+                     Bytes device_memory, int devices = 1);
 
 /// Computes the three baselines for `global_batch` samples on all devices of `cluster`.
 /// Gradient accumulation splits a device's share into micro-steps of at most

@@ -27,19 +27,19 @@ std::string to_string(Limiter limiter);
 /// pipeline replica. `devices` lists the global device ids of every replica of the stage,
 /// replica by replica (width * pipeline_replicas ids).
 struct PlanStage {
-  std::size_t first_state = 0;          ///< First state index (inclusive).
-  std::size_t last_state = 0;           ///< Last state index (inclusive).
-  int width = 1;                        ///< Devices of this stage in one pipeline replica.
+  std::size_t first_state = 0;  ///< First state index (inclusive).
+  std::size_t last_state = 0;   ///< Last state index (inclusive).
+  int width = 1;                ///< Devices of this stage in one pipeline replica.
   /// GPUs that split each operator of the stage (tensor parallelism): its `width` devices run
   /// width / tensor_parallel data-parallel replicas of the stage.
   int tensor_parallel = 1;
-  bool recompute = false;  ///< The backward recomputes the forward instead of keeping it.
-  int zero_stage = 0;      ///< ZeRO sharding of the training state (TrainingSettings).
-  std::vector<int> devices;             ///< Global device ids, replica by replica.
-  StageTimes times;                     ///< Per micro-batch, as used by the cost model.
-  Seconds allreduce_total = 0;          ///< Whole gradient all-reduce of the stage (times.allreduce
-                                        ///< is the part left after its last backward).
-  bool cut_intra_machine = true;        ///< The cut after this stage stays in one machine.
+  bool recompute = false;         ///< The backward recomputes the forward instead of keeping it.
+  int zero_stage = 0;             ///< ZeRO sharding of the training state (TrainingSettings).
+  std::vector<int> devices;       ///< Global device ids, replica by replica.
+  StageTimes times;               ///< Per micro-batch, as used by the cost model.
+  Seconds allreduce_total = 0;    ///< Whole gradient all-reduce of the stage (times.allreduce
+                                  ///< is the part left after its last backward).
+  bool cut_intra_machine = true;  ///< The cut after this stage stays in one machine.
   bool allreduce_intra_machine = true;  ///< All copies of the stage sit on one machine.
   Bytes weight_memory = 0;              ///< Weights, gradients and optimizer state per device.
   Bytes activation_memory = 0;          ///< Activations kept in flight per device.

@@ -36,14 +36,14 @@ struct Field {
   bool bytes;  // a byte count (else a time)
 };
 
-constexpr Field kFields[] = {{"forward", &CutState::forward, true, false},
-                             {"backward", &CutState::backward, true, false},
-                             {"activation", &CutState::activation, true, true},
-                             {"parameters", &CutState::parameters, true, true},
-                             {"crossing", &CutState::crossing, false, true},
-                             {"recomputed activation", &CutState::recomputed_activation, true,
-                              true},
-                             {"tensor-parallel bytes", &CutState::tensor_parallel, true, true}};
+constexpr Field kFields[] = {
+    {"forward", &CutState::forward, true, false},
+    {"backward", &CutState::backward, true, false},
+    {"activation", &CutState::activation, true, true},
+    {"parameters", &CutState::parameters, true, true},
+    {"crossing", &CutState::crossing, false, true},
+    {"recomputed activation", &CutState::recomputed_activation, true, true},
+    {"tensor-parallel bytes", &CutState::tensor_parallel, true, true}};
 
 // The largest value of `member` over the states whose cut is inside state i's: the previous
 // state in a chain, else those listing i in `later` (0 when there are none).

@@ -176,8 +176,9 @@ void check_variant(const detail::CostModel& cost, const detail::Layout& layout, 
       throw UsageError(kStages, where + "a group of " + std::to_string(t) +
                                     " tensor-parallel devices spans two machines");
   if (s.recompute && !cost.recomputable())
-    throw UsageError(kStages, where + "recomputes, but the model cannot (or "
-                                      "TrainingSettings::recomputation is off)");
+    throw UsageError(kStages, where +
+                                  "recomputes, but the model cannot (or "
+                                  "TrainingSettings::recomputation is off)");
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ LayerTimes layer_times(const detail::CostModel& cost, double forward_samples,
   auto add = [&](std::size_t first, std::size_t last) {
     t.forward.push_back(cost.forward(first, last, forward_samples));
     t.backward.push_back(cost.backward(first, last, backward_samples));
-    t.allreduce.push_back(cost.allreduce(cost.parameters(first, last), devices, intra));
+    t.allreduce.push_back(cost.gradient_sync(first, last, {}, devices, intra));
   };
   if (cost.chain()) {
     for (std::size_t i = 0; i < cost.states(); ++i) add(i, i);
@@ -103,9 +103,9 @@ Seconds ring_allreduce(Bytes bytes, int devices, BytesPerSecond bandwidth) {
 }
 
 int max_device_batch(const ModelProfile& model, const TrainingSettings& settings,
-                     Bytes device_memory) {
+                     Bytes device_memory, int devices) {
   const detail::CostModel cost(model, Cluster{{1}, {}, device_memory}, settings);
-  return detail::largest_micro_step(cost, 1 << 30);
+  return detail::largest_micro_step(cost, 1 << 30, devices);
 }
 
 Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& cluster,
@@ -116,7 +116,7 @@ Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& clus
   Baselines b;
   b.single_device_time = cost.whole_model_time(global_batch);
   b.per_device_batch = (global_batch + devices - 1) / devices;
-  b.max_device_batch = max_device_batch(model, settings, cluster.device_memory);
+  b.max_device_batch = max_device_batch(model, settings, cluster.device_memory, devices);
   b.accumulation_steps = b.max_device_batch >= 1
                              ? (b.per_device_batch + b.max_device_batch - 1) / b.max_device_batch
                              : 1;
@@ -124,7 +124,7 @@ Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& clus
   const int floor = std::min(settings.min_micro_batch, global_batch);
   b.fits = b.max_device_batch >= 1 &&
            b.per_device_batch / b.accumulation_steps >= (floor + devices - 1) / devices;
-  b.allreduce_time = cost.allreduce(cost.parameters(0, model.size() - 1), devices, intra);
+  b.allreduce_time = cost.gradient_sync(0, model.size() - 1, {}, devices, intra);
   const Seconds compute = cost.whole_model_time(b.per_device_batch);
   // Micro-steps are as even as possible; the last (smallest) one overlaps communication,
   // and the next iteration's first (largest) forward may absorb it under P3.

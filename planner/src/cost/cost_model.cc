@@ -61,10 +61,10 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
   recomputable_ = settings.recomputation && model.recomputable && model.chain();
   tensor_parallel_unit_ = model.tensor_parallel_unit;
   if (tensor_parallel_unit_ > 0 && !cluster.machine_gpus.empty()) {
-    const int limit = settings.max_tensor_parallel > 0 ? settings.max_tensor_parallel
-                                                       : smallest_machine(cluster);
-    max_tensor_parallel_ = std::max(1, std::min({limit, tensor_parallel_unit_,
-                                                 smallest_machine(cluster)}));
+    const int limit =
+        settings.max_tensor_parallel > 0 ? settings.max_tensor_parallel : smallest_machine(cluster);
+    max_tensor_parallel_ =
+        std::max(1, std::min({limit, tensor_parallel_unit_, smallest_machine(cluster)}));
   }
   if (recomputable_) recomputed_ = prefix(model, &CutState::recomputed_activation);
   if (max_tensor_parallel_ > 1) tensor_parallel_ = prefix(model, &CutState::tensor_parallel);
@@ -84,8 +84,7 @@ double CostModel::largest(const std::vector<std::vector<double>>& table, std::si
 }
 
 double CostModel::split(const StageVariant& v) const {
-  return v.tensor_parallel == 1 ? 1.0
-                                : v.tensor_parallel * settings_.tensor_parallel_efficiency;
+  return v.tensor_parallel == 1 ? 1.0 : v.tensor_parallel * settings_.tensor_parallel_efficiency;
 }
 
 Seconds CostModel::tensor_parallel_time(std::size_t first, std::size_t last, double samples,
@@ -103,10 +102,9 @@ Seconds CostModel::forward(std::size_t first, std::size_t last, double samples,
 
 Seconds CostModel::backward(std::size_t first, std::size_t last, double samples,
                             const StageVariant& v, Seconds gather) const {
-  const Seconds again =
-      v.recompute ? forward(first, last, samples) / split(v) +
-                        tensor_parallel_time(first, last, samples, v)
-                  : 0;
+  const Seconds again = v.recompute ? forward(first, last, samples) / split(v) +
+                                          tensor_parallel_time(first, last, samples, v)
+                                    : 0;
   return backward(first, last, samples) / split(v) + tensor_parallel_time(first, last, samples, v) +
          gather + again;
 }
@@ -141,8 +139,8 @@ Bytes CostModel::working_memory(std::size_t first, std::size_t last, double samp
                                 const StageVariant& v) const {
   Bytes working = 0;
   if (v.recompute)
-    working += largest(largest_activation_, first, last) * activation_scale_ * samples /
-               profile_batch_;
+    working +=
+        largest(largest_activation_, first, last) * activation_scale_ * samples / profile_batch_;
   if (settings_.zero_stage == 3)
     working += largest_parameters_.empty() ? parameters(first, last)
                                            : largest(largest_parameters_, first, last);
@@ -153,8 +151,8 @@ double CostModel::sync_share() const { return settings_.zero_stage == 3 ? 0.5 : 
 
 Seconds CostModel::gradient_sync(std::size_t first, std::size_t last, const StageVariant& v,
                                  int reducers, bool intra_machine) const {
-  return sync_share() * allreduce(parameters(first, last) / v.tensor_parallel, reducers,
-                                  intra_machine);
+  return sync_share() *
+         allreduce(parameters(first, last) / v.tensor_parallel, reducers, intra_machine);
 }
 
 bool CostModel::stage(std::size_t first, std::size_t last) const {

@@ -14,8 +14,8 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
   const StageVariant& v = s.variant;
   const bool last = index + 1 == spec.stages.size();
   const int replicas = s.width / v.tensor_parallel;  // data-parallel, in one copy
-  const StageSamples samples = stage_samples(spec.stages.size() == 1, share, spec.micro_batch,
-                                             spec.micro_batches, replicas);
+  const StageSamples samples =
+      stage_samples(spec.stages.size() == 1, share, spec.micro_batch, spec.micro_batches, replicas);
   PlanStage stage;
   stage.first_state = s.first;
   stage.last_state = s.last;
@@ -34,11 +34,11 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
   const Seconds gather = cost.weight_gather(s.first, s.last, v, reducers, intra);
   stage.times.forward = cost.forward(s.first, s.last, samples.timed, v, gather);
   stage.times.backward = cost.backward(s.first, s.last, samples.timed, v, gather);
-  const int split = last ? 1 : std::min(v.tensor_parallel, spec.stages[index + 1].variant.tensor_parallel);
-  stage.times.send =
-      last ? 0
-           : cost.transfer(cost.crossing(s.last, spec.micro_batch) / split,
-                           stage.cut_intra_machine);
+  const int split =
+      last ? 1 : std::min(v.tensor_parallel, spec.stages[index + 1].variant.tensor_parallel);
+  stage.times.send = last ? 0
+                          : cost.transfer(cost.crossing(s.last, spec.micro_batch) / split,
+                                          stage.cut_intra_machine);
   stage.allreduce_total = cost.gradient_sync(s.first, s.last, v, reducers, intra);
   stage.times.allreduce =
       CostModel::ExposedScan(cost, s.first, samples.timed, reducers, intra, v).extend_to(s.last);

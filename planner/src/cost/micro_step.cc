@@ -5,9 +5,10 @@
 
 namespace pe::detail {
 
-int largest_micro_step(const CostModel& cost, int limit) {
+int largest_micro_step(const CostModel& cost, int limit, int reducers) {
   const std::size_t last = cost.states() - 1;
-  const Bytes weights = cost.weight_memory(0, last);
+  const Bytes weights = cost.weight_memory(0, last, StageVariant{}, reducers) +
+                        cost.working_memory(0, last, 1, StageVariant{});
   const Bytes memory = cost.cluster().device_memory;
   auto fits = [&](int samples) {
     return weights + cost.activation_memory(0, last, samples) <= memory;

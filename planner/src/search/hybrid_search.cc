@@ -352,7 +352,7 @@ std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_
   const int width = cost.cluster().device_count() / replicas;
   const int share = global_batch / replicas;
   const int per_device = (share + width - 1) / width;
-  const int step = largest_micro_step(cost, per_device);
+  const int step = largest_micro_step(cost, per_device, cost.cluster().device_count());
   if (step < 1) return std::nullopt;
   const int steps = (per_device + step - 1) / step;
   if (share / steps < std::min(cost.settings().min_micro_batch, share)) return std::nullopt;

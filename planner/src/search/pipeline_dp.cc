@@ -119,8 +119,8 @@ struct Stage {
   int offset = 0, width = 0;
   StageTimes times;
   Bytes weights = 0, activations = 0;  // per device: weights + working, per micro-batch
-  bool head = false;         // the stage sits on one machine in every copy
-  bool cut_compact = false;  // it and the next device share a machine in every copy
+  bool head = false;                   // the stage sits on one machine in every copy
+  bool cut_compact = false;            // it and the next device share a machine in every copy
   StageVariant variant;
   // A recomputing stage: the memory of the same stage without recomputation (which is
   // faster, so preferred wherever it fits).
@@ -274,9 +274,9 @@ std::vector<Dp::Trial> Dp::trials(std::size_t a, int o, int r, bool one_stage) c
     const int replicas = r / v.tensor_parallel;
     const StageSamples samples = samples_on(one_stage, replicas);
     const int reducers = replicas * q_.replicas;
-    result.push_back(
-        {v, samples, CostModel::ExposedScan(cost_, a, samples.timed, reducers, ar_intra, v),
-         reducers});
+    result.push_back({v, samples,
+                      CostModel::ExposedScan(cost_, a, samples.timed, reducers, ar_intra, v),
+                      reducers});
   }
   return result;
 }
@@ -286,7 +286,7 @@ std::vector<Dp::Trial> Dp::trials(std::size_t a, int o, int r, bool one_stage) c
 // a - 1's.
 void Dp::widen(std::size_t a, int o, int r) {
   std::vector<Trial> variants = trials(a, o, r, false);
-  Stage s{a, a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
+  Stage s{a,  a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
           {}, 0, 0};
   const bool chain = cost_.chain();
   auto try_all = [&] {
@@ -349,8 +349,8 @@ bool Dp::try_stage(Stage& s, Trial& trial) {
 void Dp::offer_whole_model(int r) {
   if (!spend(n_)) return;
   const std::size_t last = n_ - 1;
-  Stage s{0, last, 0, r, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
-          {}, 0, 0};
+  Stage s{0,  last, 0, r, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
+          {}, 0,    0};
   for (Trial& trial : trials(0, 0, r, true)) try_stage(s, trial);
 }
 
@@ -359,7 +359,11 @@ void Dp::offer_whole_model(int r) {
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
   return {
       prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule),
-      s.head, s.last, s.width, index, s.variant};
+      s.head,
+      s.last,
+      s.width,
+      index,
+      s.variant};
 }
 
 // Puts stage s in front of every entry of the cell that follows it.

@@ -27,16 +27,23 @@ std::string to_string(Limiter limiter);
 /// pipeline replica. `devices` lists the global device ids of every replica of the stage,
 /// replica by replica (width * pipeline_replicas ids).
 struct PlanStage {
-  std::size_t first_state = 0;          ///< First state index (inclusive).
-  std::size_t last_state = 0;           ///< Last state index (inclusive).
-  int width = 1;                        ///< Devices of this stage in one pipeline replica.
+  std::size_t first_state = 0;  ///< First state index (inclusive).
+  std::size_t last_state = 0;   ///< Last state index (inclusive).
+  int width = 1;                ///< Devices of this stage in one pipeline replica.
   /// GPUs that split each operator of the stage (tensor parallelism): its `width` devices run
   /// width / tensor_parallel data-parallel replicas of the stage.
   int tensor_parallel = 1;
   bool recompute = false;  ///< The backward recomputes the forward instead of keeping it.
   int zero_stage = 0;      ///< ZeRO sharding of the training state (TrainingSettings).
-  std::vector<int> devices;             ///< Global device ids, replica by replica.
-  StageTimes times;                     ///< Per micro-batch, as used by the cost model.
+  /// Data-parallel replicas of the stage in one pipeline copy: width / tensor_parallel.
+  int data_parallel() const { return tensor_parallel > 0 ? width / tensor_parallel : width; }
+  std::vector<int> devices;  ///< Global device ids, replica by replica.
+  StageTimes times;          ///< Per micro-batch, as used by the cost model.
+  /// The tensor-parallel all-reduces inside times.forward + times.backward (0 when
+  /// tensor_parallel is 1).
+  Seconds tensor_parallel_time = 0;
+  /// The forward pass recomputed inside times.backward (0 unless recompute).
+  Seconds recompute_time = 0;
   Seconds allreduce_total = 0;          ///< Whole gradient all-reduce of the stage (times.allreduce
                                         ///< is the part left after its last backward).
   bool cut_intra_machine = true;        ///< The cut after this stage stays in one machine.

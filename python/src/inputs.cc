@@ -164,15 +164,32 @@ std::string schedule_name(const SearchOptions& o) {
 
 void bind_settings(py::module_& m) {
   py::class_<TrainingSettings>(m, "TrainingSettings",
-                               "How a model is trained: micro-batch floor and memory factors")
-      .def(py::init([](int mbs, double optimizer_scaling, OptionalNumber activation) {
-             return TrainingSettings{mbs, optimizer_scaling, activation};
+                               "How a model is trained: micro-batch floor, memory factors, tensor "
+                               "parallelism, recomputation and ZeRO sharding")
+      .def(py::init([](int mbs, double optimizer_scaling, OptionalNumber activation,
+                       int max_tensor_parallel, double tensor_parallel_efficiency,
+                       bool recomputation, int zero_stage) {
+             TrainingSettings s;
+             s.min_micro_batch = mbs;
+             s.optimizer_scaling = optimizer_scaling;
+             s.activation_bytes_per_sample = activation;
+             s.max_tensor_parallel = max_tensor_parallel;
+             s.tensor_parallel_efficiency = tensor_parallel_efficiency;
+             s.recomputation = recomputation;
+             s.zero_stage = zero_stage;
+             return s;
            }),
            py::kw_only(), py::arg("mbs") = 1, py::arg("optimizer_scaling") = 2.0,
-           py::arg("activation_bytes_per_sample") = py::none())
+           py::arg("activation_bytes_per_sample") = py::none(), py::arg("max_tensor_parallel") = 0,
+           py::arg("tensor_parallel_efficiency") = 1.0, py::arg("recomputation") = true,
+           py::arg("zero_stage") = 0)
       .def_readwrite("mbs", &TrainingSettings::min_micro_batch)
       .def_readwrite("optimizer_scaling", &TrainingSettings::optimizer_scaling)
-      .def_readwrite("activation_bytes_per_sample", &TrainingSettings::activation_bytes_per_sample);
+      .def_readwrite("activation_bytes_per_sample", &TrainingSettings::activation_bytes_per_sample)
+      .def_readwrite("max_tensor_parallel", &TrainingSettings::max_tensor_parallel)
+      .def_readwrite("tensor_parallel_efficiency", &TrainingSettings::tensor_parallel_efficiency)
+      .def_readwrite("recomputation", &TrainingSettings::recomputation)
+      .def_readwrite("zero_stage", &TrainingSettings::zero_stage);
   py::class_<SearchOptions>(m, "SearchOptions", "What the hybrid search may choose")
       .def(py::init([](const std::string& schedule, int top, std::uint64_t effort, int width,
                        int copies, bool straight) {

@@ -93,5 +93,56 @@ TEST(GivenPlan, TraceAndChartShowTheGivenPlan) {
   std::filesystem::remove_all(dir);
 }
 
+// A transformer plan of split and recomputed stages: the table, the JSON, the trace and the
+// Gantt chart all say how each stage uses its GPUs.
+TEST(GivenPlan, TransformerStagesShowTheirSplitAndRecomputationEverywhere) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("pe_given_split_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> common{
+      "--model", "llama2-7b",           "--devices",      "8", "--gbs",           "16",
+      "--plan",  "0-16:4t4r;17-33:4t2", "--microbatches", "4", "--search-effort", "2000"};
+  std::vector<std::string> args = common;
+  args.insert(args.end(),
+              {"--trace", (dir / "t.json").string(), "--svg", (dir / "g.svg").string()});
+  const ProgramResult r = run_program(pe_plan_program(), args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string given = r.out.substr(r.out.find("\nGiven plan for "));
+  EXPECT_THAT(given,
+              HasSubstr(" per copy [0-3] as 1 replica x 4-way tensor parallel, recomputed\n"));
+  EXPECT_THAT(given, HasSubstr(" per copy [4-7] as 2 replicas x 2-way tensor parallel\n"));
+  for (const char* file : {"t.json", "g.svg"}) {
+    EXPECT_THAT(read(dir / file),
+                HasSubstr("stage 0 (states 0-16, 4 GPUs, 4-way tensor parallel, recomputed)"))
+        << file;
+    EXPECT_THAT(read(dir / file),
+                HasSubstr("stage 1 (states 17-33, 4 GPUs, 2-way tensor parallel)"))
+        << file;
+  }
+  std::filesystem::remove_all(dir);
+
+  args = common;
+  args.insert(args.end(), {"--format", "json"});
+  const ProgramResult json = run_program(pe_plan_program(), args);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json stages = nlohmann::json::parse(json.out).at("given_plan").at("stages");
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages.at(0).at("tensor_parallel"), 4);
+  EXPECT_EQ(stages.at(1).at("tensor_parallel"), 2);
+  EXPECT_EQ(stages.at(0).at("recompute"), true);
+  EXPECT_EQ(stages.at(1).at("recompute"), false);
+  for (const nlohmann::json& stage : stages)
+    EXPECT_EQ(stage.at("data_parallel").get<int>() * stage.at("tensor_parallel").get<int>(),
+              stage.at("width").get<int>());
+}
+
+// A graph.txt profile's outputs name none of the transformer choices.
+TEST(GivenPlan, ProfilesWithoutTheChoicesShowNoneOfThem) {
+  const ProgramResult r = pe_plan({"--gbs", "8", "--plan", "0-1:1;2-2:1", "--microbatches", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* word : {"tensor parallel", "recomputed", "ZeRO", "working", "fwd+bwd"})
+    EXPECT_THAT(r.out, Not(HasSubstr(word))) << word;
+}
+
 }  // namespace
 }  // namespace pe::testing

@@ -135,3 +135,39 @@ def test_search_options():
     assert len(point.plans) == 2
     assert all(s.width == 1 for p in point.plans for s in p.stages)
     assert all(p.schedule == "gpipe" and p.pipeline_replicas == 1 for p in point.plans)
+
+
+def test_stage_variants_and_their_settings(vgg19_planner):
+    settings = pe.TrainingSettings(max_tensor_parallel=4, tensor_parallel_efficiency=0.5,
+                                   recomputation=False, zero_stage=2)
+    assert (settings.max_tensor_parallel, settings.tensor_parallel_efficiency,
+            settings.recomputation, settings.zero_stage) == (4, 0.5, False, 2)
+    defaults = pe.TrainingSettings().to_dict()
+    assert (defaults["max_tensor_parallel"], defaults["tensor_parallel_efficiency"],
+            defaults["recomputation"], defaults["zero_stage"]) == (0, 1.0, True, 0)
+    # A graph.txt profile never splits or recomputes: every stage is plain data parallelism.
+    point = vgg19_planner.plan(256)
+    plan = pe.plan("vgg19", SIXTEEN, 256)["plans"][0]
+    for stage, d, j in zip(point.best.stages, point.to_dict()["plans"][0]["stages"],
+                           plan["stages"]):
+        assert (stage.tensor_parallel, stage.recompute, stage.zero_stage) == (1, False, 0)
+        assert stage.data_parallel * stage.tensor_parallel == stage.width
+        assert (stage.working_memory, stage.tensor_parallel_time, stage.recompute_time) == (0, 0, 0)
+        assert stage.peak_memory == stage.weight_memory + stage.activation_memory
+        for name in ("tensor_parallel", "data_parallel", "recompute", "zero_stage"):
+            assert d[name] == j[name] == getattr(stage, name)
+        assert d["working_memory"] == j["working_memory_bytes"]
+        assert d["tensor_parallel_time"] == j["tensor_parallel_time_s"]
+        assert d["recompute_time"] == j["recompute_time_s"]
+
+
+def test_zero_sharding_reaches_every_stage():
+    vgg19 = pe.load_profile("vgg19")
+    settings = pe.TrainingSettings(mbs=vgg19.settings.mbs,
+                                   optimizer_scaling=vgg19.settings.optimizer_scaling,
+                                   zero_stage=1)
+    point = pe.Planner(vgg19, pe.Cluster(SIXTEEN), settings).plan(512)
+    assert point.best is not None
+    assert all(stage.zero_stage == 1 for stage in point.best.stages)
+    with pytest.raises(pe.UsageError):
+        pe.Planner(vgg19, pe.Cluster(SIXTEEN), pe.TrainingSettings(zero_stage=4))

@@ -33,13 +33,20 @@ struct PlanStage {
   /// GPUs that split each operator of the stage (tensor parallelism): its `width` devices run
   /// width / tensor_parallel data-parallel replicas of the stage.
   int tensor_parallel = 1;
-  bool recompute = false;         ///< The backward recomputes the forward instead of keeping it.
-  int zero_stage = 0;             ///< ZeRO sharding of the training state (TrainingSettings).
-  std::vector<int> devices;       ///< Global device ids, replica by replica.
-  StageTimes times;               ///< Per micro-batch, as used by the cost model.
-  Seconds allreduce_total = 0;    ///< Whole gradient all-reduce of the stage (times.allreduce
-                                  ///< is the part left after its last backward).
-  bool cut_intra_machine = true;  ///< The cut after this stage stays in one machine.
+  bool recompute = false;  ///< The backward recomputes the forward instead of keeping it.
+  int zero_stage = 0;      ///< ZeRO sharding of the training state (TrainingSettings).
+  /// Data-parallel replicas of the stage in one pipeline copy: width / tensor_parallel.
+  int data_parallel() const { return tensor_parallel > 0 ? width / tensor_parallel : width; }
+  std::vector<int> devices;  ///< Global device ids, replica by replica.
+  StageTimes times;          ///< Per micro-batch, as used by the cost model.
+  /// The tensor-parallel all-reduces inside times.forward + times.backward (0 when
+  /// tensor_parallel is 1).
+  Seconds tensor_parallel_time = 0;
+  /// The forward pass recomputed inside times.backward (0 unless recompute).
+  Seconds recompute_time = 0;
+  Seconds allreduce_total = 0;          ///< Whole gradient all-reduce of the stage (times.allreduce
+                                        ///< is the part left after its last backward).
+  bool cut_intra_machine = true;        ///< The cut after this stage stays in one machine.
   bool allreduce_intra_machine = true;  ///< All copies of the stage sit on one machine.
   Bytes weight_memory = 0;              ///< Weights, gradients and optimizer state per device.
   Bytes activation_memory = 0;          ///< Activations kept in flight per device.

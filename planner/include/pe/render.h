@@ -35,7 +35,9 @@ struct SvgOptions {
   /// Shown centred above the chart, shortened with "..." to what fits the width (about
   /// 9 px a character).
   std::string title = "Pipeline timeline";
-  std::vector<std::string> stage_names;  ///< Row labels; missing or empty -> "stage N".
+  /// Row labels; missing or empty -> "stage N". Labels take at most 45 % of the width and
+  /// are shortened with "..." beyond it (about 6.6 px a character).
+  std::vector<std::string> stage_names;
   bool link_rows = true;    ///< Sub-rows under each stage: activations, gradients, all-reduce.
   int row_height = 24;      ///< Compute row, pixels (8..200).
   int link_row_height = 8;  ///< Each link sub-row, pixels (2..100).

@@ -22,6 +22,10 @@ constexpr int kBottom = 64;  // Axis and legend.
 constexpr int kRight = 16;
 constexpr double kCharWidth = 6.6;       // Approximate width of an 11 px character.
 constexpr double kTitleCharWidth = 9.0;  // Of a bold 15 px character.
+// Most of the width the row labels may take; a longer label is shortened with "...". Wide
+// enough at the default width for stage_labels() of a split, recomputed stage
+// ("stage 12 (states 100-120, 16 GPUs, 8-way tensor parallel, recomputed)").
+constexpr double kMaxLabelShare = 0.45;
 
 struct Layout {
   double left = 0, right = 0;   // Plot area in x.
@@ -47,8 +51,8 @@ Layout make_layout(const Timeline& timeline, const SvgOptions& options) {
   std::size_t longest = 0;
   for (int s = 0; s < timeline.stage_count; ++s)
     longest = std::max(longest, stage_label(options.stage_names, s).size());
-  const double label_width =
-      std::clamp(12 + kCharWidth * static_cast<double>(longest), 70.0, options.width / 3.0);
+  const double label_width = std::clamp(12 + kCharWidth * static_cast<double>(longest), 70.0,
+                                        kMaxLabelShare * options.width);
   layout.label_chars = static_cast<std::size_t>((label_width - 12) / kCharWidth + 1e-6);
   layout.left = label_width;
   layout.right = options.width - kRight;

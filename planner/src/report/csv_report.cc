@@ -28,7 +28,18 @@ const std::vector<std::string> kCsvColumns{"gbs",
                                            "limiter",
                                            "peak_memory_bytes",
                                            "exact",
-                                           "no_plan_reason"};
+                                           "no_plan_reason",
+                                           "tensor_parallel",
+                                           "data_parallel",
+                                           "recompute",
+                                           "zero_stage",
+                                           "working_memory_bytes",
+                                           "tensor_parallel_time_s",
+                                           "recompute_time_s"};
+
+// The per-stage columns (after no_plan_reason): one value per stage, in pipeline order,
+// joined by ';' as in stages_string; each is the field of the same name of every JSON stage.
+constexpr std::size_t kStageColumns = 7;
 
 std::string row(const std::vector<std::string>& cells) {
   std::string text;
@@ -64,6 +75,26 @@ std::vector<std::string> plan_cells(const PointResult& p, const Plan& plan) {
           json_number(detail::format::peak_memory(plan))};
 }
 
+// The values of `field` over the plan's stages, joined by ';'.
+template <typename Field>
+std::string per_stage(const Plan& plan, Field field) {
+  std::string text;
+  for (const PlanStage& stage : plan.stages) text += (text.empty() ? "" : ";") + field(stage);
+  return text;
+}
+
+std::vector<std::string> stage_cells(const Plan& plan) {
+  const auto whole = [](int n) { return std::to_string(n); };
+  return {per_stage(plan, [&](const PlanStage& s) { return whole(s.tensor_parallel); }),
+          per_stage(plan, [&](const PlanStage& s) { return whole(s.data_parallel()); }),
+          per_stage(plan,
+                    [](const PlanStage& s) { return std::string(s.recompute ? "true" : "false"); }),
+          per_stage(plan, [&](const PlanStage& s) { return whole(s.zero_stage); }),
+          per_stage(plan, [](const PlanStage& s) { return json_number(s.working_memory); }),
+          per_stage(plan, [](const PlanStage& s) { return json_number(s.tensor_parallel_time); }),
+          per_stage(plan, [](const PlanStage& s) { return json_number(s.recompute_time); })};
+}
+
 std::string plan_row(const PointResult& p, std::size_t rank, const Plan* plan) {
   std::vector<std::string> cells = point_cells(p);
   cells.insert(cells.begin() + 1, plan ? std::to_string(rank) : "");
@@ -71,6 +102,9 @@ std::string plan_row(const PointResult& p, std::size_t rank, const Plan* plan) {
   cells.insert(cells.end(), rest.begin(), rest.end());
   cells.push_back(p.exact ? "true" : "false");
   cells.push_back(plan ? "" : p.no_plan_reason);
+  const std::vector<std::string> stages =
+      plan ? stage_cells(*plan) : std::vector<std::string>(kStageColumns);
+  cells.insert(cells.end(), stages.begin(), stages.end());
   return row(cells);
 }
 

@@ -54,9 +54,15 @@ Json stage_value(const PlanStage& s, const ModelProfile* model) {
           {"operators", stage_operators(s, model, &CutState::name)},
           {"operator_ids", stage_operators(s, model, &CutState::operator_id)},
           {"width", s.width},
+          {"tensor_parallel", s.tensor_parallel},
+          {"data_parallel", s.data_parallel()},
+          {"recompute", s.recompute},
+          {"zero_stage", s.zero_stage},
           {"devices", s.devices},
           {"forward_s", s.times.forward},
           {"backward_s", s.times.backward},
+          {"tensor_parallel_time_s", s.tensor_parallel_time},
+          {"recompute_time_s", s.recompute_time},
           {"send_s", s.times.send},
           {"allreduce_total_s", s.allreduce_total},
           {"allreduce_exposed_s", s.times.allreduce},
@@ -64,6 +70,7 @@ Json stage_value(const PlanStage& s, const ModelProfile* model) {
           {"allreduce_intra_machine", s.allreduce_intra_machine},
           {"weight_memory_bytes", s.weight_memory},
           {"activation_memory_bytes", s.activation_memory},
+          {"working_memory_bytes", s.working_memory},
           {"peak_memory_bytes", s.peak_memory()}};
 }
 
@@ -145,7 +152,11 @@ Json settings_value(const TrainingSettings& s) {
   const auto& activation = s.activation_bytes_per_sample;
   return {{"min_micro_batch", s.min_micro_batch},
           {"optimizer_scaling", s.optimizer_scaling},
-          {"activation_bytes_per_sample", activation ? Json(*activation) : Json()}};
+          {"activation_bytes_per_sample", activation ? Json(*activation) : Json()},
+          {"max_tensor_parallel", s.max_tensor_parallel},
+          {"tensor_parallel_efficiency", s.tensor_parallel_efficiency},
+          {"recomputation", s.recomputation},
+          {"zero_stage", s.zero_stage}};
 }
 
 Json context_value(const ReportContext& c) {

@@ -1,6 +1,7 @@
 // Table and plan text for people.
 #include "pe/report.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "pe/timeline.h"
@@ -26,6 +27,51 @@ std::string device_list(const std::vector<int>& ids) {
     i = j + 1;
   }
   return "[" + text + "]";
+}
+
+// How a stage uses its GPUs, after its device list: " as R replicas x T-way tensor parallel"
+// for a split stage, ", recomputed" and ", ZeRO-N" where they apply; "" for a plain stage
+// (every stage of a graph.txt profile).
+std::string variant_text(const PlanStage& st) {
+  std::string text;
+  if (st.tensor_parallel > 1)
+    text += " as " + counted(st.data_parallel(), "replica") + " x " +
+            std::to_string(st.tensor_parallel) + "-way tensor parallel";
+  if (st.recompute) text += ", recomputed";
+  if (st.zero_stage > 0) text += ", ZeRO-" + std::to_string(st.zero_stage);
+  return text;
+}
+
+// "memory P GB" per device, broken down into weights, activations and working memory when
+// the stage holds working memory.
+std::string memory_text(const PlanStage& st) {
+  std::string text = "memory " + fixed(st.peak_memory() / kGB, 2) + " GB";
+  if (st.working_memory > 0)
+    text += " (weights " + fixed(st.weight_memory / kGB, 2) + ", activations " +
+            fixed(st.activation_memory / kGB, 2) + ", working " +
+            fixed(st.working_memory / kGB, 2) + ")";
+  return text;
+}
+
+// " T ms (P%)": a part of a stage's forward + backward time.
+std::string part_text(Seconds part, Seconds whole) {
+  return " " + ms(part) + " (" + fixed(whole > 0 ? 100 * part / whole : 0, 0) + "%)";
+}
+
+// What a stage's forward + backward per micro-batch is made of, for a stage that splits or
+// recomputes: compute, the tensor-parallel all-reduces and the recomputed forward. "" when
+// the stage has neither (PlanStage::tensor_parallel_time and recompute_time are 0).
+std::string time_parts_text(const PlanStage& st) {
+  if (st.tensor_parallel_time <= 0 && st.recompute_time <= 0) return "";
+  const Seconds whole = st.times.forward + st.times.backward;
+  const Seconds rest = std::max<Seconds>(0, whole - st.tensor_parallel_time - st.recompute_time);
+  std::string text = "    fwd+bwd " + ms(whole) + " = " +
+                     (st.zero_stage >= 3 ? "compute and weight gathers" : "compute") +
+                     part_text(rest, whole);
+  if (st.tensor_parallel_time > 0)
+    text += " + tensor-parallel all-reduce" + part_text(st.tensor_parallel_time, whole);
+  if (st.recompute_time > 0) text += " + recomputation" + part_text(st.recompute_time, whole);
+  return text + "\n";
 }
 
 // What the states of a graph are, when it is not a chain.
@@ -183,12 +229,13 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
     out << "  stage " << s << ": states " << st.first_state << "-" << st.last_state << " ("
         << model.states[st.first_state].name << " .. " << model.states[st.last_state].name
         << ") on " << counted(st.width, "GPU") << " per copy " << device_list(st.devices)
-        << "\n    fwd " << ms(st.times.forward) << ", bwd " << ms(st.times.backward)
-        << ", all-reduce " << ms(st.allreduce_total) << " (" << ms(st.times.allreduce)
-        << " after its backward)" << (st.allreduce_intra_machine ? " (intra)" : " (inter)");
+        << variant_text(st) << "\n    fwd " << ms(st.times.forward) << ", bwd "
+        << ms(st.times.backward) << ", all-reduce " << ms(st.allreduce_total) << " ("
+        << ms(st.times.allreduce) << " after its backward)"
+        << (st.allreduce_intra_machine ? " (intra)" : " (inter)");
     if (s + 1 < plan.stages.size())
       out << ", send " << ms(st.times.send) << (st.cut_intra_machine ? " (intra)" : " (inter)");
-    out << ", memory " << fixed(st.peak_memory() / kGB, 2) << " GB\n";
+    out << ", " << memory_text(st) << "\n" << time_parts_text(st);
   }
   return out.str();
 }

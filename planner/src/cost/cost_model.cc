@@ -100,9 +100,14 @@ Seconds CostModel::forward(std::size_t first, std::size_t last, double samples,
          gather;
 }
 
+Seconds CostModel::recompute_time(std::size_t first, std::size_t last, double samples,
+                                  const StageVariant& v) const {
+  return v.recompute ? forward(first, last, samples) / split(v) : 0;
+}
+
 Seconds CostModel::backward(std::size_t first, std::size_t last, double samples,
                             const StageVariant& v, Seconds gather) const {
-  const Seconds again = v.recompute ? forward(first, last, samples) / split(v) +
+  const Seconds again = v.recompute ? recompute_time(first, last, samples, v) +
                                           tensor_parallel_time(first, last, samples, v)
                                     : 0;
   return backward(first, last, samples) / split(v) + tensor_parallel_time(first, last, samples, v) +

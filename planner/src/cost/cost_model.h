@@ -63,6 +63,14 @@ class CostModel {
                   Seconds gather) const;
   Seconds backward(std::size_t first, std::size_t last, double samples, const StageVariant& v,
                    Seconds gather) const;
+  /// The tensor-parallel all-reduces of one pass (forward or backward) of `samples` samples
+  /// through states [first, last] split v.tensor_parallel ways (0 for t = 1).
+  Seconds tensor_parallel_time(std::size_t first, std::size_t last, double samples,
+                               const StageVariant& v) const;
+  /// The compute of the forward pass a recomputing stage runs again in its backward
+  /// (its all-reduces are tensor_parallel_time's); 0 when `v` does not recompute.
+  Seconds recompute_time(std::size_t first, std::size_t last, double samples,
+                         const StageVariant& v) const;
   /// ZeRO-3 (TrainingSettings::zero_stage): the all-gather of a device's share of the
   /// stage's weights over its `reducers` data-parallel GPUs, once before each forward and
   /// each backward of a micro-batch; 0 below stage 3.
@@ -143,8 +151,6 @@ class CostModel {
   }
   double range(const std::vector<double>& prefix, std::size_t first, std::size_t last) const;
   double split(const StageVariant& v) const;  // t x efficiency (1 for t = 1)
-  Seconds tensor_parallel_time(std::size_t first, std::size_t last, double samples,
-                               const StageVariant& v) const;
   double sync_share() const;  // gradient synchronisation / all-reduce: 0.5 under ZeRO-3
 
   std::size_t states_;

@@ -12,6 +12,7 @@ from . import _core
 # Keyword arguments and the pe-plan flags they stand for.
 _SETTINGS = (
     "pbs", "mbs", "optimizer_scaling", "activation_bytes_per_sample",
+    "tensor_parallel", "tp_efficiency", "no_recompute", "zero",
     "intra_bw", "inter_bw", "inter_p2p_bw", "memory_gb",
     "schedule", "top", "search_effort", "max_stage_width", "max_copies", "straight",
 )
@@ -64,7 +65,7 @@ def cli_arguments(profile, cluster, batch_sizes, layout=None, **settings):
         args += ["--plan", str(layout)]
     for name, value in settings.items():
         flag = "--" + name.replace("_", "-")
-        if isinstance(value, bool) and name == "straight":
+        if isinstance(value, bool) and name in ("straight", "no_recompute"):
             args += [flag] if value else []
         else:
             args += [flag, _text(value)]
@@ -96,6 +97,13 @@ def _training(profile, settings):
     for name in ("mbs", "optimizer_scaling", "activation_bytes_per_sample"):
         if name in settings:
             setattr(training, name, settings[name])
+    renamed = {"tensor_parallel": "max_tensor_parallel", "tp_efficiency":
+               "tensor_parallel_efficiency", "zero": "zero_stage"}
+    for name, field in renamed.items():
+        if name in settings:
+            setattr(training, field, settings[name])
+    if settings.get("no_recompute"):
+        training.recomputation = False
     return training
 
 

@@ -26,6 +26,8 @@ POINT_CASES = [
     ("vgg19", "8,16", 256, {"schedule": "gpipe", "mbs": 8, "inter_bw": 1.5}),
     ("alexnet", "4,8", 128, {"max_stage_width": 2, "memory_gb": 4.5, "optimizer_scaling": 3}),
     ("dapple/bert-24-pbs-6", "8,16", 64, {"straight": True, "search_effort": 100000}),
+    ("vgg19", "8,16", 256, {"zero": 2, "memory_gb": 2, "no_recompute": True,
+                            "tensor_parallel": 1, "tp_efficiency": 0.5}),
 ]
 
 

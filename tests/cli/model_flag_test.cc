@@ -75,3 +75,95 @@ TEST(ModelFlag, StatesListTheLayers) {
 
 }  // namespace
 }  // namespace pe::testing
+
+namespace pe::testing {
+namespace {
+
+ProgramResult plan_70b(std::vector<std::string> extra) {
+  std::vector<std::string> args{"--model", "llama2-70b", "--devices", "8,16,24,32",
+                                "--gbs",   "256",        "--format",  "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_program(pe_plan_program(), args);
+}
+
+// The stages of the best plan of the only point.
+nlohmann::json best_stages(const ProgramResult& r) {
+  return nlohmann::json::parse(r.out).at("points").at(0).at("plans").at(0).at("stages");
+}
+
+TEST(ModelFlag, TheFlagsBoundEachStagesSplitAndRecomputation) {
+  const ProgramResult free = plan_70b({"--memory-gb", "40"});
+  ASSERT_EQ(free.exit_code, 0) << free.err;
+  bool split = false, recomputed = false;
+  for (const nlohmann::json& s : best_stages(free)) {
+    split |= s.at("tensor_parallel").get<int>() > 1;
+    recomputed |= s.at("recompute").get<bool>();
+  }
+  EXPECT_TRUE(split);  // 70B does not fit 32 GPUs of 40 GB unsplit
+  EXPECT_TRUE(recomputed);
+  const ProgramResult capped =
+      plan_70b({"--memory-gb", "40", "--tensor-parallel", "2", "--no-recompute"});
+  ASSERT_EQ(capped.exit_code, 0) << capped.err;
+  const nlohmann::json point = nlohmann::json::parse(capped.out).at("points").at(0);
+  for (const nlohmann::json& plan : point.at("plans"))
+    for (const nlohmann::json& s : plan.at("stages")) {
+      EXPECT_LE(s.at("tensor_parallel").get<int>(), 2);
+      EXPECT_FALSE(s.at("recompute").get<bool>());
+    }
+  const ProgramResult off = plan_70b({"--tensor-parallel", "1"});
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  for (const nlohmann::json& s : best_stages(off)) EXPECT_EQ(s.at("tensor_parallel").get<int>(), 1);
+}
+
+TEST(ModelFlag, ShardingLowersTheMemoryOfTheSamePlan) {
+  // Only the given plan matters here: the search gets little effort.
+  const std::vector<std::string> plan{"--plan", "0-40:16t4;41-81:16t4", "--microbatches",
+                                      "32",     "--search-effort",      "1000"};
+  std::vector<double> weights;
+  for (const char* zero : {"0", "1", "2", "3"}) {
+    std::vector<std::string> args = plan;
+    args.insert(args.end(), {"--zero", zero});
+    const ProgramResult r = plan_70b(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json given = nlohmann::json::parse(r.out).at("given_plan");
+    weights.push_back(given.at("stages").at(0).at("weight_memory_bytes").get<double>());
+  }
+  EXPECT_GT(weights[0], weights[1]);
+  EXPECT_GT(weights[1], weights[2]);
+  EXPECT_GT(weights[2], weights[3]);
+}
+
+TEST(ModelFlag, BadSplitsAndSettingsNameTheFlag) {
+  auto error_of = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--gbs", "64"});
+    const ProgramResult r = run_program(pe_plan_program(), args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    return r.err;
+  };
+  EXPECT_THAT(error_of({"--model", "llama2-7b", "--devices", "4,8", "--plan", "0-10:2;11-33:6t3"}),
+              HasSubstr("--plan: stage 1: splits its operators 3 ways, expected a degree up to 4 "
+                        "that divides the model's heads"));
+  EXPECT_THAT(error_of({"--model", "llama2-7b", "--devices", "3,8", "--plan", "0-10:2;11-33:2t2"}),
+              HasSubstr("spans two machines"));
+  EXPECT_THAT(error_of({"--model", "llama2-7b", "--plan", "0-33:16t3"}),
+              HasSubstr("expected a degree dividing the width"));
+  EXPECT_THAT(error_of({"--profile", "vgg19", "--plan", "0-24:16r"}),
+              HasSubstr("recomputes, but the model cannot"));
+  EXPECT_THAT(error_of({"--profile", "vgg19", "--plan", "0-24:16t2"}),
+              HasSubstr("the model cannot be split"));
+  EXPECT_THAT(error_of({"--model", "llama2-7b", "--zero", "4"}),
+              HasSubstr("--zero must be 0, 1, 2 or 3"));
+  EXPECT_THAT(error_of({"--model", "llama2-7b", "--tp-efficiency", "0"}),
+              HasSubstr("--tp-efficiency"));
+}
+
+TEST(ModelFlag, NoPlanFitsNamesTheLayerAtItsSmallest) {
+  const ProgramResult r = run_program(pe_plan_program(), {"--model", "llama2-70b", "--devices", "8",
+                                                          "--memory-gb", "1", "--gbs", "8"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("no plan fits: state 1 alone needs"));
+  EXPECT_THAT(r.out, HasSubstr("split 8 ways, recomputed"));
+}
+
+}  // namespace
+}  // namespace pe::testing

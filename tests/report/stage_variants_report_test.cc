@@ -131,8 +131,17 @@ TEST(StageVariantsReport, TextSaysHowEachStageUsesItsGpus) {
     else
       EXPECT_THAT(memory, Not(HasSubstr("working")));
   }
-  // No split or recomputation times yet: no breakdown of the stage times.
-  EXPECT_THAT(text, Not(HasSubstr("fwd+bwd")));
+  // Both stages split, the first recomputes: each says how its time divides.
+  for (std::size_t s = 0; s < 2; ++s) {
+    const PlanStage& stage = cost.plan.stages[s];
+    EXPECT_GT(stage.tensor_parallel_time, 0) << s;
+    EXPECT_EQ(stage.recompute_time > 0, stage.recompute) << s;
+    EXPECT_LT(stage.tensor_parallel_time + stage.recompute_time,
+              stage.times.forward + stage.times.backward)
+        << s;
+  }
+  EXPECT_THAT(text, HasSubstr("tensor-parallel all-reduce"));
+  EXPECT_THAT(text, HasSubstr("recomputation"));
 }
 
 TEST(StageVariantsReport, TextSplitsTheStageTimeIntoComputeAllReduceAndRecomputation) {

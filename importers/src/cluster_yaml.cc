@@ -1,5 +1,6 @@
 #include "pe/importers/cluster_yaml.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "yaml_input.h"
@@ -22,10 +23,13 @@ void read_machines(const YAML::Node& list, const std::string& file, Cluster& clu
   if (!list.IsSequence() || list.size() == 0)
     throw InputError(where(file, list, "machines"), "expected a non-empty list of machines");
   long long total = 0;
+  std::vector<GpuSpec> types;
   for (const YAML::Node& group : list) {
     if (!group.IsMap()) throw InputError(where(file, group, "machines"), "expected a map");
-    only_keys(group, {"count", "gpus", "type"}, file, "a machine group");
+    only_keys(group, {"count", "gpus", "type", "gpu"}, file, "a machine group");
     if (YAML::Node type = child(group, "type", file, false)) text(type, file, "type");
+    GpuSpec gpu;  // peak 0: the model's own GPU
+    if (YAML::Node g = child(group, "gpu", file, false)) gpu = read_gpu(g, file);
     long long count_of = 1;
     if (YAML::Node c = child(group, "count", file, false))
       count_of = count_in(c, file, "count", 1, kMaxPerGroup, "machines");
@@ -39,7 +43,11 @@ void read_machines(const YAML::Node& list, const std::string& file, Cluster& clu
                            " GPUs, expected at most " + std::to_string(kMaxGpus) + " in all");
     cluster.machine_gpus.insert(cluster.machine_gpus.end(), static_cast<std::size_t>(count_of),
                                 static_cast<int>(gpus));
+    types.insert(types.end(), static_cast<std::size_t>(count_of), gpu);
   }
+  // GPU types only when some group names one.
+  if (std::any_of(types.begin(), types.end(), [](const GpuSpec& g) { return g.peak_flops > 0; }))
+    cluster.machine_gpu = std::move(types);
 }
 
 // A positive number of GB (or GB/s) in bytes; throws when the bytes overflow a double.

@@ -40,6 +40,8 @@ ModelProfile parse_pipedream_graph(const std::string& text, const std::string& f
   model.later = std::move(states.later);
   model.spine = std::move(states.spine);
   model.cut_limit = states.cut_limit;
+  // PipeDream's and HPGO's profiles were taken on V100s (profiles/PROVENANCE.md).
+  model.gpu = find_gpu("V100-16GB", file_label);
   validate(model, file_label);
   return model;
 }

@@ -38,23 +38,6 @@ std::vector<std::string> optimizer_names() {
   return names;
 }
 
-GpuSpec read_gpu(const YAML::Node& node, const std::string& file) {
-  if (node.IsScalar()) return find_gpu(text(node, file, "gpu"), where(file, node, "gpu"));
-  if (!node.IsMap())
-    throw InputError(where(file, node, "gpu"), "expected a catalogue name or a map");
-  only_keys(node, {"name", "peak_tflops", "memory_gb", "memory_bandwidth_gbps"}, file, "gpu");
-  GpuSpec gpu;
-  gpu.name = text(child(node, "name", file, true), file, "gpu.name");
-  gpu.peak_flops =
-      non_negative(child(node, "peak_tflops", file, true), file, "gpu.peak_tflops", true) * 1e12;
-  gpu.memory =
-      non_negative(child(node, "memory_gb", file, true), file, "gpu.memory_gb", true) * kGB;
-  if (const YAML::Node bw = child(node, "memory_bandwidth_gbps", file, false))
-    gpu.memory_bandwidth = non_negative(bw, file, "gpu.memory_bandwidth_gbps", true) * kGB;
-  gpu.source = "given in " + file;
-  return gpu;
-}
-
 TransformerConfig read_config(const YAML::Node& doc, const std::string& file) {
   TransformerConfig c;
   c.name = fs::path(file).stem().string();

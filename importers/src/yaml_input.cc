@@ -173,4 +173,21 @@ void only_keys(const YAML::Node& map, const std::vector<std::string>& known,
   }
 }
 
+GpuSpec read_gpu(const YAML::Node& node, const std::string& file) {
+  if (node.IsScalar()) return find_gpu(text(node, file, "gpu"), where(file, node, "gpu"));
+  if (!node.IsMap())
+    throw InputError(where(file, node, "gpu"), "expected a catalogue name or a map");
+  only_keys(node, {"name", "peak_tflops", "memory_gb", "memory_bandwidth_gbps"}, file, "gpu");
+  GpuSpec gpu;
+  gpu.name = text(child(node, "name", file, true), file, "gpu.name");
+  gpu.peak_flops =
+      non_negative(child(node, "peak_tflops", file, true), file, "gpu.peak_tflops", true) * 1e12;
+  gpu.memory =
+      non_negative(child(node, "memory_gb", file, true), file, "gpu.memory_gb", true) * kGB;
+  if (const YAML::Node bw = child(node, "memory_bandwidth_gbps", file, false))
+    gpu.memory_bandwidth = non_negative(bw, file, "gpu.memory_bandwidth_gbps", true) * kGB;
+  gpu.source = "given in " + file;
+  return gpu;
+}
+
 }  // namespace pe::detail::yaml_input

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pe/error.h"
+#include "pe/gpu.h"
 
 namespace pe::detail::yaml_input {
 
@@ -65,5 +66,9 @@ std::string comma_list(const std::vector<std::string>& names);
 /// Throws on keys of `map` that are not in `known`.
 void only_keys(const YAML::Node& map, const std::vector<std::string>& known,
                const std::string& file, const std::string& what);
+
+/// A GPU: a catalogue name (find_gpu) or a map of name, peak_tflops, memory_gb and optionally
+/// memory_bandwidth_gbps. Throws InputError at the node for anything else.
+GpuSpec read_gpu(const YAML::Node& node, const std::string& file);
 
 }  // namespace pe::detail::yaml_input

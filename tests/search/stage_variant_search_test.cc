@@ -4,6 +4,9 @@
 
 #include <random>
 
+#include "cost/evaluate.h"
+#include "pe/error.h"
+#include "pe/planner.h"
 #include "pe/transformer.h"
 #include "search/exhaustive.h"
 #include "search/random_instances.h"
@@ -119,6 +122,76 @@ TEST(StageVariantSearch, SettingsThatForbidVariantsGiveThePlainSpace) {
                                  in.global_batch, {Schedule::OneFOneB});
     EXPECT_EQ(a.time, b.time) << "trial " << trial;
   }
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// Machines of two GPU types, faster or slower than the model's and with their own memory: the
+// search meets the exhaustive optimum, stages run at their slowest GPU's speed and fit their
+// smallest GPU's memory.
+TEST(GpuTypes, MixedMachinesMatchExhaustiveEnumeration) {
+  std::mt19937 rng(20261127);
+  auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<>(lo, hi)(rng);
+  };
+  int feasible = 0, exact = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    testing::Instance in = splittable_instance(rng, 4, trial % 2 ? 4 : 8);
+    in.model.gpu = {"model-gpu", 100e12, in.cluster.device_memory, 0, "test"};
+    const Bytes memory = in.cluster.device_memory;
+    const GpuSpec slow{"slow", uniform(30e12, 100e12), memory * uniform(0.5, 1.5), 0, "test"};
+    const GpuSpec fast{"fast", uniform(100e12, 300e12), memory * uniform(0.5, 1.5), 0, "test"};
+    for (int m = 0; m < in.cluster.machine_count(); ++m)
+      in.cluster.machine_gpu.push_back(m % 2 ? slow : fast);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const testing::OracleCheck check = testing::search_and_oracle(cost, in.global_batch, trial);
+    if (!testing::expect_search_meets_oracle(check, trial)) continue;
+    ++feasible;
+    exact += check.search.exact;
+    for (const PlanStage& s : check.found()->stages)
+      EXPECT_LE(s.peak_memory(), s.device_memory) << "trial " << trial;
+  }
+  EXPECT_GT(feasible, 50);
+  EXPECT_GT(exact, feasible / 2);
+}
+
+TEST(GpuTypes, AStageRunsAtItsSlowestGpu) {
+  ModelProfile m = make_chain_model("two", 1, {{"a", 1, 2, 0, 0}, {"b", 1, 2, 0, 0}});
+  m.gpu = {"base", 100e12, 1e9, 0, "test"};
+  Cluster c = cluster_from_machine_ends({1, 2});
+  c.machine_gpu = {{"fast", 400e12, 8e9, 0, "test"}, {"slow", 50e12, 2e9, 0, "test"}};
+  const detail::CostModel cost(m, c, {});
+  EXPECT_DOUBLE_EQ(cost.fastest(), 4);
+  EXPECT_DOUBLE_EQ(cost.slowest(), 0.5);
+  const detail::Layout layout(c, 1, 2);
+  const detail::CostModel::Place first = cost.place(layout, 0, 1), both = cost.place(layout, 0, 2);
+  EXPECT_DOUBLE_EQ(first.speed, 4);
+  EXPECT_DOUBLE_EQ(first.memory, 8e9);
+  EXPECT_EQ(first.gpu, "fast");
+  EXPECT_DOUBLE_EQ(both.speed, 0.5);
+  EXPECT_DOUBLE_EQ(both.memory, 2e9);
+  EXPECT_EQ(both.gpu, "slow");
+  // Two stages: 3 s of work on the fast GPU takes 0.75 s, on the slow one 6 s.
+  detail::PipelineSpec spec{1, 2, 1, 1, Schedule::OneFOneB, {{0, 0, 0, 1, {}}, {1, 1, 1, 1, {}}}};
+  const Plan plan = detail::evaluate(cost, spec, 1).plan;
+  EXPECT_DOUBLE_EQ(plan.stages[0].times.forward + plan.stages[0].times.backward, 0.75);
+  EXPECT_DOUBLE_EQ(plan.stages[1].times.forward + plan.stages[1].times.backward, 6);
+  EXPECT_EQ(plan.stages[1].gpu, "slow");
+}
+
+TEST(GpuTypes, TypedMachinesNeedTheModelsGpu) {
+  ModelProfile m = make_chain_model("two", 1, {{"a", 1, 2, 0, 0}});
+  Cluster c = cluster_from_machine_ends({1, 2});
+  c.machine_gpu = {{"fast", 400e12, 8e9, 0, "test"}, {}};
+  EXPECT_THROW(Planner(m, c, {}), InputError);
+  m.gpu = find_gpu("V100-16GB", "test");
+  EXPECT_NO_THROW(Planner(m, c, {}));
+  c.machine_gpu.pop_back();
+  EXPECT_THROW(Planner(m, c, {}), InputError);  // one type for two machines
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "pe/gpu.h"
 #include "pe/units.h"
 
 namespace pe {
@@ -22,7 +23,11 @@ struct Network {
 struct Cluster {
   std::vector<int> machine_gpus;   ///< GPUs of each machine, in id order.
   Network network;                 ///< Link bandwidths.
-  Bytes device_memory = 16 * kGB;  ///< Memory of each GPU.
+  Bytes device_memory = 16 * kGB;  ///< Memory of each GPU (of machines without a GPU type).
+  /// Empty, or the GPU type of each machine, in id order: an entry with peak_flops 0 is the
+  /// model's own GPU (ModelProfile::gpu) with device_memory; any other runs the model
+  /// peak_flops / the model GPU's peak_flops times as fast and has its own memory.
+  std::vector<GpuSpec> machine_gpu;
 
   /// Total GPUs over all machines.
   int device_count() const;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "pe/gpu.h"
 #include "pe/units.h"
 
 namespace pe {
@@ -68,6 +69,10 @@ struct ModelProfile {
   /// True when a stage may recompute its forward pass in the backward instead of keeping
   /// its activations (CutState::recomputed_activation says what it keeps then).
   bool recomputable = false;
+  /// The GPU the times are for (graph.txt profiles: V100-16GB, as measured by PipeDream and
+  /// HPGO); peak_flops 0 when unknown. Machines of other GPU types (Cluster::machine_gpu) run
+  /// the model at the ratio of the peaks.
+  GpuSpec gpu;
 
   /// What the states are: "chain" (nested in index order), "every cut" (of the source
   /// graph, not nested) or "one order" (the prefixes of one topological order of a graph

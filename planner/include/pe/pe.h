@@ -6,6 +6,7 @@
 // Core value types.
 #include "pe/cluster.h"
 #include "pe/error.h"
+#include "pe/gpu.h"
 #include "pe/model.h"
 #include "pe/plan.h"
 #include "pe/plan_layout.h"

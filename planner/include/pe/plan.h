@@ -53,6 +53,11 @@ struct PlanStage {
   /// Memory held only while working on a micro-batch: the largest operator's activations
   /// when recomputing, its gathered weights under ZeRO-3.
   Bytes working_memory = 0;
+  /// The memory of the stage's smallest GPU, which its peak must fit.
+  Bytes device_memory = 0;
+  /// The type of the stage's slowest GPU, whose speed sets its times ("" when the cluster
+  /// gives no GPU types: the model's own GPU).
+  std::string gpu;
   /// Weight, activation and working memory per device, in bytes.
   Bytes peak_memory() const { return weight_memory + activation_memory + working_memory; }
 };

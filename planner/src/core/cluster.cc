@@ -107,6 +107,17 @@ void validate(const Cluster& cluster, const std::string& where) {
   bandwidth(cluster.network.inter_allreduce, "inter-machine all-reduce bandwidth");
   bandwidth(cluster.network.inter_p2p, "inter-machine point-to-point bandwidth");
   positive(cluster.device_memory, "device memory");
+  if (!cluster.machine_gpu.empty() && cluster.machine_gpu.size() != cluster.machine_gpus.size())
+    throw InputError(where, "GPU types are given for " +
+                                std::to_string(cluster.machine_gpu.size()) +
+                                " machines, but the "
+                                "cluster has " +
+                                std::to_string(cluster.machine_gpus.size()));
+  for (const GpuSpec& gpu : cluster.machine_gpu)
+    if (gpu.peak_flops != 0) {
+      positive(gpu.peak_flops, "peak FLOP/s of GPU " + gpu.name);
+      positive(gpu.memory, "memory of GPU " + gpu.name);
+    }
 }
 
 }  // namespace pe

@@ -144,11 +144,14 @@ int check_split(const PlanLayout& layout, int devices, int global_batch) {
 }
 
 // Which stage needs the most memory beyond what a device has, and how much.
-std::string memory_note(const Plan& plan, Bytes memory) {
+std::string memory_note(const Plan& plan) {
+  // The stage furthest over its devices' memory.
+  auto over = [](const PlanStage& s) { return s.peak_memory() - s.device_memory; };
   std::size_t worst = 0;
   for (std::size_t i = 1; i < plan.stages.size(); ++i)
-    if (plan.stages[i].peak_memory() > plan.stages[worst].peak_memory()) worst = i;
+    if (over(plan.stages[i]) > over(plan.stages[worst])) worst = i;
   const PlanStage& s = plan.stages[worst];
+  const Bytes memory = s.device_memory;
   return stage_name(worst) + " needs " + gigabytes(s.peak_memory()) + " per device (" +
          gigabytes(s.weight_memory) + " weights and training state, " +
          gigabytes(s.activation_memory) + " activations" +
@@ -219,7 +222,7 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
   LayoutCost result{std::move(ev.plan), ev.fits, ""};
   simulate_plan(result.plan);
-  if (!result.fits) result.memory_note = memory_note(result.plan, cluster_.device_memory);
+  if (!result.fits) result.memory_note = memory_note(result.plan);
   return result;
 }
 

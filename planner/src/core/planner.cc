@@ -40,7 +40,7 @@ std::string no_plan_reason(const detail::CostModel& cost, int global_batch, bool
                  cost.activation_memory(i, i, 1, least);
     if (need > worst) worst = need, at = i;
   }
-  const Bytes memory = cost.cluster().device_memory;
+  const Bytes memory = cost.largest_memory();
   std::string how;
   if (t > 1) how += ", split " + std::to_string(t) + " ways";
   if (least.recompute) how += ", recomputed";
@@ -106,6 +106,11 @@ Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
                      "every forward and backward time is 0, expected some compute "
                      "time (a speedup over one device is undefined without it)");
   validate(cluster_, "cluster");
+  const bool typed = std::any_of(cluster_.machine_gpu.begin(), cluster_.machine_gpu.end(),
+                                 [](const GpuSpec& g) { return g.peak_flops > 0; });
+  if (typed && !(model_.gpu.peak_flops > 0))
+    throw InputError("cluster", "the machines name GPU types, but the GPU the model's times are "
+                                "for is unknown (ModelProfile::gpu), so they cannot be scaled");
   check_settings(settings_);
   if (options_.schedules.empty()) throw UsageError("no schedule to search");
   if (options_.top < 1) throw UsageError(kTop, kTop + " must be at least 1");

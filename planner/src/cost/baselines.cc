@@ -22,8 +22,9 @@ LayerTimes layer_times(const detail::CostModel& cost, double forward_samples,
                        double backward_samples, int devices, bool intra) {
   LayerTimes t;
   auto add = [&](std::size_t first, std::size_t last) {
-    t.forward.push_back(cost.forward(first, last, forward_samples));
-    t.backward.push_back(cost.backward(first, last, backward_samples));
+    // Every device steps together, so the slowest GPU sets the pace.
+    t.forward.push_back(cost.forward(first, last, forward_samples) / cost.slowest());
+    t.backward.push_back(cost.backward(first, last, backward_samples) / cost.slowest());
     t.allreduce.push_back(cost.gradient_sync(first, last, {}, devices, intra));
   };
   if (cost.chain()) {
@@ -116,7 +117,7 @@ Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& clus
   Baselines b;
   b.single_device_time = cost.whole_model_time(global_batch);
   b.per_device_batch = (global_batch + devices - 1) / devices;
-  b.max_device_batch = max_device_batch(model, settings, cluster.device_memory, devices);
+  b.max_device_batch = detail::largest_micro_step(cost, 1 << 30, devices);
   b.accumulation_steps = b.max_device_batch >= 1
                              ? (b.per_device_batch + b.max_device_batch - 1) / b.max_device_batch
                              : 1;
@@ -125,7 +126,7 @@ Baselines data_parallel_baselines(const ModelProfile& model, const Cluster& clus
   b.fits = b.max_device_batch >= 1 &&
            b.per_device_batch / b.accumulation_steps >= (floor + devices - 1) / devices;
   b.allreduce_time = cost.gradient_sync(0, model.size() - 1, {}, devices, intra);
-  const Seconds compute = cost.whole_model_time(b.per_device_batch);
+  const Seconds compute = cost.whole_model_time(b.per_device_batch) / cost.slowest();
   // Micro-steps are as even as possible; the last (smallest) one overlaps communication,
   // and the next iteration's first (largest) forward may absorb it under P3.
   const int steps = b.accumulation_steps;

@@ -70,6 +70,29 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
   if (max_tensor_parallel_ > 1) tensor_parallel_ = prefix(model, &CutState::tensor_parallel);
   if (recomputable_) largest_activation_ = range_maxima(model, &CutState::activation);
   if (model.chain()) largest_parameters_ = range_maxima(model, &CutState::parameters);
+  for (int m = 0; m < cluster.machine_count(); ++m) {
+    const bool typed = !cluster.machine_gpu.empty() && cluster.machine_gpu[m].peak_flops > 0 &&
+                       model.gpu.peak_flops > 0;
+    speed_.push_back(typed ? cluster.machine_gpu[m].peak_flops / model.gpu.peak_flops : 1.0);
+    memory_.push_back(typed ? cluster.machine_gpu[m].memory : cluster.device_memory);
+  }
+  if (!speed_.empty()) {
+    fastest_ = *std::max_element(speed_.begin(), speed_.end());
+    slowest_ = *std::min_element(speed_.begin(), speed_.end());
+    smallest_memory_ = *std::min_element(memory_.begin(), memory_.end());
+    largest_memory_ = *std::max_element(memory_.begin(), memory_.end());
+  }
+}
+
+CostModel::Place CostModel::place(const Layout& layout, int offset, int width) const {
+  if (cluster_.machine_gpu.empty()) return {1, cluster_.device_memory, ""};
+  Place p{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), ""};
+  for (int k = 0; k < layout.replicas(); ++k)
+    for (int m = layout.machine(k, offset); m <= layout.machine(k, offset + width - 1); ++m) {
+      if (speed_[m] < p.speed) p.speed = speed_[m], p.gpu = cluster_.machine_gpu[m].name;
+      p.memory = std::min(p.memory, memory_[m]);
+    }
+  return p;
 }
 
 bool CostModel::tensor_parallel_allowed(int t) const {
@@ -95,23 +118,23 @@ Seconds CostModel::tensor_parallel_time(std::size_t first, std::size_t last, dou
 }
 
 Seconds CostModel::forward(std::size_t first, std::size_t last, double samples,
-                           const StageVariant& v, Seconds gather) const {
-  return forward(first, last, samples) / split(v) + tensor_parallel_time(first, last, samples, v) +
-         gather;
+                           const StageVariant& v, Seconds gather, double speed) const {
+  return forward(first, last, samples) / (split(v) * speed) +
+         tensor_parallel_time(first, last, samples, v) + gather;
 }
 
 Seconds CostModel::recompute_time(std::size_t first, std::size_t last, double samples,
-                                  const StageVariant& v) const {
-  return v.recompute ? forward(first, last, samples) / split(v) : 0;
+                                  const StageVariant& v, double speed) const {
+  return v.recompute ? forward(first, last, samples) / (split(v) * speed) : 0;
 }
 
 Seconds CostModel::backward(std::size_t first, std::size_t last, double samples,
-                            const StageVariant& v, Seconds gather) const {
-  const Seconds again = v.recompute ? recompute_time(first, last, samples, v) +
+                            const StageVariant& v, Seconds gather, double speed) const {
+  const Seconds again = v.recompute ? recompute_time(first, last, samples, v, speed) +
                                           tensor_parallel_time(first, last, samples, v)
                                     : 0;
-  return backward(first, last, samples) / split(v) + tensor_parallel_time(first, last, samples, v) +
-         gather + again;
+  return backward(first, last, samples) / (split(v) * speed) +
+         tensor_parallel_time(first, last, samples, v) + gather + again;
 }
 
 Seconds CostModel::weight_gather(std::size_t first, std::size_t last, const StageVariant& v,
@@ -211,12 +234,13 @@ Seconds CostModel::allreduce(Bytes bytes, int devices, bool intra_machine) const
 }
 
 CostModel::ExposedScan::ExposedScan(const CostModel& cost, std::size_t first, double samples,
-                                    int devices, bool intra_machine, const StageVariant& v)
+                                    int devices, bool intra_machine, const StageVariant& v,
+                                    double speed)
     : cost_(cost),
       first_(first),
       per_byte_(cost.sync_share() * cost.allreduce(1.0, devices, intra_machine) /
                 v.tensor_parallel),
-      per_backward_(samples / cost.profile_batch_ / cost.split(v)),
+      per_backward_(samples / cost.profile_batch_ / (cost.split(v) * speed)),
       peak_(-std::numeric_limits<double>::infinity()) {
   from_ = first == 0 ? -1 : cost.spine_position(first - 1);
   on_spine_ = first == 0 ? cost.chain() || !cost.spine_.empty() : from_ >= 0;

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
+#include "cost/layout.h"
 #include "cost/pipeline_spec.h"
 #include "pe/cluster.h"
 #include "pe/model.h"
@@ -56,21 +58,39 @@ class CostModel {
   bool recomputable() const { return recomputable_; }
 
   /// The same per device for a stage run as `v` (samples: per data-parallel replica of the
-  /// stage, whose t GPUs share them): compute / (t x efficiency), plus per micro-batch its
-  /// tensor-parallel all-reduces inside the machine and `gather` (weight_gather); the
-  /// backward of a recomputing stage runs its forward (all-reduces included) again first.
+  /// stage, whose t GPUs share them) on GPUs `speed` times as fast as the model's:
+  /// compute / (t x efficiency x speed), plus per micro-batch its tensor-parallel
+  /// all-reduces inside the machine and `gather` (weight_gather); the backward of a
+  /// recomputing stage runs its forward (all-reduces included) again first.
   Seconds forward(std::size_t first, std::size_t last, double samples, const StageVariant& v,
-                  Seconds gather) const;
+                  Seconds gather, double speed = 1) const;
   Seconds backward(std::size_t first, std::size_t last, double samples, const StageVariant& v,
-                   Seconds gather) const;
+                   Seconds gather, double speed = 1) const;
+
+  /// Where a stage runs: the speed (relative to the model's GPU) of the slowest GPU among
+  /// devices [offset, offset + width) of every copy, the memory of the smallest, and the name
+  /// of the slowest GPU's type ("" when the cluster gives no types).
+  struct Place {
+    double speed = 1;
+    Bytes memory = 0;
+    std::string gpu;
+  };
+  Place place(const Layout& layout, int offset, int width) const;
+  /// The fastest machine's speed (1 when the cluster gives no GPU types): work / (devices x
+  /// fastest) is a floor on any plan's time.
+  double fastest() const { return fastest_; }
+  /// The slowest machine's speed and the smallest and largest device memory.
+  double slowest() const { return slowest_; }
+  Bytes smallest_memory() const { return smallest_memory_; }
+  Bytes largest_memory() const { return largest_memory_; }
   /// The tensor-parallel all-reduces of one pass (forward or backward) of `samples` samples
   /// through states [first, last] split v.tensor_parallel ways (0 for t = 1).
   Seconds tensor_parallel_time(std::size_t first, std::size_t last, double samples,
                                const StageVariant& v) const;
   /// The compute of the forward pass a recomputing stage runs again in its backward
   /// (its all-reduces are tensor_parallel_time's); 0 when `v` does not recompute.
-  Seconds recompute_time(std::size_t first, std::size_t last, double samples,
-                         const StageVariant& v) const;
+  Seconds recompute_time(std::size_t first, std::size_t last, double samples, const StageVariant& v,
+                         double speed = 1) const;
   /// ZeRO-3 (TrainingSettings::zero_stage): the all-gather of a device's share of the
   /// stage's weights over its `reducers` data-parallel GPUs, once before each forward and
   /// each backward of a micro-batch; 0 below stage 3.
@@ -117,7 +137,7 @@ class CostModel {
   class ExposedScan {
    public:
     ExposedScan(const CostModel& cost, std::size_t first, double samples, int devices,
-                bool intra_machine, const StageVariant& v = {});
+                bool intra_machine, const StageVariant& v = {}, double speed = 1);
     /// Exposed all-reduce of states [first, last], for stage ends in any order; in ascending
     /// order (last = first, first + 1, ... on a chain) each call takes amortized constant
     /// time along the spine.
@@ -171,6 +191,11 @@ class CostModel {
   std::vector<std::vector<double>> largest_activation_, largest_parameters_;
   double largest(const std::vector<std::vector<double>>& table, std::size_t first,
                  std::size_t last) const;
+  // Per machine: speed relative to the model's GPU and device memory.
+  std::vector<double> speed_;
+  std::vector<Bytes> memory_;
+  double fastest_ = 1, slowest_ = 1;
+  Bytes smallest_memory_ = 0, largest_memory_ = 0;
   int max_tensor_parallel_ = 1;
   int tensor_parallel_unit_ = 0;
   bool recomputable_ = false;

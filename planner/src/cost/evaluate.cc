@@ -31,10 +31,13 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
                                             spec.stages[index + 1].width - s.offset);
   const int reducers = replicas * spec.replicas;
   const bool intra = stage.allreduce_intra_machine;
+  const CostModel::Place place = cost.place(layout, s.offset, s.width);
+  stage.device_memory = place.memory;
+  stage.gpu = place.gpu;
   const Seconds gather = cost.weight_gather(s.first, s.last, v, reducers, intra);
-  stage.times.forward = cost.forward(s.first, s.last, samples.timed, v, gather);
-  stage.times.backward = cost.backward(s.first, s.last, samples.timed, v, gather);
-  stage.recompute_time = cost.recompute_time(s.first, s.last, samples.timed, v);
+  stage.times.forward = cost.forward(s.first, s.last, samples.timed, v, gather, place.speed);
+  stage.times.backward = cost.backward(s.first, s.last, samples.timed, v, gather, place.speed);
+  stage.recompute_time = cost.recompute_time(s.first, s.last, samples.timed, v, place.speed);
   stage.tensor_parallel_time =
       (v.recompute ? 3 : 2) * cost.tensor_parallel_time(s.first, s.last, samples.timed, v);
   const int split =
@@ -44,7 +47,8 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
                                           stage.cut_intra_machine);
   stage.allreduce_total = cost.gradient_sync(s.first, s.last, v, reducers, intra);
   stage.times.allreduce =
-      CostModel::ExposedScan(cost, s.first, samples.timed, reducers, intra, v).extend_to(s.last);
+      CostModel::ExposedScan(cost, s.first, samples.timed, reducers, intra, v, place.speed)
+          .extend_to(s.last);
   stage.weight_memory = cost.weight_memory(s.first, s.last, v, reducers);
   stage.working_memory = cost.working_memory(s.first, s.last, samples.memory, v);
   stage.activation_memory = spec_in_flight(spec, static_cast<int>(index)) *
@@ -112,7 +116,7 @@ Evaluation evaluate(const CostModel& cost, const PipelineSpec& spec, int global_
     plan.fill_drain += t.forward + t.backward + 2 * t.send;
     plan.exposed_allreduce = std::max(plan.exposed_allreduce, t.allreduce - drained);
     drained += t.backward + t.send;
-    result.fits = result.fits && stage.peak_memory() <= cost.cluster().device_memory;
+    result.fits = result.fits && stage.peak_memory() <= stage.device_memory;
     plan.stages.push_back(std::move(stage));
   }
   plan.slot = slot_of(plan);

@@ -17,6 +17,8 @@ class Layout {
   int width() const { return width_; }
   /// Global id of device `offset` of replica `replica`.
   int device(int replica, int offset) const { return replica * width_ + offset; }
+  /// Machine of device `offset` of replica `replica`.
+  int machine(int replica, int offset) const { return machine_[device(replica, offset)]; }
   /// True when, in every replica, devices [offset, offset + count) share one machine.
   bool compact(int offset, int count) const;
   /// True when the devices [offset, offset + count) of all replicas share one machine.

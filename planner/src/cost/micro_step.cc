@@ -9,7 +9,7 @@ int largest_micro_step(const CostModel& cost, int limit, int reducers) {
   const std::size_t last = cost.states() - 1;
   const Bytes weights = cost.weight_memory(0, last, StageVariant{}, reducers) +
                         cost.working_memory(0, last, 1, StageVariant{});
-  const Bytes memory = cost.cluster().device_memory;
+  const Bytes memory = cost.smallest_memory();  // every device holds the whole model
   auto fits = [&](int samples) {
     return weights + cost.activation_memory(0, last, samples) <= memory;
   };

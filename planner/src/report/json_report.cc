@@ -71,7 +71,9 @@ Json stage_value(const PlanStage& s, const ModelProfile* model) {
           {"weight_memory_bytes", s.weight_memory},
           {"activation_memory_bytes", s.activation_memory},
           {"working_memory_bytes", s.working_memory},
-          {"peak_memory_bytes", s.peak_memory()}};
+          {"peak_memory_bytes", s.peak_memory()},
+          {"device_memory_bytes", s.device_memory},
+          {"gpu", s.gpu.empty() ? Json() : Json(s.gpu)}};
 }
 
 Json plan_value(const Plan& p, const Baselines& b, const ModelProfile* model) {

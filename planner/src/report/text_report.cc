@@ -82,6 +82,26 @@ std::string states_note(const ModelProfile& model) {
   return model.chain() ? "" : " (every cut of the graph)";
 }
 
+// "32 H100-80GB, 32 A100-80GB": the GPUs of each type in machine order, the model's own
+// GPU (no type given) by its name or as "GB" of device memory.
+std::string gpu_types(const Cluster& cluster, const ModelProfile* model) {
+  std::vector<std::pair<std::string, int>> runs;
+  for (int m = 0; m < cluster.machine_count(); ++m) {
+    const GpuSpec& g = cluster.machine_gpu[static_cast<std::size_t>(m)];
+    std::string name = g.peak_flops > 0 ? g.name : "";
+    if (name.empty())
+      name = model && !model->gpu.name.empty()
+                 ? model->gpu.name + " (" + fixed(cluster.device_memory / kGB, 1) + " GB)"
+                 : fixed(cluster.device_memory / kGB, 1) + " GB";
+    if (runs.empty() || runs.back().first != name) runs.emplace_back(name, 0);
+    runs.back().second += cluster.machine_gpus[static_cast<std::size_t>(m)];
+  }
+  std::string text;
+  for (const auto& [name, gpus] : runs)
+    text += (text.empty() ? "" : ", ") + std::to_string(gpus) + " " + name;
+  return text;
+}
+
 std::string header(const ReportContext& c) {
   std::ostringstream out;
   if (c.model)
@@ -89,8 +109,11 @@ std::string header(const ReportContext& c) {
         << states_note(*c.model) << ", profile batch " << c.model->profile_batch_size;
   if (c.cluster) {
     out << " | " << counted(c.cluster->device_count(), "GPU") << " on "
-        << counted(c.cluster->machine_count(), "machine") << ", "
-        << fixed(c.cluster->device_memory / kGB, 1) << " GB each";
+        << counted(c.cluster->machine_count(), "machine") << ", ";
+    if (c.cluster->machine_gpu.empty())
+      out << fixed(c.cluster->device_memory / kGB, 1) << " GB each";
+    else
+      out << gpu_types(*c.cluster, c.model);
   }
   return out.str() + "\n";
 }
@@ -228,8 +251,8 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
     const PlanStage& st = plan.stages[s];
     out << "  stage " << s << ": states " << st.first_state << "-" << st.last_state << " ("
         << model.states[st.first_state].name << " .. " << model.states[st.last_state].name
-        << ") on " << counted(st.width, "GPU") << " per copy " << device_list(st.devices)
-        << variant_text(st) << "\n    fwd " << ms(st.times.forward) << ", bwd "
+        << ") on " << counted(st.width, (st.gpu.empty() ? "" : st.gpu + " ") + "GPU")
+        << " per copy " << device_list(st.devices) << variant_text(st) << "\n    fwd " << ms(st.times.forward) << ", bwd "
         << ms(st.times.backward) << ", all-reduce " << ms(st.allreduce_total) << " ("
         << ms(st.times.allreduce) << " after its backward)"
         << (st.allreduce_intra_machine ? " (intra)" : " (inter)");

@@ -176,7 +176,7 @@ struct ShapeResult {
 // A lower bound on every plan of a shape without searching it: some stage does at least
 // a copy's share of each micro-batch's work, M times (every stage width is at most W).
 Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
-  return shape.micro_batches * cost.whole_model_time(shape.micro_batch) / width;
+  return shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest());
 }
 
 // A bound on every plan of a shape from its relaxed pass (DpQuery::relaxed) within
@@ -235,10 +235,13 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   return result;
 }
 
-// Cuts the states into `stages` runs of about equal work (each end the state whose prefix
-// sum is nearest its share of the total), each a stage
+// Cuts the states into one run per entry of `speeds`, each of about its share of the work
+// (speed over the sum of speeds; each end the state whose prefix sum is nearest its share),
+// each a stage
 // (CostModel::stage: when the states are not a chain, an end's cut contains the previous one).
-std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int micro_batch) {
+std::vector<std::size_t> balanced_ends(const CostModel& cost, const std::vector<double>& speeds,
+                                       int micro_batch) {
+  const int stages = static_cast<int>(speeds.size());
   const std::size_t n = cost.states();
   const Seconds total = cost.forward(0, n - 1, micro_batch) + cost.backward(0, n - 1, micro_batch);
   std::vector<std::size_t> ends;
@@ -246,9 +249,12 @@ std::vector<std::size_t> balanced_ends(const CostModel& cost, int stages, int mi
   auto work = [&](std::size_t e) {
     return cost.forward(0, e, micro_batch) + cost.backward(0, e, micro_batch);
   };
+  double all = 0, before = 0;
+  for (double speed : speeds) all += speed;
   std::size_t e = 0;
   for (int s = 1; s < stages; ++s) {
-    const Seconds target = total * s / stages;
+    before += speeds[static_cast<std::size_t>(s - 1)];
+    const Seconds target = total * before / all;
     while (e + 1 < n && (work(e) < target || !joins(e))) ++e;
     // The end nearest the target: the one before it when that is closer (and a stage).
     if (e > 0 && (ends.empty() || e - 1 > ends.back()) && target - work(e - 1) < work(e) - target &&
@@ -277,7 +283,7 @@ void seed_variant(const CostModel& cost, int global_batch, PipelineSpec spec, in
   if (!ev.fits && cost.recomputable()) {
     for (std::size_t i = 0; i < spec.stages.size(); ++i)
       spec.stages[i].variant.recompute =
-          ev.plan.stages[i].peak_memory() > cost.cluster().device_memory;
+          ev.plan.stages[i].peak_memory() > ev.plan.stages[i].device_memory;
     ev = evaluate(cost, spec, global_batch);
   }
   if (ev.fits) pool.add(std::move(ev.plan));
@@ -307,7 +313,11 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
         PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
                           shape.micro_batches, shape.schedule, {}};
         std::size_t first = 0;
-        for (std::size_t last : balanced_ends(cost, stages, shape.micro_batch)) {
+        const Layout layout(cost.cluster(), shape.replicas, width);
+        std::vector<double> speeds;
+        for (int k = 0; k < stages; ++k)
+          speeds.push_back(cost.place(layout, k * per_stage, per_stage).speed);
+        for (std::size_t last : balanced_ends(cost, speeds, shape.micro_batch)) {
           spec.stages.push_back(
               {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage, {}});
           first = last + 1;

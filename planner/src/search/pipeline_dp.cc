@@ -122,6 +122,7 @@ struct Stage {
   bool head = false;                   // the stage sits on one machine in every copy
   bool cut_compact = false;            // it and the next device share a machine in every copy
   StageVariant variant;
+  Bytes memory = 0;  // of its smallest GPU
   // A recomputing stage: the memory of the same stage without recomputation (which is
   // faster, so preferred wherever it fits).
   Bytes plain_weights = 0, plain_activations = 0;
@@ -161,8 +162,11 @@ class Dp {
     return true;
   }
 
+  // The work of states [first, last] for one micro-batch on the fastest GPU.
   Seconds work(std::size_t first, std::size_t last) const {
-    return cost_.forward(first, last, q_.micro_batch) + cost_.backward(first, last, q_.micro_batch);
+    return (cost_.forward(first, last, q_.micro_batch) +
+            cost_.backward(first, last, q_.micro_batch)) /
+           cost_.fastest();
   }
 
   // Most devices one pipeline stage on `devices` can use: a stage of width r takes at least
@@ -202,7 +206,8 @@ class Dp {
     if ((a == 0) != (o == 0)) return false;
     const double b = q_.micro_batch;
     const Seconds prefix = a ? work(0, a - 1) : 0;
-    const Seconds suffix = cost_.forward(a, n_ - 1, b) + cost_.backward(a, n_ - 1, b);
+    const Seconds suffix =
+        (cost_.forward(a, n_ - 1, b) + cost_.backward(a, n_ - 1, b)) / cost_.fastest();
     if ((o > 0 && !busy_within_bound(prefix / o)) || !busy_within_bound(suffix / (w_ - o)))
       return false;
     // From state 0 a one-stage plan may use all `rest` devices (fill()).
@@ -212,16 +217,17 @@ class Dp {
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
-    return fits(s.weights, s.activations, stages_from_here);
+    return fits(s.weights, s.activations, s.memory, stages_from_here);
   }
-  bool fits(Bytes weights, Bytes activations, int stages_from_here) const {
+  bool fits(Bytes weights, Bytes activations, Bytes memory, int stages_from_here) const {
     const int kept = in_flight(q_.schedule, 0, stages_from_here, q_.micro_batches);
-    return weights + kept * activations <= cost_.cluster().device_memory;
+    return weights + kept * activations <= memory;
   }
   // A recomputing stage is slower than the same stage without recomputation, so it only
   // counts where that one does not fit.
   bool needless(const Stage& s, int stages_from_here) const {
-    return s.variant.recompute && fits(s.plain_weights, s.plain_activations, stages_from_here);
+    return s.variant.recompute &&
+           fits(s.plain_weights, s.plain_activations, s.memory, stages_from_here);
   }
 
   // A one-stage plan (a = 0, which the loop of widen() stops short of) may be wider than
@@ -238,6 +244,7 @@ class Dp {
   // One variant of the stages from a state on a set of devices, as their last state grows.
   struct Trial {
     StageVariant variant;
+    CostModel::Place place;
     StageSamples samples;
     CostModel::ExposedScan exposed;
     int reducers = 1;
@@ -269,14 +276,16 @@ class Dp {
 std::vector<Dp::Trial> Dp::trials(std::size_t a, int o, int r, bool one_stage) const {
   const bool ar_intra = layout_.all_replicas_compact(o, r);
   const int most = one_stage ? r : q_.micro_batch;  // data-parallel replicas of the stage
+  const CostModel::Place place = cost_.place(layout_, o, r);
   std::vector<Trial> result;
   for (const StageVariant& v : stage_variants(cost_, layout_, o, r, most)) {
     const int replicas = r / v.tensor_parallel;
     const StageSamples samples = samples_on(one_stage, replicas);
     const int reducers = replicas * q_.replicas;
-    result.push_back({v, samples,
-                      CostModel::ExposedScan(cost_, a, samples.timed, reducers, ar_intra, v),
-                      reducers});
+    result.push_back(
+        {v, place, samples,
+         CostModel::ExposedScan(cost_, a, samples.timed, reducers, ar_intra, v, place.speed),
+         reducers});
   }
   return result;
 }
@@ -287,7 +296,7 @@ std::vector<Dp::Trial> Dp::trials(std::size_t a, int o, int r, bool one_stage) c
 void Dp::widen(std::size_t a, int o, int r) {
   std::vector<Trial> variants = trials(a, o, r, false);
   Stage s{a,  a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
-          {}, 0, 0};
+          {}, 0, 0, 0};
   const bool chain = cost_.chain();
   auto try_all = [&] {
     bool any = false;
@@ -324,8 +333,10 @@ bool Dp::try_stage(Stage& s, Trial& trial) {
   const double timed = trial.samples.timed, kept = trial.samples.memory;
   const Seconds gather = cost_.weight_gather(s.first, s.last, v, trial.reducers,
                                              layout_.all_replicas_compact(s.offset, s.width));
-  s.times.forward = cost_.forward(s.first, s.last, timed, v, gather);
-  s.times.backward = cost_.backward(s.first, s.last, timed, v, gather);
+  const double speed = trial.place.speed;
+  s.memory = trial.place.memory;
+  s.times.forward = cost_.forward(s.first, s.last, timed, v, gather, speed);
+  s.times.backward = cost_.backward(s.first, s.last, timed, v, gather, speed);
   const Seconds compute = s.times.forward + s.times.backward;
   if (!busy_within_bound(compute) || prefix_bound(s.first, s.offset) + compute > bound_)
     return false;
@@ -350,7 +361,7 @@ void Dp::offer_whole_model(int r) {
   if (!spend(n_)) return;
   const std::size_t last = n_ - 1;
   Stage s{0,  last, 0, r, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
-          {}, 0,    0};
+          {}, 0,    0, 0};
   for (Trial& trial : trials(0, 0, r, true)) try_stage(s, trial);
 }
 

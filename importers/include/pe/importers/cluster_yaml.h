@@ -4,6 +4,9 @@
 //     - count: 2              # machines in this group (default 1)
 //       gpus: 8               # GPUs per machine (required)
 //       type: V100            # free text for the reader, not used (optional)
+//       gpu: A100-80GB        # its GPU type (optional): a catalogue name (pe/gpu.h) or
+//                             # {name: X, peak_tflops: 400, memory_gb: 96}; machines
+//                             # without one have the model's GPU and memory_GB
 //   bandwidth_GBps:           # optional; GB = 1e9 bytes
 //     intra: 25               # between GPUs of one machine
 //     inter_allreduce: 3      # all-reduce across machines

@@ -252,9 +252,9 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
     out << "  stage " << s << ": states " << st.first_state << "-" << st.last_state << " ("
         << model.states[st.first_state].name << " .. " << model.states[st.last_state].name
         << ") on " << counted(st.width, (st.gpu.empty() ? "" : st.gpu + " ") + "GPU")
-        << " per copy " << device_list(st.devices) << variant_text(st) << "\n    fwd " << ms(st.times.forward) << ", bwd "
-        << ms(st.times.backward) << ", all-reduce " << ms(st.allreduce_total) << " ("
-        << ms(st.times.allreduce) << " after its backward)"
+        << " per copy " << device_list(st.devices) << variant_text(st) << "\n    fwd "
+        << ms(st.times.forward) << ", bwd " << ms(st.times.backward) << ", all-reduce "
+        << ms(st.allreduce_total) << " (" << ms(st.times.allreduce) << " after its backward)"
         << (st.allreduce_intra_machine ? " (intra)" : " (inter)");
     if (s + 1 < plan.stages.size())
       out << ", send " << ms(st.times.send) << (st.cut_intra_machine ? " (intra)" : " (inter)");

@@ -109,8 +109,9 @@ Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
   const bool typed = std::any_of(cluster_.machine_gpu.begin(), cluster_.machine_gpu.end(),
                                  [](const GpuSpec& g) { return g.peak_flops > 0; });
   if (typed && !(model_.gpu.peak_flops > 0))
-    throw InputError("cluster", "the machines name GPU types, but the GPU the model's times are "
-                                "for is unknown (ModelProfile::gpu), so they cannot be scaled");
+    throw InputError("cluster",
+                     "the machines name GPU types, but the GPU the model's times are "
+                     "for is unknown (ModelProfile::gpu), so they cannot be scaled");
   check_settings(settings_);
   if (options_.schedules.empty()) throw UsageError("no schedule to search");
   if (options_.top < 1) throw UsageError(kTop, kTop + " must be at least 1");

@@ -50,6 +50,16 @@ TEST(ModelFlag, TheMfuIsTheModelFlopsOfTheIterationOverThePeak) {
   char expected[32];
   std::snprintf(expected, sizeof expected, "MFU %.1f%%", 100 * mfu);
   EXPECT_THAT(table.out, HasSubstr(expected));
+  EXPECT_NEAR(plan.at("mfu").get<double>(), mfu, 1e-9 * mfu);
+  EXPECT_NEAR(plan.at("model_flops_per_gpu").get<double>(), mfu * in.gpu.peak_flops,
+              1e-9 * mfu * in.gpu.peak_flops);
+  // A graph.txt profile does not know its FLOPs.
+  const ProgramResult profile =
+      run_program(pe_plan_program(), {"--profile", "vgg19", "--gbs", "64", "--format", "json"});
+  ASSERT_EQ(profile.exit_code, 0) << profile.err;
+  const nlohmann::json cnn =
+      nlohmann::json::parse(profile.out).at("points").at(0).at("plans").at(0);
+  EXPECT_TRUE(cnn.at("mfu").is_null());
 }
 
 TEST(ModelFlag, ConflictsAndUnknownNamesAreErrors) {

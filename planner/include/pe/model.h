@@ -73,6 +73,10 @@ struct ModelProfile {
   /// HPGO); peak_flops 0 when unknown. Machines of other GPU types (Cluster::machine_gpu) run
   /// the model at the ratio of the peaks.
   GpuSpec gpu;
+  /// Forward + backward FLOPs of one sample through the whole model, without recomputation
+  /// (transformers: transformer_training_flops); 0 when unknown. With `gpu` it gives a plan's
+  /// model FLOP/s per GPU and MFU.
+  double training_flops_per_sample = 0;
 
   /// What the states are: "chain" (nested in index order), "every cut" (of the source
   /// graph, not nested) or "one order" (the prefixes of one topological order of a graph

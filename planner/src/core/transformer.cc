@@ -144,6 +144,7 @@ ModelProfile transformer_model(const TransformerConfig& c, const GpuSpec& gpu, d
   model.tensor_parallel_unit = std::gcd(c.heads, kv_heads(c));
   model.recomputable = true;
   model.gpu = gpu;
+  model.training_flops_per_sample = transformer_training_flops(c);
   validate(model, c.name);
   return model;
 }

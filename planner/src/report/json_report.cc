@@ -76,7 +76,20 @@ Json stage_value(const PlanStage& s, const ModelProfile* model) {
           {"gpu", s.gpu.empty() ? Json() : Json(s.gpu)}};
 }
 
+// Model FLOP/s per GPU of a plan and its share of the model GPU's peak (MFU); nulls when the
+// model's FLOPs or GPU are unknown.
+std::pair<Json, Json> utilization(const Plan& p, const ModelProfile* model) {
+  if (!model || !(model->training_flops_per_sample > 0) || !(p.iteration_time > 0) ||
+      p.device_count() < 1)
+    return {Json(), Json()};
+  const double per_gpu =
+      model->training_flops_per_sample * p.global_batch / p.iteration_time / p.device_count();
+  return {Json(per_gpu),
+          model->gpu.peak_flops > 0 ? Json(per_gpu / model->gpu.peak_flops) : Json()};
+}
+
 Json plan_value(const Plan& p, const Baselines& b, const ModelProfile* model) {
+  const auto [flops, mfu] = utilization(p, model);
   Json stages = Json::array();
   for (const PlanStage& s : p.stages) stages.push_back(stage_value(s, model));
   return {{"global_batch", p.global_batch},
@@ -99,6 +112,8 @@ Json plan_value(const Plan& p, const Baselines& b, const ModelProfile* model) {
           {"estimate_speedup", estimate_speedup(p)},
           {"simulated_speedup", simulated_speedup(p, b)},
           {"limiter", to_string(p.limiter)},
+          {"model_flops_per_gpu", flops},
+          {"mfu", mfu},
           {"peak_memory_bytes", detail::format::peak_memory(p)},
           {"stages", stages},
           {"bubbles", p.simulation ? bubbles_value(p.simulation->bubbles) : Json()}};

@@ -105,7 +105,7 @@ Seconds ring_allreduce(Bytes bytes, int devices, BytesPerSecond bandwidth) {
 
 int max_device_batch(const ModelProfile& model, const TrainingSettings& settings,
                      Bytes device_memory, int devices) {
-  const detail::CostModel cost(model, Cluster{{1}, {}, device_memory}, settings);
+  const detail::CostModel cost(model, Cluster{{1}, {}, device_memory, {}}, settings);
   return detail::largest_micro_step(cost, 1 << 30, devices);
 }
 

@@ -8,7 +8,7 @@ from ._core import (
     Baselines, BubbleReport, CancelledError, Cluster, Error, InputError, Layer, LayoutCost,
     OutputError, Plan, PlanStage, Planner, PointResult, Profile, SearchOptions, StageBubbles,
     TrainingSettings, UsageError, __version__, bundled_profiles, chain_profile, load_cluster,
-    load_profile, parse_batch_sizes)
+    load_profile, load_transformer, parse_batch_sizes)
 from ._contract import cli_arguments, evaluate, plan, sweep, sweep_json
 from ._dicts import add_to_dict
 from ._profiles import profiles_directory, register_installed_profiles
@@ -24,5 +24,5 @@ __all__ = [
     "LayoutCost", "OutputError", "Plan", "PlanStage", "Planner", "PointResult", "Profile",
     "SearchOptions", "StageBubbles", "TrainingSettings", "UsageError", "__version__",
     "bundled_profiles", "chain_profile", "cli_arguments", "evaluate", "load_cluster",
-    "load_profile", "parse_batch_sizes", "plan", "profiles_directory", "sweep", "sweep_json",
+    "load_profile", "load_transformer", "parse_batch_sizes", "plan", "profiles_directory", "sweep", "sweep_json",
 ]

@@ -54,6 +54,8 @@ def cli_arguments(profile, cluster, batch_sizes, layout=None, **settings):
     args = []
     if isinstance(profile, str):
         args += ["--profile", profile]
+    elif getattr(profile, "transformer", False):
+        args += ["--model", profile.path]
     elif getattr(profile, "path", ""):
         args += ["--profile", profile.path]
         if "pbs" not in settings:
@@ -73,6 +75,8 @@ def cli_arguments(profile, cluster, batch_sizes, layout=None, **settings):
 
 
 def _profile(profile, pbs):
+    if isinstance(profile, _core.Profile) and profile.transformer and pbs is not None:
+        raise _core.UsageError("--pbs applies to --profile; a --model's times are per sequence")
     if isinstance(profile, _core.Profile):
         if pbs is None:
             return profile
@@ -83,8 +87,12 @@ def _profile(profile, pbs):
     return _core.load_profile(profile, pbs)
 
 
-def _cluster(cluster, settings):
+def _cluster(cluster, settings, profile):
     overrides = {k: settings.get(k) for k in ("intra_bw", "inter_bw", "inter_p2p_bw", "memory_gb")}
+    # As pe-plan --model: the devices get the transformer's GPU memory unless it is given.
+    if profile.transformer and overrides["memory_gb"] is None and isinstance(cluster, str) \
+            and not _is_cluster_file(cluster):
+        overrides["memory_gb"] = profile.gpu_memory_gb
     if isinstance(cluster, _core.Cluster):
         return cluster.with_overrides(**overrides)
     if _is_cluster_file(cluster):
@@ -120,7 +128,8 @@ def _report(profile, cluster, batch_sizes, layout, settings, function):
     _core.check_arguments(args)
     batches = _core.parse_batch_sizes(_batch_text(batch_sizes))
     loaded = _profile(profile, settings.get("pbs"))
-    planner = _core.Planner(loaded, _cluster(cluster, settings), _training(loaded, settings),
+    planner = _core.Planner(loaded, _cluster(cluster, settings, loaded),
+                            _training(loaded, settings),
                             _search(settings))
     given = None
     if layout is not None:

@@ -17,6 +17,9 @@ struct Profile {
   ModelProfile model;
   TrainingSettings settings;  ///< The catalogue's defaults (min_micro_batch, ...).
   std::string path;           ///< The graph file ("" for a model built in code).
+  /// A transformer from its configuration (load_transformer): pe-plan's --model, whose
+  /// devices get its GPU's memory unless memory is given.
+  bool transformer = false;
 };
 
 /// A Planner with the search options it was made with (the JSON report names them).

@@ -12,6 +12,8 @@
 #include "pe/importers/cluster_yaml.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
+#include "pe/importers/transformer_yaml.h"
+#include "pe/transformer.h"
 #include "pe/units.h"
 
 namespace py = pybind11;
@@ -29,7 +31,8 @@ Profile load_profile(const std::string& name_or_path, OptionalNumber pbs) {
   if (batch <= 0)
     throw UsageError("the profile batch size of '" + name_or_path +
                      "' is unknown: pass --pbs N (the batch size it was measured at)");
-  Profile profile{import_pipedream_graph(entry.path, batch), training_settings(entry), entry.path};
+  Profile profile{import_pipedream_graph(entry.path, batch), training_settings(entry), entry.path,
+                  false};
   profile.model.name = entry.name;
   return profile;
 }
@@ -37,7 +40,16 @@ Profile load_profile(const std::string& name_or_path, OptionalNumber pbs) {
 // A chain model built in code from (name, forward s, backward s, activation bytes,
 // parameter bytes) per layer, at profile batch size `pbs`.
 Profile chain_profile(const std::string& name, double pbs, const std::vector<Layer>& layers) {
-  return Profile{make_chain_model(name, pbs, layers), TrainingSettings{}, ""};
+  return Profile{make_chain_model(name, pbs, layers), TrainingSettings{}, "", false};
+}
+
+// A transformer by bundled name or YAML path, as pe-plan's --model builds it: one sequence
+// per sample, the optimizer's bytes per parameter as the optimizer scaling.
+Profile load_transformer(const std::string& name_or_path) {
+  const TransformerInput t = load_transformer_yaml(find_transformer(name_or_path));
+  TrainingSettings settings;
+  settings.optimizer_scaling = transformer_optimizer_scaling(t.config);
+  return Profile{transformer_model(t.config, t.gpu, t.efficiency), settings, t.path, true};
 }
 
 // `cluster` with pe-plan's overrides (--intra-bw, --inter-bw, --inter-p2p-bw, --memory-gb:
@@ -89,6 +101,9 @@ void bind_profile(py::module_& m) {
                                return names;
                              })
       .def_property_readonly("settings", [](const Profile& p) { return p.settings; })
+      .def_property_readonly("transformer", [](const Profile& p) { return p.transformer; })
+      .def_property_readonly("gpu_memory_gb",
+                             [](const Profile& p) { return p.model.gpu.memory / kGB; })
       .def("__len__", [](const Profile& p) { return p.model.size(); })
       .def("__repr__", [](const Profile& p) {
         return "<pe.Profile " + p.model.name + ": " + std::to_string(p.model.size()) +
@@ -98,6 +113,9 @@ void bind_profile(py::module_& m) {
   m.def("load_profile", &load_profile, py::arg("name_or_path"), py::arg("pbs") = py::none(),
         "A bundled profile by name or a PipeDream graph.txt by path; pbs: the batch size it "
         "was measured at (default: the catalogue's, or a '-pbs-N' file name's)");
+  m.def("load_transformer", &load_transformer, py::arg("name_or_path"),
+        "A transformer from its configuration, as pe-plan --model: a bundled name "
+        "(llama2-7b, gpt3-175b, ...) or a YAML file");
   m.def("chain_profile", &chain_profile, py::arg("name"), py::arg("pbs"), py::arg("layers"),
         "A chain model built in code: one state per Layer, at profile batch size pbs");
   m.def(

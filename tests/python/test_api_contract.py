@@ -53,6 +53,22 @@ def test_plan_on_a_cluster_file_with_overrides(pe_plan_json, tmp_path):
     assert pe.plan(pe.load_profile("vgg19"), loaded, 128, inter_p2p_bw=0.5) == got
 
 
+def test_a_transformer_plans_as_pe_plan_model_does(pe_plan_json):
+    model = pe.load_transformer("llama2-7b")
+    assert model.transformer and model.gpu_memory_gb == 80
+    settings = {"zero": 1, "tensor_parallel": 4, "intra_bw": 450, "inter_bw": 50}
+    args = pe.cli_arguments(model, "8,16", 256, **settings)
+    assert args[:2] == ["--model", model.path]
+    expected = pe_plan_json(args)["points"][0]
+    got = pe.plan(model, "8,16", 256, **settings)
+    assert got == expected
+    stages = got["plans"][0]["stages"]
+    assert all(s["tensor_parallel"] <= 4 for s in stages)
+    assert got["plans"][0]["mfu"] > 0
+    with pytest.raises(pe.UsageError, match="--pbs applies to --profile"):
+        pe.plan(model, "8,16", 256, pbs=2)
+
+
 def test_a_point_where_nothing_fits_says_why_as_pe_plan_does(pe_plan_json):
     args = ["--profile", "vgg19", "--devices", "2", "--gbs", "64", "--memory-gb", "0.5",
             "--max-copies", "1", "--format", "json"]

@@ -161,6 +161,10 @@ TEST(ModelFlag, BadSplitsAndSettingsNameTheFlag) {
               HasSubstr("recomputes, but the model cannot"));
   EXPECT_THAT(error_of({"--profile", "vgg19", "--plan", "0-24:16t2"}),
               HasSubstr("the model cannot be split"));
+  EXPECT_THAT(error_of({"--model", "llama2-7b", "--tensor-parallel", "3"}),
+              HasSubstr("--tensor-parallel is 3, which does not divide 32, the heads"));
+  EXPECT_THAT(error_of({"--profile", "vgg19", "--tensor-parallel", "2"}),
+              HasSubstr("but the model 'vgg19' cannot be split"));
   EXPECT_THAT(error_of({"--model", "llama2-7b", "--zero", "4"}),
               HasSubstr("--zero must be 0, 1, 2 or 3"));
   EXPECT_THAT(error_of({"--model", "llama2-7b", "--tp-efficiency", "0"}),

@@ -74,6 +74,21 @@ const std::string kTop = "SearchOptions::top";
 const std::string kMaxWidth = "SearchOptions::max_stage_width";
 const std::string kMaxCopies = "SearchOptions::max_pipeline_copies";
 
+// A tensor-parallel limit above 1 is a degree the model can split into: asking for 3 ways of
+// 32 heads, or any split of a model that cannot, is a mistake to report, not to round down.
+void check_split_limit(int limit, const ModelProfile& model) {
+  if (limit <= 1) return;
+  const int unit = model.tensor_parallel_unit;
+  if (unit == 0)
+    throw UsageError(kMaxTp, kMaxTp + " is " + std::to_string(limit) + ", but the model '" +
+                                 model.name + "' cannot be split (only transformers from their "
+                                 "configuration can)");
+  if (unit % limit != 0)
+    throw UsageError(kMaxTp, kMaxTp + " is " + std::to_string(limit) + ", which does not divide " +
+                                 std::to_string(unit) + ", the heads (and key/value heads) of '" +
+                                 model.name + "' that a split must divide");
+}
+
 void check_settings(const TrainingSettings& s) {
   if (s.min_micro_batch < 1)
     throw UsageError(kMinMicroBatch, kMinMicroBatch + " must be at least 1");
@@ -113,6 +128,7 @@ Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
                      "the machines name GPU types, but the GPU the model's times are "
                      "for is unknown (ModelProfile::gpu), so they cannot be scaled");
   check_settings(settings_);
+  check_split_limit(settings_.max_tensor_parallel, model_);
   if (options_.schedules.empty()) throw UsageError("no schedule to search");
   if (options_.top < 1) throw UsageError(kTop, kTop + " must be at least 1");
   if (options_.max_stage_width < 0)

@@ -81,7 +81,8 @@ void check_split_limit(int limit, const ModelProfile& model) {
   const int unit = model.tensor_parallel_unit;
   if (unit == 0)
     throw UsageError(kMaxTp, kMaxTp + " is " + std::to_string(limit) + ", but the model '" +
-                                 model.name + "' cannot be split (only transformers from their "
+                                 model.name +
+                                 "' cannot be split (only transformers from their "
                                  "configuration can)");
   if (unit % limit != 0)
     throw UsageError(kMaxTp, kMaxTp + " is " + std::to_string(limit) + ", which does not divide " +

@@ -264,7 +264,7 @@ TEST(StageVariantsReport, ModelsWithoutTheChoicesShowNoneOfThem) {
   ASSERT_NE(points[0].best(), nullptr);
   const std::string text = sweep_table(points, {&planner.model(), &planner.cluster()});
   for (const char* word : {"tensor parallel", "replica x", "recomputed", "ZeRO", "working",
-                           "fwd+bwd", "recomputation"})
+                           "fwd+bwd", "recomputation", "limits:"})
     EXPECT_THAT(text, Not(HasSubstr(word))) << word;
   for (const nlohmann::json& stage : nlohmann::json::parse(sweep_json(points, {}))
                                          .at("points")
@@ -281,6 +281,36 @@ TEST(StageVariantsReport, ModelsWithoutTheChoicesShowNoneOfThem) {
     EXPECT_EQ(stage.at("recompute_time_s"), 0);
   }
   expect_csv_matches_json_stages(points);
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// The shares of "limits:" (compute, tensor-parallel all-reduce, recomputation, idle) in
+// the order printed.
+std::vector<double> limit_shares(const std::string& line) {
+  std::vector<double> shares;
+  for (const char* name : {" compute ", " all-reduce ", " recomputation ", " idle "}) {
+    const std::size_t at = line.find(name);
+    if (at == std::string::npos) return {};
+    shares.push_back(std::stod(line.substr(at + std::string(name).size())));
+  }
+  return shares;
+}
+
+TEST(StageVariantsReport, TextSaysWhatLimitsATransformerPlan) {
+  const Planner planner = transformer_planner();
+  const LayoutCost cost = planner.evaluate(split_layout(), 8);
+  const std::string line = line_with(plan_text(cost.plan, planner.model()), "  limits: stage ");
+  ASSERT_FALSE(line.empty());
+  const std::vector<double> shares = limit_shares(line);
+  ASSERT_EQ(shares.size(), 4u) << line;
+  EXPECT_NEAR(shares[0] + shares[1] + shares[2] + shares[3], 100, 0.25) << line;
+  EXPECT_GT(shares[1], 0) << line;  // both stages split
+  EXPECT_THAT(line, HasSubstr("% of their memory"));
 }
 
 }  // namespace

@@ -74,6 +74,34 @@ std::string time_parts_text(const PlanStage& st) {
   return text + "\n";
 }
 
+// For a model that knows its FLOPs (a transformer), what limits the plan: how its busiest
+// stage spends the iteration (compute, tensor-parallel all-reduces, recomputation, idle:
+// the pipeline's bubble and the all-reduce after it) and how full the fullest GPU is. ""
+// otherwise, or for a plan not simulated.
+std::string limits_text(const Plan& plan, const ModelProfile& model) {
+  if (!(model.training_flops_per_sample > 0) || !plan.simulation || !(plan.iteration_time > 0))
+    return "";
+  const std::vector<StageBubbles>& idle = plan.simulation->bubbles.stages;
+  if (idle.size() != plan.stages.size() || plan.stages.empty()) return "";
+  std::size_t busiest = 0, fullest = 0;
+  auto fill = [](const PlanStage& s) { return s.peak_memory() / s.device_memory; };
+  for (std::size_t s = 1; s < plan.stages.size(); ++s) {
+    if (idle[s].busy > idle[busiest].busy) busiest = s;
+    if (fill(plan.stages[s]) > fill(plan.stages[fullest])) fullest = s;
+  }
+  const PlanStage& st = plan.stages[busiest];
+  const Seconds whole = st.times.forward + st.times.backward, busy = idle[busiest].busy;
+  const Seconds split = whole > 0 ? busy * st.tensor_parallel_time / whole : 0;
+  const Seconds again = whole > 0 ? busy * st.recompute_time / whole : 0;
+  auto share = [&](Seconds part) { return fixed(100 * part / plan.iteration_time, 1) + "%"; };
+  return "  limits: stage " + std::to_string(busiest) + ", the busiest, spends the iteration on " +
+         "compute " + share(busy - split - again) + ", tensor-parallel all-reduce " + share(split) +
+         ", recomputation " + share(again) + ", idle " + share(plan.iteration_time - busy) +
+         " (pipeline bubble, exposed all-reduce); the fullest GPUs (stage " +
+         std::to_string(fullest) + ") hold " + fixed(100 * fill(plan.stages[fullest]), 1) +
+         "% of their memory\n";
+}
+
 // What the states of a graph are, when it is not a chain.
 std::string states_note(const ModelProfile& model) {
   if (model.cut_limit > 0)
@@ -260,6 +288,7 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
       out << ", send " << ms(st.times.send) << (st.cut_intra_machine ? " (intra)" : " (inter)");
     out << ", " << memory_text(st) << "\n" << time_parts_text(st);
   }
+  out << limits_text(plan, model);
   return out.str();
 }
 

@@ -266,12 +266,9 @@ TEST(StageVariantsReport, ModelsWithoutTheChoicesShowNoneOfThem) {
   for (const char* word : {"tensor parallel", "replica x", "recomputed", "ZeRO", "working",
                            "fwd+bwd", "recomputation", "limits:"})
     EXPECT_THAT(text, Not(HasSubstr(word))) << word;
-  for (const nlohmann::json& stage : nlohmann::json::parse(sweep_json(points, {}))
-                                         .at("points")
-                                         .at(0)
-                                         .at("plans")
-                                         .at(0)
-                                         .at("stages")) {
+  // The parsed report must outlive the loop: a range-for keeps only the last temporary.
+  const nlohmann::json report = nlohmann::json::parse(sweep_json(points, {}));
+  for (const nlohmann::json& stage : report.at("points").at(0).at("plans").at(0).at("stages")) {
     EXPECT_EQ(stage.at("tensor_parallel"), 1);
     EXPECT_EQ(stage.at("data_parallel"), stage.at("width"));
     EXPECT_EQ(stage.at("recompute"), false);

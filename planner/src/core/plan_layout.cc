@@ -174,10 +174,9 @@ void check_variant(const detail::CostModel& cost, const detail::Layout& layout, 
                                   " ways, expected a degree up to " +
                                   std::to_string(cost.max_tensor_parallel()) +
                                   " that divides the model's heads");
-  for (int group = offset; t > 1 && group < offset + s.width; group += t)
-    if (!layout.compact(group, t))
-      throw UsageError(kStages, where + "a group of " + std::to_string(t) +
-                                    " tensor-parallel devices spans two machines");
+  if (!layout.groups_compact(offset, s.width, t))
+    throw UsageError(kStages, where + "a group of " + std::to_string(t) +
+                                  " tensor-parallel devices spans two machines");
   if (s.recompute && !cost.recomputable())
     throw UsageError(kStages, where +
                                   "recomputes, but the model cannot (or "

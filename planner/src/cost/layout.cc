@@ -1,21 +1,51 @@
 #include "cost/layout.h"
 
+#include <algorithm>
+#include <numeric>
+
 namespace pe::detail {
 
 Layout::Layout(const Cluster& cluster, int replicas, int width)
     : replicas_(replicas), width_(width) {
-  for (int m = 0; m < cluster.machine_count(); ++m)
-    machine_.insert(machine_.end(), cluster.machine_gpus[m], m);
+  int end = 0;
+  for (int gpus : cluster.machine_gpus) ends_.push_back(end += gpus);
+  const bool uniform = !cluster.machine_gpus.empty() &&
+                       std::all_of(cluster.machine_gpus.begin(), cluster.machine_gpus.end(),
+                                   [&](int gpus) { return gpus == cluster.machine_gpus.front(); });
+  if (uniform) {
+    machine_size_ = cluster.machine_gpus.front();
+    // Copy k starts at k * width; its position in a machine repeats every
+    // machine_size / gcd(width, machine_size) copies.
+    period_ = machine_size_ / std::gcd(width, machine_size_);
+  }
+}
+
+int Layout::machine_of(int device) const {
+  if (machine_size_ > 0) return device / machine_size_;
+  return static_cast<int>(std::upper_bound(ends_.begin(), ends_.end(), device) - ends_.begin());
 }
 
 bool Layout::compact(int offset, int count) const {
-  for (int k = 0; k < replicas_; ++k)
-    if (machine_[device(k, offset)] != machine_[device(k, offset + count - 1)]) return false;
+  // With machines of one size, the copies repeat their positions every period_ copies.
+  const int copies = machine_size_ > 0 ? std::min(replicas_, period_) : replicas_;
+  for (int k = 0; k < copies; ++k)
+    if (machine(k, offset) != machine(k, offset + count - 1)) return false;
+  return true;
+}
+
+bool Layout::groups_compact(int offset, int count, int t) const {
+  if (t == 1) return true;
+  // Machines of a size t divides, and every group starting at a multiple of t: none crosses.
+  if (machine_size_ > 0 && machine_size_ % t == 0 && offset % t == 0 &&
+      (replicas_ == 1 || width_ % t == 0))
+    return true;
+  for (int group = offset; group < offset + count; group += t)
+    if (!compact(group, t)) return false;
   return true;
 }
 
 bool Layout::all_replicas_compact(int offset, int count) const {
-  return machine_[device(0, offset)] == machine_[device(replicas_ - 1, offset + count - 1)];
+  return machine(0, offset) == machine(replicas_ - 1, offset + count - 1);
 }
 
 }  // namespace pe::detail

@@ -18,15 +18,22 @@ class Layout {
   /// Global id of device `offset` of replica `replica`.
   int device(int replica, int offset) const { return replica * width_ + offset; }
   /// Machine of device `offset` of replica `replica`.
-  int machine(int replica, int offset) const { return machine_[device(replica, offset)]; }
+  int machine(int replica, int offset) const { return machine_of(device(replica, offset)); }
   /// True when, in every replica, devices [offset, offset + count) share one machine.
   bool compact(int offset, int count) const;
+  /// True when, in every replica, each group of `t` consecutive devices of [offset, offset +
+  /// count) (t dividing count) shares one machine.
+  bool groups_compact(int offset, int count, int t) const;
   /// True when the devices [offset, offset + count) of all replicas share one machine.
   bool all_replicas_compact(int offset, int count) const;
 
  private:
+  int machine_of(int device) const;
+
   int replicas_, width_;
-  std::vector<int> machine_;  // machine of each global device id
+  std::vector<int> ends_;  // cumulative exclusive ends of the machines' device ids
+  int machine_size_ = 0;   // the GPUs of every machine when they are all alike, else 0
+  int period_ = 1;         // copies after which positions in a machine repeat (alike only)
 };
 
 }  // namespace pe::detail

@@ -1,23 +1,13 @@
 #include "cost/stage_variants.h"
 
 namespace pe::detail {
-namespace {
-
-bool groups_on_one_machine(const Layout& layout, int offset, int width, int t) {
-  if (t == 1) return true;
-  for (int group = offset; group < offset + width; group += t)
-    if (!layout.compact(group, t)) return false;
-  return true;
-}
-
-}  // namespace
 
 std::vector<StageVariant> stage_variants(const CostModel& cost, const Layout& layout, int offset,
                                          int width, int max_replicas) {
   std::vector<StageVariant> variants;
   for (int t = 1; t <= cost.max_tensor_parallel() && t <= width; ++t) {
     if (width % t != 0 || width / t > max_replicas || !cost.tensor_parallel_allowed(t) ||
-        !groups_on_one_machine(layout, offset, width, t))
+        !layout.groups_compact(offset, width, t))
       continue;
     variants.push_back({t, false});
     if (cost.recomputable()) variants.push_back({t, true});

@@ -269,8 +269,8 @@ std::vector<std::size_t> balanced_ends(const CostModel& cost, const std::vector<
 
 // A seed in variant {t, no recomputation} on every stage, then with recomputation on the
 // stages that do not fit without it; nothing when a stage cannot run split t ways there.
-void seed_variant(const CostModel& cost, int global_batch, PipelineSpec spec, int t, Pool& pool) {
-  const Layout layout(cost.cluster(), spec.replicas, spec.replica_width);
+void seed_variant(const CostModel& cost, const Layout& layout, int global_batch, PipelineSpec spec,
+                  int t, Pool& pool) {
   for (StageSpec& s : spec.stages) {
     const int most = spec.stages.size() == 1 ? s.width : spec.micro_batch;
     const std::vector<StageVariant> allowed = stage_variants(cost, layout, s.offset, s.width, most);
@@ -297,6 +297,7 @@ void seed_variant(const CostModel& cost, int global_batch, PipelineSpec spec, in
 void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, int max_width,
           Pool& pool) {
   const int width = cost.cluster().device_count() / shape.replicas;
+  const Layout layout(cost.cluster(), shape.replicas, width);
   std::vector<int> used{width};
   for (int part = cost.cluster().machine_gpus.front(); part < width; part *= 2)
     used.push_back(part);
@@ -313,7 +314,6 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
         PipelineSpec spec{shape.replicas,      width,          shape.micro_batch,
                           shape.micro_batches, shape.schedule, {}};
         std::size_t first = 0;
-        const Layout layout(cost.cluster(), shape.replicas, width);
         std::vector<double> speeds;
         for (int k = 0; k < stages; ++k)
           speeds.push_back(cost.place(layout, k * per_stage, per_stage).speed);
@@ -322,7 +322,7 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
               {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage, {}});
           first = last + 1;
         }
-        seed_variant(cost, global_batch, std::move(spec), t, pool);
+        seed_variant(cost, layout, global_batch, std::move(spec), t, pool);
       }
 }
 

@@ -117,8 +117,8 @@ Seconds CostModel::tensor_parallel_time(std::size_t first, std::size_t last, dou
   return allreduce(bytes, v.tensor_parallel, true);
 }
 
-Seconds CostModel::forward(std::size_t first, std::size_t last, double samples,
-                           const StageVariant& v, Seconds gather, double speed) const {
+Seconds CostModel::split_forward(std::size_t first, std::size_t last, double samples,
+                                 const StageVariant& v, Seconds gather, double speed) const {
   return forward(first, last, samples) / (split(v) * speed) +
          tensor_parallel_time(first, last, samples, v) + gather;
 }
@@ -128,8 +128,8 @@ Seconds CostModel::recompute_time(std::size_t first, std::size_t last, double sa
   return v.recompute ? forward(first, last, samples) / (split(v) * speed) : 0;
 }
 
-Seconds CostModel::backward(std::size_t first, std::size_t last, double samples,
-                            const StageVariant& v, Seconds gather, double speed) const {
+Seconds CostModel::split_backward(std::size_t first, std::size_t last, double samples,
+                                  const StageVariant& v, Seconds gather, double speed) const {
   const Seconds again = v.recompute ? recompute_time(first, last, samples, v, speed) +
                                           tensor_parallel_time(first, last, samples, v)
                                     : 0;
@@ -190,25 +190,8 @@ bool CostModel::stage(std::size_t first, std::size_t last) const {
   return std::binary_search(l.begin(), l.end(), static_cast<std::uint32_t>(last));
 }
 
-double CostModel::range(const std::vector<double>& prefix_sums, std::size_t first,
-                        std::size_t last) const {
-  return prefix_sums[last + 1] - prefix_sums[first];
-}
-
-Seconds CostModel::forward(std::size_t first, std::size_t last, double samples) const {
-  return range(forward_, first, last) * samples / profile_batch_;
-}
-
-Seconds CostModel::backward(std::size_t first, std::size_t last, double samples) const {
-  return range(backward_, first, last) * samples / profile_batch_;
-}
-
 Seconds CostModel::whole_model_time(double samples) const {
   return (forward_.back() + backward_.back()) * samples / profile_batch_;
-}
-
-Bytes CostModel::parameters(std::size_t first, std::size_t last) const {
-  return range(parameters_, first, last);
 }
 
 Bytes CostModel::crossing(std::size_t last, double samples) const {

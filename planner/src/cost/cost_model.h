@@ -33,13 +33,19 @@ class CostModel {
   const TrainingSettings& settings() const { return settings_; }
 
   /// Forward time of states [first, last] for `samples` samples on one device.
-  Seconds forward(std::size_t first, std::size_t last, double samples) const;
+  Seconds forward(std::size_t first, std::size_t last, double samples) const {
+    return range(forward_, first, last) * samples / profile_batch_;
+  }
   /// Backward time of states [first, last] for `samples` samples on one device.
-  Seconds backward(std::size_t first, std::size_t last, double samples) const;
+  Seconds backward(std::size_t first, std::size_t last, double samples) const {
+    return range(backward_, first, last) * samples / profile_batch_;
+  }
   /// Forward + backward time of the whole model for `samples` samples on one device.
   Seconds whole_model_time(double samples) const;
   /// Parameter bytes of states [first, last].
-  Bytes parameters(std::size_t first, std::size_t last) const;
+  Bytes parameters(std::size_t first, std::size_t last) const {
+    return range(parameters_, first, last);
+  }
   /// Bytes crossing the cut after state `last` for a micro-batch of `samples`.
   Bytes crossing(std::size_t last, double samples) const;
   /// Weights + gradients + optimizer state of states [first, last].
@@ -63,9 +69,17 @@ class CostModel {
   /// all-reduces inside the machine and `gather` (weight_gather); the backward of a
   /// recomputing stage runs its forward (all-reduces included) again first.
   Seconds forward(std::size_t first, std::size_t last, double samples, const StageVariant& v,
-                  Seconds gather, double speed = 1) const;
+                  Seconds gather, double speed = 1) const {
+    if (v.tensor_parallel == 1 && !v.recompute)
+      return forward(first, last, samples) / speed + gather;
+    return split_forward(first, last, samples, v, gather, speed);
+  }
   Seconds backward(std::size_t first, std::size_t last, double samples, const StageVariant& v,
-                   Seconds gather, double speed = 1) const;
+                   Seconds gather, double speed = 1) const {
+    if (v.tensor_parallel == 1 && !v.recompute)
+      return backward(first, last, samples) / speed + gather;
+    return split_backward(first, last, samples, v, gather, speed);
+  }
 
   /// Where a stage runs: the speed (relative to the model's GPU) of the slowest GPU among
   /// devices [offset, offset + width) of every copy, the memory of the smallest, and the name
@@ -169,7 +183,14 @@ class CostModel {
   std::size_t spine_state(long k) const {
     return chain() ? static_cast<std::size_t>(k) : spine_[static_cast<std::size_t>(k)];
   }
-  double range(const std::vector<double>& prefix, std::size_t first, std::size_t last) const;
+  double range(const std::vector<double>& prefix, std::size_t first, std::size_t last) const {
+    return prefix[last + 1] - prefix[first];
+  }
+  // forward() and backward() of a stage that splits or recomputes.
+  Seconds split_forward(std::size_t first, std::size_t last, double samples, const StageVariant& v,
+                        Seconds gather, double speed) const;
+  Seconds split_backward(std::size_t first, std::size_t last, double samples, const StageVariant& v,
+                         Seconds gather, double speed) const;
   double split(const StageVariant& v) const;  // t x efficiency (1 for t = 1)
   double sync_share() const;  // gradient synchronisation / all-reduce: 0.5 under ZeRO-3
 

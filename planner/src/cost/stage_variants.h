@@ -17,5 +17,8 @@ namespace pe::detail {
 /// Ascending t; t = 1 (no split) first when it is allowed.
 std::vector<StageVariant> stage_variants(const CostModel& cost, const Layout& layout, int offset,
                                          int width, int max_replicas);
+/// The same into `out` (cleared first), which keeps its memory for the next call.
+void stage_variants(const CostModel& cost, const Layout& layout, int offset, int width,
+                    int max_replicas, std::vector<StageVariant>& out);
 
 }  // namespace pe::detail

@@ -248,9 +248,10 @@ class Dp {
     StageSamples samples;
     CostModel::ExposedScan exposed;
     int reducers = 1;
-    bool live = true;  // a chain: no shorter stage broke the bound or memory
+    bool ar_intra = false;  // its data-parallel GPUs all share one machine
+    bool live = true;       // a chain: no shorter stage broke the bound or memory
   };
-  std::vector<Trial> trials(std::size_t a, int o, int r, bool one_stage) const;
+  std::vector<Trial>& trials(std::size_t a, int o, int r, bool one_stage);
   void widen(std::size_t a, int o, int r);
   bool try_stage(Stage& s, Trial& trial);
   void offer_whole_model(int r);
@@ -267,34 +268,38 @@ class Dp {
   int w_;
   std::vector<std::vector<Entry>> cells_;
   std::vector<Entry> candidates_;
+  std::vector<Trial> trials_;           // trials()' answer, reused
+  std::vector<StageVariant> variants_;  // its variants, reused
   Seconds bound_;
   std::uint64_t steps_ = 0;
   bool stopped_ = false;
 };
 
 // Every variant of the stages from state a on devices [o, o + r) of each copy.
-std::vector<Dp::Trial> Dp::trials(std::size_t a, int o, int r, bool one_stage) const {
+// (The answer is reused by the next call.)
+std::vector<Dp::Trial>& Dp::trials(std::size_t a, int o, int r, bool one_stage) {
   const bool ar_intra = layout_.all_replicas_compact(o, r);
   const int most = one_stage ? r : q_.micro_batch;  // data-parallel replicas of the stage
   const CostModel::Place place = cost_.place(layout_, o, r);
-  std::vector<Trial> result;
-  for (const StageVariant& v : stage_variants(cost_, layout_, o, r, most)) {
+  stage_variants(cost_, layout_, o, r, most, variants_);
+  trials_.clear();
+  for (const StageVariant& v : variants_) {
     const int replicas = r / v.tensor_parallel;
     const StageSamples samples = samples_on(one_stage, replicas);
     const int reducers = replicas * q_.replicas;
-    result.push_back(
+    trials_.push_back(
         {v, place, samples,
          CostModel::ExposedScan(cost_, a, samples.timed, reducers, ar_intra, v, place.speed),
-         reducers});
+         reducers, ar_intra});
   }
-  return result;
+  return trials_;
 }
 
 // Every stage [a, e] on devices [o, o + r), in each variant: in a chain for growing e until
 // no variant fits (stages only grow with e); otherwise for every e whose cut contains state
 // a - 1's.
 void Dp::widen(std::size_t a, int o, int r) {
-  std::vector<Trial> variants = trials(a, o, r, false);
+  std::vector<Trial>& variants = trials(a, o, r, false);
   Stage s{a,  a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
           {}, 0, 0, 0};
   const bool chain = cost_.chain();
@@ -331,8 +336,7 @@ void Dp::widen(std::size_t a, int o, int r) {
 bool Dp::try_stage(Stage& s, Trial& trial) {
   const StageVariant& v = s.variant = trial.variant;
   const double timed = trial.samples.timed, kept = trial.samples.memory;
-  const Seconds gather = cost_.weight_gather(s.first, s.last, v, trial.reducers,
-                                             layout_.all_replicas_compact(s.offset, s.width));
+  const Seconds gather = cost_.weight_gather(s.first, s.last, v, trial.reducers, trial.ar_intra);
   const double speed = trial.place.speed;
   s.memory = trial.place.memory;
   s.times.forward = cost_.forward(s.first, s.last, timed, v, gather, speed);

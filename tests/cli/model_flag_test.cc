@@ -3,10 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/program.h"
+#include "cli/scratch.h"
 #include "pe/importers/transformer_yaml.h"
 #include "pe/transformer.h"
 
@@ -177,6 +179,39 @@ TEST(ModelFlag, NoPlanFitsNamesTheLayerAtItsSmallest) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("no plan fits: state 1 alone needs"));
   EXPECT_THAT(r.out, HasSubstr("split 8 ways, recomputed"));
+}
+
+}  // namespace
+}  // namespace pe::testing
+
+namespace pe::testing {
+namespace {
+
+using ModelFlagFiles = ScratchTest;
+
+TEST_F(ModelFlagFiles, MachinesOfTwoGpuTypesRunEachStageAtItsSlowestGpu) {
+  const std::string cluster = path("mixed.yml");
+  std::ofstream(cluster) << "machines:\n"
+                            "  - count: 2\n    gpus: 8\n    gpu: H100-80GB\n"
+                            "  - count: 2\n    gpus: 8\n    gpu: A100-80GB\n"
+                            "bandwidth_GBps: {intra: 450, inter_allreduce: 50, inter_p2p: 50}\n";
+  const std::vector<std::string> args{"--model", "llama2-7b", "--cluster", cluster, "--gbs", "128"};
+  const ProgramResult table = run_program(pe_plan_program(), args);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("32 GPUs on 4 machines, 16 H100-80GB, 16 A100-80GB"));
+  std::vector<std::string> json_args = args;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  const ProgramResult json = run_program(pe_plan_program(), json_args);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json report = nlohmann::json::parse(json.out);
+  EXPECT_EQ(report.at("context").at("model_gpu"), "H100-80GB");
+  EXPECT_EQ(report.at("context").at("machine_gpu_types").size(), 4u);
+  for (const nlohmann::json& stage : report.at("points").at(0).at("plans").at(0).at("stages")) {
+    const std::string gpu = stage.at("gpu").get<std::string>();
+    EXPECT_TRUE(gpu == "H100-80GB" || gpu == "A100-80GB") << gpu;
+    EXPECT_LE(stage.at("peak_memory_bytes").get<double>(),
+              stage.at("device_memory_bytes").get<double>());
+  }
 }
 
 }  // namespace

@@ -186,9 +186,15 @@ Json context_value(const ReportContext& c) {
     context["states"] = c.model->size();
     context["states_cover"] = c.model->states_cover();
     context["profile_batch_size"] = c.model->profile_batch_size;
+    context["model_gpu"] = c.model->gpu.name.empty() ? Json() : Json(c.model->gpu.name);
   }
   if (c.cluster) {
     context["machine_gpus"] = c.cluster->machine_gpus;
+    // Each machine's GPU type (null: the model's own GPU), null when the cluster names none.
+    Json types = Json();
+    for (const GpuSpec& g : c.cluster->machine_gpu)
+      types.push_back(g.peak_flops > 0 ? Json(g.name) : Json());
+    context["machine_gpu_types"] = types;
     context["device_memory_bytes"] = c.cluster->device_memory;
     context["intra_bw"] = c.cluster->network.intra;
     context["inter_allreduce_bw"] = c.cluster->network.inter_allreduce;

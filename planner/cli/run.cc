@@ -109,8 +109,7 @@ Cluster make_cluster(const Options& o, const Inputs& in) {
 std::string utilization_line(const Inputs& in, const Plan* plan) {
   if (!in.transformer || !plan || plan->iteration_time <= 0) return "";
   const TransformerInput& t = *in.transformer;
-  const double per_device = transformer_training_flops(t.config) * plan->global_batch /
-                            plan->iteration_time / plan->device_count();
+  const double per_device = model_flops_per_gpu(*plan, in.model);
   return fmt::format(
       "{} at GBS {}: {:.1f} TFLOP/s of model FLOPs per GPU, MFU {:.1f}% of {}'s "
       "{:.0f} TFLOP/s peak (efficiency {:.2f} assumed per operation)\n",

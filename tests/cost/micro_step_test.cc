@@ -56,7 +56,7 @@ TEST(LargestMicroStep, IsTheLargestStepThatPassesTheMemoryCheck) {
       const CostModel cost = cost_with(tenths * 0.1e9 + nudge, one_layer(), settings);
       int expected = 0;
       for (int s = 1; s <= 25; ++s)
-        if (cost.weight_memory(0, 0) + cost.activation_memory(0, 0, s) <=
+        if (cost.weight_memory(0, 0, {}, 1) + cost.activation_memory(0, 0, s) <=
             cost.cluster().device_memory)
           expected = s;
       EXPECT_EQ(largest_micro_step(cost, 25), expected) << tenths << " " << nudge;

@@ -82,5 +82,10 @@ double simulated_speedup(const Plan& plan, const Baselines& baselines);
 /// The speedup by the analytic estimate: Plan::one_device_time / Plan::estimate (0 when
 /// there is no estimate).
 double estimate_speedup(const Plan& plan);
+/// Model FLOP/s per GPU of a plan: the model's training FLOPs per sample x the global batch
+/// / the iteration time / the devices used; 0 when the model does not know its FLOPs
+/// (ModelProfile::training_flops_per_sample) or the plan has no time. Over the model GPU's
+/// peak it is the MFU.
+double model_flops_per_gpu(const Plan& plan, const ModelProfile& model);
 
 }  // namespace pe

@@ -198,10 +198,6 @@ Bytes CostModel::crossing(std::size_t last, double samples) const {
   return crossing_[last] * samples / profile_batch_;
 }
 
-Bytes CostModel::weight_memory(std::size_t first, std::size_t last) const {
-  return settings_.optimizer_scaling * parameters(first, last);
-}
-
 Bytes CostModel::activation_memory(std::size_t first, std::size_t last, double samples) const {
   return range(activation_, first, last) * activation_scale_ * samples / profile_batch_;
 }
@@ -260,11 +256,6 @@ Seconds CostModel::ExposedScan::along_spine(std::size_t last) {
 Seconds CostModel::ExposedScan::extend_to(std::size_t last) {
   if (!on_spine_ || cost_.spine_position(last) < 0) return one_piece(last);
   return along_spine(last);
-}
-
-Seconds CostModel::exposed_allreduce(std::size_t first, std::size_t last, double samples,
-                                     int devices, bool intra_machine) const {
-  return ExposedScan(*this, first, samples, devices, intra_machine).extend_to(last);
 }
 
 }  // namespace pe::detail

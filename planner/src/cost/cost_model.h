@@ -48,8 +48,6 @@ class CostModel {
   }
   /// Bytes crossing the cut after state `last` for a micro-batch of `samples`.
   Bytes crossing(std::size_t last, double samples) const;
-  /// Weights + gradients + optimizer state of states [first, last].
-  Bytes weight_memory(std::size_t first, std::size_t last) const;
   /// Activations of states [first, last] for `samples` samples (override-scaled).
   Bytes activation_memory(std::size_t first, std::size_t last, double samples) const;
   /// Activation bytes per sample of the whole model (override or profile).
@@ -101,6 +99,12 @@ class CostModel {
   /// through states [first, last] split v.tensor_parallel ways (0 for t = 1).
   Seconds tensor_parallel_time(std::size_t first, std::size_t last, double samples,
                                const StageVariant& v) const;
+  /// All the tensor-parallel all-reduces inside a micro-batch's forward() + backward(): one
+  /// pass each way, and the recomputed forward's when `v` recomputes.
+  Seconds tensor_parallel_total(std::size_t first, std::size_t last, double samples,
+                                const StageVariant& v) const {
+    return (v.recompute ? 3 : 2) * tensor_parallel_time(first, last, samples, v);
+  }
   /// The compute of the forward pass a recomputing stage runs again in its backward
   /// (its all-reduces are tensor_parallel_time's); 0 when `v` does not recompute.
   Seconds recompute_time(std::size_t first, std::size_t last, double samples, const StageVariant& v,
@@ -129,8 +133,7 @@ class CostModel {
                        const StageVariant& v) const;
   /// What is left of the stage's gradient synchronisation after its last backward: the
   /// all-reduce of its parameters / t over `reducers` GPUs (a reduce-scatter, half of it,
-  /// under ZeRO-3), overlapped as exposed_allreduce says with backward times / (t x
-  /// efficiency).
+  /// under ZeRO-3), overlapped as ExposedScan says with backward times / (t x efficiency).
   Seconds gradient_sync(std::size_t first, std::size_t last, const StageVariant& v, int reducers,
                         bool intra_machine) const;
 
@@ -138,16 +141,13 @@ class CostModel {
   Seconds transfer(Bytes bytes, bool intra_machine) const;
   /// Ring all-reduce of `bytes` over `devices`, inside one machine or across machines.
   Seconds allreduce(Bytes bytes, int devices, bool intra_machine) const;
-  /// Part of the all-reduce of states [first, last] still running when the stage's last
-  /// backward (of `samples` samples) ends: each state's gradients are reduced, one state at
-  /// a time, as soon as its backward is done (the backward runs from `last` to `first`).
+  /// The part of a stage's gradient synchronisation (gradient_sync over `devices` GPUs) still
+  /// running when its last backward (of `samples` samples, run as `v` on GPUs `speed` times
+  /// as fast as the model's) ends: each state's gradients are reduced, one state at a time,
+  /// as soon as its backward is done (the backward runs from the last state to the first).
   /// When the states are not a chain, a stage whose ends lie on the model's spine
   /// (ModelProfile::spine) is reduced along the spine's operators; any other stage is one
-  /// piece, its whole all-reduce exposed.
-  Seconds exposed_allreduce(std::size_t first, std::size_t last, double samples, int devices,
-                            bool intra_machine) const;
-
-  /// Incremental form of exposed_allreduce for a fixed first state and growing last state.
+  /// piece, its whole all-reduce exposed. For a fixed first state and growing last state.
   class ExposedScan {
    public:
     ExposedScan(const CostModel& cost, std::size_t first, double samples, int devices,

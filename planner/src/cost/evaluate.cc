@@ -38,8 +38,7 @@ PlanStage make_stage(const CostModel& cost, const Layout& layout, const Pipeline
   stage.times.forward = cost.forward(s.first, s.last, samples.timed, v, gather, place.speed);
   stage.times.backward = cost.backward(s.first, s.last, samples.timed, v, gather, place.speed);
   stage.recompute_time = cost.recompute_time(s.first, s.last, samples.timed, v, place.speed);
-  stage.tensor_parallel_time =
-      (v.recompute ? 3 : 2) * cost.tensor_parallel_time(s.first, s.last, samples.timed, v);
+  stage.tensor_parallel_time = cost.tensor_parallel_total(s.first, s.last, samples.timed, v);
   const int split =
       last ? 1 : std::min(v.tensor_parallel, spec.stages[index + 1].variant.tensor_parallel);
   stage.times.send = last ? 0

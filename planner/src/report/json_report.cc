@@ -79,11 +79,8 @@ Json stage_value(const PlanStage& s, const ModelProfile* model) {
 // Model FLOP/s per GPU of a plan and its share of the model GPU's peak (MFU); nulls when the
 // model's FLOPs or GPU are unknown.
 std::pair<Json, Json> utilization(const Plan& p, const ModelProfile* model) {
-  if (!model || !(model->training_flops_per_sample > 0) || !(p.iteration_time > 0) ||
-      p.device_count() < 1)
-    return {Json(), Json()};
-  const double per_gpu =
-      model->training_flops_per_sample * p.global_batch / p.iteration_time / p.device_count();
+  const double per_gpu = model ? model_flops_per_gpu(p, *model) : 0;
+  if (!(per_gpu > 0)) return {Json(), Json()};
   return {Json(per_gpu),
           model->gpu.peak_flops > 0 ? Json(per_gpu / model->gpu.peak_flops) : Json()};
 }

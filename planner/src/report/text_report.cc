@@ -258,6 +258,14 @@ double simulated_speedup(const Plan& plan, const Baselines& baselines) {
   return plan.simulated_time > 0 ? baselines.single_device_time / plan.simulated_time : 0;
 }
 
+double model_flops_per_gpu(const Plan& plan, const ModelProfile& model) {
+  if (!(model.training_flops_per_sample > 0) || !(plan.iteration_time > 0) ||
+      plan.device_count() < 1)
+    return 0;
+  return model.training_flops_per_sample * plan.global_batch / plan.iteration_time /
+         plan.device_count();
+}
+
 double estimate_speedup(const Plan& plan) {
   return plan.estimate > 0 ? plan.one_device_time / plan.estimate : 0;
 }

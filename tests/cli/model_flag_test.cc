@@ -85,12 +85,6 @@ TEST(ModelFlag, StatesListTheLayers) {
   EXPECT_THAT(r.out, HasSubstr("layer 24"));
 }
 
-}  // namespace
-}  // namespace pe::testing
-
-namespace pe::testing {
-namespace {
-
 ProgramResult plan_70b(std::vector<std::string> extra) {
   std::vector<std::string> args{"--model", "llama2-70b", "--devices", "8,16,24,32",
                                 "--gbs",   "256",        "--format",  "json"};
@@ -180,12 +174,6 @@ TEST(ModelFlag, NoPlanFitsNamesTheLayerAtItsSmallest) {
   EXPECT_THAT(r.out, HasSubstr("no plan fits: state 1 alone needs"));
   EXPECT_THAT(r.out, HasSubstr("split 8 ways, recomputed"));
 }
-
-}  // namespace
-}  // namespace pe::testing
-
-namespace pe::testing {
-namespace {
 
 using ModelFlagFiles = ScratchTest;
 

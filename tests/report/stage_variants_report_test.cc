@@ -280,12 +280,6 @@ TEST(StageVariantsReport, ModelsWithoutTheChoicesShowNoneOfThem) {
   expect_csv_matches_json_stages(points);
 }
 
-}  // namespace
-}  // namespace pe
-
-namespace pe {
-namespace {
-
 // The shares of "limits:" (compute, tensor-parallel all-reduce, recomputation, idle) in
 // the order printed.
 std::vector<double> limit_shares(const std::string& line) {

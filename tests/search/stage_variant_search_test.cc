@@ -124,12 +124,6 @@ TEST(StageVariantSearch, SettingsThatForbidVariantsGiveThePlainSpace) {
   }
 }
 
-}  // namespace
-}  // namespace pe
-
-namespace pe {
-namespace {
-
 // Machines of two GPU types, faster or slower than the model's and with their own memory: the
 // search meets the exhaustive optimum, stages run at their slowest GPU's speed and fit their
 // smallest GPU's memory.

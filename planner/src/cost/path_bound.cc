@@ -5,24 +5,49 @@
 namespace pe::detail {
 namespace {
 
-// The terms of stage b that end at its last backward: A, A', T (1F1B), G, B and Q.
-Seconds before_last_backward(const StageTimes& t, const SuffixBound& s, int micro_batches,
-                             Schedule schedule) {
+// How long after stage b's first forward starts its last forward can start (`forward`) and
+// its last backward can end (`backward`), each beyond the round trip from b for the latter:
+// the terms of stage b that pass its last forward (Q, A') or end at its last backward (A,
+// A', T, G, B and Q).
+struct StagePaths {
+  Seconds forward = 0, backward = 0;
+};
+StagePaths stage_paths(const StageTimes& t, const SuffixBound* next, const SuffixBound& s,
+                       int micro_batches, Schedule schedule) {
   const double m = micro_batches;
+  const Seconds f = t.forward, g = t.backward;
   const int k = s.stages;
   const int warmup = schedule == Schedule::GPipe ? micro_batches : std::min(micro_batches, k);
-  Seconds before = std::max({m * (t.forward + t.backward) - s.round_trip,        // B
-                             (m - 1) * t.backward,                               // G
-                             (m - 1) * t.forward + (m - warmup) * t.backward});  // Q
-  if (schedule == Schedule::GPipe) return before;
-  before = std::max(before, (m - 1) * t.backward + (m - warmup) * t.forward);  // A
-  if (k < micro_batches) {                                                     // A'
-    const int trips = (micro_batches - 1) / k;
-    before = std::max(before, trips * s.round_trip + (micro_batches - 1 - trips * k) * t.backward);
-  } else {  // T
-    before = std::max(before, (m - 1) * (t.forward + t.backward) + s.after_x);
+  StagePaths p;
+  p.forward = (m - 1) * f + (m - warmup) * g;                                   // Q
+  p.backward = std::max({p.forward, m * (f + g) - s.round_trip, (m - 1) * g});  // Q, B, G
+  // T (GPipe: every stage runs its M forwards first, so the last one's round trip to the
+  // end comes back before micro-batch 0's backward)
+  if (schedule == Schedule::GPipe) {
+    p.backward = std::max(p.backward, (m - 1) * (f + g));
+    return p;
   }
-  return before;
+  // Micro-batch 0's gradient reaches stage b no earlier than its round trip, nor before
+  // stage b + 1 has run its warm-up forwards (the last of them sent by b) and its first
+  // backward: `late` is how much later that is. A and A' start there.
+  Seconds late = 0;
+  if (next) {
+    const int next_warmup = std::min(micro_batches, next->stages);
+    late = std::max(0.0, (next_warmup - 1) * f + next->head_work - next->round_trip);
+  }
+  p.backward = std::max(p.backward, (m - 1) * g + (m - warmup) * f + late);  // A
+  if (k < micro_batches) {                                                   // A'
+    // Backward i is followed by forward i + k, whose round trip ends in backward i + k:
+    // after (M - 1 - jk) steps of f + g, j round trips reach the last backward; the last
+    // forward starts the last of them.
+    const int trips = (micro_batches - 1) / k;
+    const Seconds chained = trips * s.round_trip + (micro_batches - 1 - trips * k) * (f + g) + late;
+    p.forward = std::max(p.forward, chained);
+    p.backward = std::max(p.backward, chained);
+  } else {  // T
+    p.backward = std::max(p.backward, (m - 1) * (f + g) + s.after_x);
+  }
+  return p;
 }
 
 // The terms that do not end at stage b's last backward: C, P (1F1B) and W (GPipe).
@@ -60,11 +85,20 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     else if (s.stages == micro_batches)
       s.after_x = next->after_x;
   }
-  const Seconds before = before_last_backward(t, s, micro_batches, schedule);
-  s.worst = std::max(
-      {before, other_terms(t, send, next, s, micro_batches, schedule), next ? next->worst : 0});
-  s.exposed = before + t.allreduce;
-  if (next) s.exposed = std::max(s.exposed, next->exposed - t.backward - send);
+  const StagePaths paths = stage_paths(t, next, s, micro_batches, schedule);
+  s.worst = std::max({paths.backward, other_terms(t, send, next, s, micro_batches, schedule),
+                      next ? next->worst : 0});
+  s.exposed = paths.backward + t.allreduce;
+  // After the last micro-batch's forward, GPipe runs all M backwards of a stage.
+  s.drain = t.allreduce + (schedule == Schedule::GPipe ? (micro_batches - 1) * t.backward : 0);
+  if (next) {
+    const Seconds back = t.backward + send;  // from stage b + 1's last backward to b's
+    s.drain = std::max(s.drain, next->drain - back);
+    // The last micro-batch leaves b after its last forward starts (Q, A'), and after the
+    // M - 1 transfers before it (C).
+    const Seconds last_sent = std::max(paths.forward, (micro_batches - 1) * send);
+    s.exposed = std::max({s.exposed, next->exposed - back, last_sent + next->drain - back});
+  }
   return s;
 }
 

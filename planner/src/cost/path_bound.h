@@ -7,10 +7,13 @@
 // pair of stages (f, g: a stage's forward and backward, c: the transfer after it, M
 // micro-batches, k = S - b the stages from b to the end, w = min(M, k) its warm-up):
 //   A  (1F1B)  after micro-batch 0's backward, stage b still runs (M-1) backwards and
-//              M - w forwards: (M-1) g + (M-w) f;
-//   A' (1F1B, k < M)  stage b starts forward m + k only after the backward of m, which
-//              waited for m's round trip R_b through stages b..S-1: with j = floor((M-1)/k)
-//              round trips chained, then the M-1-jk last backwards: j R_b + (M-1-jk) g;
+//              M - w forwards: (M-1) g + (M-w) f + late, where late is how much stage
+//              b+1's warm-up delays that backward beyond the round trip (its w' forwards
+//              come from b): max(0, (w' - 1) f + f_{b+1} + g_{b+1} - R_{b+1});
+//   A' (1F1B, k < M)  stage b starts forward m + k only after the backward of m, and that
+//              forward's round trip R_b ends in backward m + k: with j = floor((M-1)/k),
+//              M-1-jk pairs of a forward and a backward, then j round trips: j R_b +
+//              (M-1-jk)(f + g) + late;
 //   P  (1F1B, 2 <= k < M)  stages b and b+1 form a cycle: forward m on b, then on b+1,
 //              whose next operation is the backward of m - (k - 2), back on b, whose next
 //              operation is the forward of m + 2. From forward k - 2 on stage b, n =
@@ -20,6 +23,7 @@
 //              forward travels to stage x = S - M (also all forwards first), whose first
 //              backward comes back: (M-1)(f + g) - beyond, where `beyond` is the part of
 //              the round trip past stage x (2 c_x + the round trip of the stages after x);
+//              GPipe: every stage runs all forwards first, so x = S - 1: (M-1)(f + g);
 //   W  (GPipe) the forward wave then the backward wave: M forwards on a stage e (or M
 //              transfers on a cut), the last micro-batch to the end, M backwards on a stage
 //              b (or transfers): (M-1)(max over stages of max(f, c) + the same of g);
@@ -29,8 +33,9 @@
 // (sum over earlier stages of g + c) + the largest of A, A', T, G, B, Q of that stage:
 //   Q  (both)  the stage's operations before its last forward, then the last micro-batch
 //              to the end and back: (M-1) f + (M - w) g (also a term of its own).
-// (Q of an earlier stage b also bounds a later stage's last backward; the search would
-// need one more field per entry to use that, which costs more than it gains today.)
+// Q of stage b also paces every later stage s: the last micro-batch's round trip passes
+// s's last backward, so s's all-reduce ends no earlier than Q_b + the round trip from b
+// - sum over b <= t < s of (g_t + c_t) + AR_s (the `drain` field carries the last part).
 // docs/timeline.md, section "Lower bounds", explains the terms.
 #pragma once
 
@@ -43,9 +48,14 @@ namespace pe::detail {
 /// stage forwards. The bound of a whole pipeline is bound(suffix of stage 0). Every field
 /// but `stages` can only raise the bound of any pipeline the suffix ends.
 struct SuffixBound {
-  Seconds round_trip = 0;     ///< fill_drain of the suffix: R_b.
-  Seconds worst = 0;          ///< The largest term of a stage, cut or pair in the suffix.
-  Seconds exposed = 0;        ///< The all-reduce term measured from stage b's last backward.
+  Seconds round_trip = 0;  ///< fill_drain of the suffix: R_b.
+  Seconds worst = 0;       ///< The largest term of a stage, cut or pair in the suffix.
+  Seconds exposed = 0;     ///< The all-reduce term measured from stage b's last backward.
+  /// What follows the last micro-batch's backward on stage b, if the later stages end as
+  /// early as the backward wave allows: max over s >= b of AR_s (GPipe: + (M - 1) g_s, the
+  /// backwards stage s runs after the last forward) - sum over b <= t < s of (g_t + c_t).
+  /// An earlier stage's Q paces it (exposed).
+  Seconds drain = 0;
   Seconds head_work = 0;      ///< 1F1B: f + g of stage b (P for the stage in front).
   Seconds after_x = 0;        ///< 1F1B, stages >= M: minus `beyond` of T (0 otherwise).
   Seconds forward_wave = 0;   ///< GPipe: max over the suffix of max(f, c).

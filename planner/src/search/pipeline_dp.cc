@@ -4,6 +4,7 @@
 //   y     = round_trip, the fill_drain of the suffix,
 //   e     = worst, the largest path term of a stage, cut or pair of the suffix,
 //   y + x = round_trip + exposed, the all-reduce term,
+//   y + D = round_trip + drain, what follows an earlier stage's Q in the all-reduce term,
 //   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
 //   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
@@ -47,16 +48,17 @@ struct Entry {
   // different terms.
   auto group() const { return std::make_tuple(k(), !head, t()); }
   Seconds total() const { return bound.round_trip + bound.exposed; }
+  Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after k and head).
   auto fields() const {
     const SuffixBound& b = bound;
-    return std::make_tuple(b.round_trip, b.worst, total(), b.head_work, b.after_x, b.forward_wave,
-                           b.backward_wave);
+    return std::make_tuple(b.round_trip, b.worst, total(), drained(), b.head_work, b.after_x,
+                           b.forward_wave, b.backward_wave);
   }
   bool no_worse_than(const Entry& o) const {
     const SuffixBound &a = bound, &b = o.bound;
     return a.round_trip <= b.round_trip && a.worst <= b.worst && total() <= o.total() &&
-           a.head_work <= b.head_work && a.after_x <= b.after_x &&
+           drained() <= o.drained() && a.head_work <= b.head_work && a.after_x <= b.after_x &&
            a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave;
   }
 };
@@ -100,8 +102,10 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
     }
     SuffixBound& least = cell.back().bound;
     const Seconds total = std::min(least.round_trip + least.exposed, c.total());
+    const Seconds drained = std::min(least.round_trip + least.drain, c.drained());
     least.round_trip = std::min(least.round_trip, c.bound.round_trip);
     least.exposed = total - least.round_trip;
+    least.drain = drained - least.round_trip;
     least.worst = std::min(least.worst, c.bound.worst);
     least.head_work = std::min(least.head_work, c.bound.head_work);
     least.after_x = std::min(least.after_x, c.bound.after_x);

@@ -1,6 +1,6 @@
 // The hybrid search for one global batch size: branch and bound on the simulated time.
-// Candidates come from the seeds (one-stage and equal-work pipelines, accumulation plans)
-// and from one dynamic-programming pass per pipeline shape, which returns the plans of the
+// Candidates come from the seeds (one-stage and equal-work pipelines, accumulation plans;
+// the fastest few polished by local moves, search/polish.h) and from one dynamic-programming pass per pipeline shape, which returns the plans of the
 // shape with the least path lower bound (cost/path_bound.h). Candidates are simulated in
 // order of their lower bounds while a bound is below the best simulated time found (the
 // incumbent); the passes drop every plan whose bound cannot beat the incumbent. What no
@@ -23,6 +23,7 @@
 #include "cost/stage_variants.h"
 #include "pe/timeline.h"
 #include "search/pipeline_dp.h"
+#include "search/polish.h"
 
 namespace pe::detail {
 namespace {
@@ -35,6 +36,11 @@ constexpr int kPlansPerPass = 4;  // candidates one pass returns, least bound fi
 // proportionally less on more: their steps grow with the squared width, so beyond it most
 // would run out anyway.
 constexpr int kRelaxedDevices = 64;
+// Seeds polished (search/polish.h) per search: the fastest of this many shapes, within this
+// much of the fastest seed, sharing this many simulated (stage, micro-batch) pairs.
+constexpr std::size_t kPolished = 8;
+constexpr double kPolishWithin = 0.5;
+constexpr std::int64_t kPolishPairs = std::int64_t{1} << 22;
 
 // Whether a plan is one of a shape's: its copies, micro-batch size and schedule (the
 // micro-batch count follows from them, except for accumulation plans).
@@ -270,7 +276,7 @@ std::vector<std::size_t> balanced_ends(const CostModel& cost, const std::vector<
 // A seed in variant {t, no recomputation} on every stage, then with recomputation on the
 // stages that do not fit without it; nothing when a stage cannot run split t ways there.
 void seed_variant(const CostModel& cost, const Layout& layout, int global_batch, PipelineSpec spec,
-                  int t, Pool& pool) {
+                  int t, std::vector<CostedPlan>& seeds) {
   for (StageSpec& s : spec.stages) {
     const int most = spec.stages.size() == 1 ? s.width : spec.micro_batch;
     const std::vector<StageVariant> allowed = stage_variants(cost, layout, s.offset, s.width, most);
@@ -286,7 +292,7 @@ void seed_variant(const CostModel& cost, const Layout& layout, int global_batch,
           ev.plan.stages[i].peak_memory() > ev.plan.stages[i].device_memory;
     ev = evaluate(cost, spec, global_batch);
   }
-  if (ev.fits) pool.add(std::move(ev.plan));
+  if (ev.fits) seeds.push_back({std::move(spec), std::move(ev.plan)});
 }
 
 // Cheap first bounds that let the exact passes prune from the start: per shape, the
@@ -295,7 +301,7 @@ void seed_variant(const CostModel& cost, const Layout& layout, int global_batch,
 // machines' worth of devices (slow links between machines often leave devices idle); for
 // a model that can split, each with every stage split t ways, for each degree t.
 void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, int max_width,
-          Pool& pool) {
+          std::vector<CostedPlan>& seeds) {
   const int width = cost.cluster().device_count() / shape.replicas;
   const Layout layout(cost.cluster(), shape.replicas, width);
   std::vector<int> used{width};
@@ -322,7 +328,7 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
               {first, last, static_cast<int>(spec.stages.size()) * per_stage, per_stage, {}});
           first = last + 1;
         }
-        seed_variant(cost, layout, global_batch, std::move(spec), t, pool);
+        seed_variant(cost, layout, global_batch, std::move(spec), t, seeds);
       }
 }
 
@@ -340,7 +346,7 @@ std::vector<int> divisors(int n) {
 
 // Accumulation plans (accumulation_spec) of every copy count, when 1F1B is searched.
 void seed_accumulation(const CostModel& cost, int global_batch, const SearchOptions& options,
-                       Pool& pool) {
+                       std::vector<CostedPlan>& seeds) {
   if (std::count(options.schedules.begin(), options.schedules.end(), Schedule::OneFOneB) == 0)
     return;
   const int devices = cost.cluster().device_count();
@@ -350,8 +356,39 @@ void seed_accumulation(const CostModel& cost, int global_batch, const SearchOpti
     if (options.max_stage_width > 0 && devices / r > options.max_stage_width) continue;
     if (std::optional<PipelineSpec> spec = accumulation_spec(cost, global_batch, r)) {
       Evaluation ev = evaluate(cost, *spec, global_batch);
-      if (ev.fits) pool.add(std::move(ev.plan));
+      if (ev.fits) seeds.push_back({*spec, std::move(ev.plan)});
     }
+  }
+}
+
+// Polishes (search/polish.h) the fastest seed of each of the kPolished fastest shapes
+// within kPolishWithin of the fastest seed, sharing kPolishPairs simulated pairs; appends
+// the polished plans that improved.
+void polish_seeds(const CostModel& cost, int global_batch, int width_limit,
+                  std::vector<CostedPlan>& seeds) {
+  std::vector<std::pair<Seconds, std::size_t>> fastest;  // per shape: time, seed
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    Plan& plan = seeds[i].plan;
+    if (static_cast<double>(plan.stages.size()) * plan.micro_batches > kMaxSimulatedPairs) continue;
+    const Seconds time = simulated_makespan(plan.shape());
+    auto same = std::find_if(fastest.begin(), fastest.end(), [&](const auto& f) {
+      return matches(seeds[f.second].plan, shape_of(plan));
+    });
+    if (same == fastest.end())
+      fastest.push_back({time, i});
+    else if (time < same->first)
+      *same = {time, i};
+  }
+  std::stable_sort(fastest.begin(), fastest.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::int64_t pairs = kPolishPairs;
+  const std::size_t count = std::min(fastest.size(), kPolished);
+  for (std::size_t k = 0; k < count && pairs > 0; ++k) {
+    if (fastest[k].first > fastest.front().first * (1 + kPolishWithin)) break;
+    std::optional<CostedPlan> better =
+        polish(cost, seeds[fastest[k].second].spec, global_batch, width_limit, pairs);
+    if (better && better->plan.iteration_time < fastest[k].first)
+      seeds.push_back(std::move(*better));
   }
 }
 
@@ -452,9 +489,12 @@ class Search {
   // Seeds and searches the shapes of the cluster of `cost` (with its accumulation plans);
   // returns each shape's lower bound.
   std::vector<Seconds> run(const CostModel& cost, const std::vector<ShapeOn>& shapes) {
+    std::vector<CostedPlan> seeds;
     for (const ShapeOn& s : shapes)
-      seed(cost, global_batch_, s.shape, options_.max_stage_width, pool_);
-    seed_accumulation(cost, global_batch_, options_, pool_);
+      seed(cost, global_batch_, s.shape, options_.max_stage_width, seeds);
+    seed_accumulation(cost, global_batch_, options_, seeds);
+    polish_seeds(cost, global_batch_, options_.max_stage_width, seeds);
+    for (CostedPlan& s : seeds) pool_.add(std::move(s.plan));
     pool_.simulate_promising();
     return search_rounds(shapes);
   }
@@ -485,7 +525,9 @@ class Search {
   // their relaxed passes; those held by a shape of the whole cluster are bounded there. Its
   // accumulation plans, outside every shape, are still offered.
   void bound_only(const CostModel& cost, const std::vector<ShapeOn>& shapes) {
-    seed_accumulation(cost, global_batch_, options_, pool_);
+    std::vector<CostedPlan> seeds;
+    seed_accumulation(cost, global_batch_, options_, seeds);
+    for (CostedPlan& s : seeds) pool_.add(std::move(s.plan));
     pool_.simulate_promising();
     std::vector<std::size_t> all(shapes.size());
     std::iota(all.begin(), all.end(), std::size_t{0});

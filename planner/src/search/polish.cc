@@ -1,0 +1,105 @@
+#include "search/polish.h"
+
+#include <algorithm>
+
+#include "cost/evaluate.h"
+#include "cost/layout.h"
+#include "cost/stage_samples.h"
+#include "cost/stage_variants.h"
+#include "pe/timeline.h"
+
+namespace pe::detail {
+namespace {
+
+constexpr double kBetter = 1e-9;  // relative improvement a move must make
+
+// Whether every stage of `spec` is a stage of the model, within the width limits and in a
+// variant its devices allow; offsets are recomputed from the widths first.
+bool valid(const CostModel& cost, PipelineSpec& spec, int width_limit) {
+  const Layout layout(cost.cluster(), spec.replicas, spec.replica_width);
+  const bool one = spec.stages.size() == 1;
+  int offset = 0;
+  for (StageSpec& s : spec.stages) {
+    if (s.first > s.last || !cost.stage(s.first, s.last) || s.width < 1) return false;
+    const int t = s.variant.tensor_parallel;
+    if (s.width > max_stage_width(one, spec.micro_batch, s.width, t)) return false;
+    if (width_limit > 0 && s.width > width_limit) return false;
+    s.offset = offset;
+    offset += s.width;
+    const int most = one ? s.width : spec.micro_batch;
+    const std::vector<StageVariant> allowed = stage_variants(cost, layout, s.offset, s.width, most);
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const StageVariant& v) {
+          return v.tensor_parallel == t && v.recompute == s.variant.recompute;
+        }))
+      return false;
+  }
+  return offset <= spec.replica_width;
+}
+
+// Evaluates and simulates `spec` within the pair budget; empty when it does not fit or the
+// budget is spent.
+std::optional<CostedPlan> try_spec(const CostModel& cost, const PipelineSpec& spec,
+                                   int global_batch, std::int64_t& pairs) {
+  const std::int64_t cost_pairs =
+      static_cast<std::int64_t>(spec.stages.size()) * spec.micro_batches;
+  if (cost_pairs > pairs) return std::nullopt;
+  pairs -= cost_pairs;
+  Evaluation ev = evaluate(cost, spec, global_batch);
+  if (!ev.fits) return std::nullopt;
+  ev.plan.iteration_time = simulated_makespan(ev.plan.shape());
+  return CostedPlan{spec, std::move(ev.plan)};
+}
+
+// The moves from `spec`, in a fixed order: boundary shifts (largest first), then device
+// moves between neighbours.
+std::vector<PipelineSpec> moves(const PipelineSpec& spec) {
+  std::vector<PipelineSpec> out;
+  const std::size_t n = spec.stages.size();
+  for (std::size_t i = 0; i + 1 < n; ++i)
+    for (long step = 16; step >= 1; step /= 2)
+      for (long sign : {-1L, 1L}) {
+        const long last = static_cast<long>(spec.stages[i].last) + sign * step;
+        if (last < static_cast<long>(spec.stages[i].first) ||
+            last >= static_cast<long>(spec.stages[i + 1].last))
+          continue;
+        PipelineSpec m = spec;
+        m.stages[i].last = static_cast<std::size_t>(last);
+        m.stages[i + 1].first = static_cast<std::size_t>(last) + 1;
+        out.push_back(std::move(m));
+      }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j : {i - 1, i + 1}) {  // from stage i to neighbour j (i - 1 wraps at 0)
+      if (j >= n) continue;
+      const int t = spec.stages[i].variant.tensor_parallel;
+      if (spec.stages[j].variant.tensor_parallel != t || spec.stages[i].width <= t) continue;
+      PipelineSpec m = spec;
+      m.stages[i].width -= t;
+      m.stages[j].width += t;
+      out.push_back(std::move(m));
+    }
+  return out;
+}
+
+}  // namespace
+
+std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& start, int global_batch,
+                                 int width_limit, std::int64_t& pairs) {
+  std::optional<CostedPlan> best = try_spec(cost, start, global_batch, pairs);
+  if (!best) return std::nullopt;
+  for (bool improved = true; improved && pairs > 0;) {
+    improved = false;
+    for (PipelineSpec& m : moves(best->spec)) {
+      if (!valid(cost, m, width_limit)) continue;
+      std::optional<CostedPlan> tried = try_spec(cost, m, global_batch, pairs);
+      if (tried && tried->plan.iteration_time < best->plan.iteration_time * (1 - kBetter)) {
+        best = std::move(tried);
+        improved = true;
+        break;
+      }
+      if (pairs <= 0) break;
+    }
+  }
+  return best;
+}
+
+}  // namespace pe::detail

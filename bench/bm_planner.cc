@@ -2,6 +2,7 @@
 #include <benchmark/benchmark.h>
 #include <tbb/global_control.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,53 @@ BENCHMARK(BM_Planner_PointByDevices)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The scaling table of bench/README.md: one point, GBS 512, of six profiles on 16 to 4,096
+// GPUs in machines of 8 (2 threads). Counters: gap_percent (0 when exact), exact, states.
+const char* const kScalingProfiles[] = {"vgg19",   "resnet50", "resnet101",
+                                        "gnmt_16", "bert_48",  "nasnetalarge"};
+void BM_Planner_Scaling(benchmark::State& state) {
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism, 2);
+  const std::string profile = kScalingProfiles[state.range(0)];
+  const int devices = static_cast<int>(state.range(1));
+  const pe::Planner planner = make_planner(profile, machines(devices, 8));
+  double gap = 0;
+  bool exact = true;
+  for (auto _ : state) {
+    const pe::PointResult point = planner.plan(512);
+    gap = point.best() ? point.gap() : 1;
+    exact = point.exact;
+    benchmark::DoNotOptimize(point);
+  }
+  state.SetLabel(profile);
+  state.counters["gap_percent"] = 100 * gap;
+  state.counters["exact"] = exact;
+  state.counters["devices"] = devices;
+}
+BENCHMARK(BM_Planner_Scaling)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {16, 64, 256, 1024, 4096}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Every bundled profile's default sweep (GBS 32:4096:64, 65 points) on 2 x 8 GPUs, 2
+// threads, registered by main(). Counters: inexact points and the largest gap.
+void sweep_profile(benchmark::State& state, const pe::ProfileEntry& entry) {
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism, 2);
+  const pe::Planner planner = make_planner(entry.name, {8, 16});
+  const std::vector<int> batches = pe::parse_batch_sizes("32:4096:64");
+  int inexact = 0;
+  double largest = 0;
+  for (auto _ : state) {
+    const std::vector<pe::PointResult> points = planner.sweep(batches);
+    inexact = 0, largest = 0;
+    for (const pe::PointResult& p : points) {
+      inexact += !p.exact;
+      largest = std::max(largest, p.gap());
+    }
+  }
+  state.counters["inexact"] = inexact;
+  state.counters["gap_percent"] = 100 * largest;
+}
+
 // The slowest bundled point we know: NASNet-A large (1,250 states) at GBS 32 on 2 x 8 GPUs,
 // where the search stops at the default effort (SearchOptions::effort). Argument: threads.
 void BM_Planner_EffortBoundPoint(benchmark::State& state) {
@@ -148,4 +196,16 @@ BENCHMARK(BM_Planner_Transformer)
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  for (const pe::ProfileEntry& entry : pe::bundled_profiles())
+    benchmark::RegisterBenchmark(("BM_Planner_SweepEveryProfile/" + entry.name).c_str(),
+                                 sweep_profile, entry)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(1);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

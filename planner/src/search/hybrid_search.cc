@@ -1,10 +1,11 @@
 // The hybrid search for one global batch size: branch and bound on the simulated time.
 // Candidates come from the seeds (one-stage and equal-work pipelines, accumulation plans;
-// the fastest few polished by local moves, search/polish.h) and from one dynamic-programming pass per pipeline shape, which returns the plans of the
-// shape with the least path lower bound (cost/path_bound.h). Candidates are simulated in
-// order of their lower bounds while a bound is below the best simulated time found (the
-// incumbent); the passes drop every plan whose bound cannot beat the incumbent. What no
-// pass could rule out is the certificate: the least lower bound over every shape.
+// the fastest few polished by local moves, search/polish.h) and from one dynamic-programming pass
+// per pipeline shape, which returns the plans of the shape with the least path lower bound
+// (cost/path_bound.h). Candidates are simulated in order of their lower bounds while a bound is
+// below the best simulated time found (the incumbent); the passes drop every plan whose bound
+// cannot beat the incumbent. What no pass could rule out is the certificate: the least lower bound
+// over every shape.
 #include "search/hybrid_search.h"
 
 #include <tbb/parallel_for.h>
@@ -37,10 +38,12 @@ constexpr int kPlansPerPass = 4;  // candidates one pass returns, least bound fi
 // would run out anyway.
 constexpr int kRelaxedDevices = 64;
 // Seeds polished (search/polish.h) per search: the fastest of this many shapes, within this
-// much of the fastest seed, sharing this many simulated (stage, micro-batch) pairs.
+// much of the fastest seed, sharing at most this many simulated (stage, micro-batch) pairs,
+// and at most the effort over kPolishShare (3M at the default effort).
 constexpr std::size_t kPolished = 8;
 constexpr double kPolishWithin = 0.5;
 constexpr std::int64_t kPolishPairs = std::int64_t{1} << 22;
+constexpr std::uint64_t kPolishShare = 32;
 
 // Whether a plan is one of a shape's: its copies, micro-batch size and schedule (the
 // micro-batch count follows from them, except for accumulation plans).
@@ -362,9 +365,9 @@ void seed_accumulation(const CostModel& cost, int global_batch, const SearchOpti
 }
 
 // Polishes (search/polish.h) the fastest seed of each of the kPolished fastest shapes
-// within kPolishWithin of the fastest seed, sharing kPolishPairs simulated pairs; appends
+// within kPolishWithin of the fastest seed, sharing `pairs` simulated pairs; appends
 // the polished plans that improved.
-void polish_seeds(const CostModel& cost, int global_batch, int width_limit,
+void polish_seeds(const CostModel& cost, int global_batch, int width_limit, std::int64_t pairs,
                   std::vector<CostedPlan>& seeds) {
   std::vector<std::pair<Seconds, std::size_t>> fastest;  // per shape: time, seed
   for (std::size_t i = 0; i < seeds.size(); ++i) {
@@ -381,7 +384,6 @@ void polish_seeds(const CostModel& cost, int global_batch, int width_limit,
   }
   std::stable_sort(fastest.begin(), fastest.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::int64_t pairs = kPolishPairs;
   const std::size_t count = std::min(fastest.size(), kPolished);
   for (std::size_t k = 0; k < count && pairs > 0; ++k) {
     if (fastest[k].first > fastest.front().first * (1 + kPolishWithin)) break;
@@ -493,7 +495,10 @@ class Search {
     for (const ShapeOn& s : shapes)
       seed(cost, global_batch_, s.shape, options_.max_stage_width, seeds);
     seed_accumulation(cost, global_batch_, options_, seeds);
-    polish_seeds(cost, global_batch_, options_.max_stage_width, seeds);
+    const std::uint64_t effort = options_.effort ? options_.effort : ~std::uint64_t{0};
+    const auto pairs =
+        static_cast<std::int64_t>(std::min<std::uint64_t>(kPolishPairs, effort / kPolishShare));
+    polish_seeds(cost, global_batch_, options_.max_stage_width, pairs, seeds);
     for (CostedPlan& s : seeds) pool_.add(std::move(s.plan));
     pool_.simulate_promising();
     return search_rounds(shapes);

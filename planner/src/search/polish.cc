@@ -12,6 +12,8 @@ namespace pe::detail {
 namespace {
 
 constexpr double kBetter = 1e-9;  // relative improvement a move must make
+// What evaluating a plan costs beside its simulation, counted in simulated pairs.
+constexpr std::int64_t kEvaluationPairs = 1024;
 
 // Whether every stage of `spec` is a stage of the model, within the width limits and in a
 // variant its devices allow; offsets are recomputed from the widths first.
@@ -41,7 +43,7 @@ bool valid(const CostModel& cost, PipelineSpec& spec, int width_limit) {
 std::optional<CostedPlan> try_spec(const CostModel& cost, const PipelineSpec& spec,
                                    int global_batch, std::int64_t& pairs) {
   const std::int64_t cost_pairs =
-      static_cast<std::int64_t>(spec.stages.size()) * spec.micro_batches;
+      static_cast<std::int64_t>(spec.stages.size()) * spec.micro_batches + kEvaluationPairs;
   if (cost_pairs > pairs) return std::nullopt;
   pairs -= cost_pairs;
   Evaluation ev = evaluate(cost, spec, global_batch);
@@ -50,13 +52,15 @@ std::optional<CostedPlan> try_spec(const CostModel& cost, const PipelineSpec& sp
   return CostedPlan{spec, std::move(ev.plan)};
 }
 
-// The moves from `spec`, in a fixed order: boundary shifts (largest first), then device
-// moves between neighbours.
-std::vector<PipelineSpec> moves(const PipelineSpec& spec) {
+// The moves from `spec`, in a fixed order: boundary shifts (largest first, up to an eighth
+// of the model's states), then device moves between neighbours.
+std::vector<PipelineSpec> moves(const PipelineSpec& spec, std::size_t states) {
   std::vector<PipelineSpec> out;
   const std::size_t n = spec.stages.size();
+  long largest = 1;  // the largest power of two up to an eighth of the states, at least 16
+  while (largest < 16 || largest * 16 <= static_cast<long>(states)) largest *= 2;
   for (std::size_t i = 0; i + 1 < n; ++i)
-    for (long step = 16; step >= 1; step /= 2)
+    for (long step = largest; step >= 1; step /= 2)
       for (long sign : {-1L, 1L}) {
         const long last = static_cast<long>(spec.stages[i].last) + sign * step;
         if (last < static_cast<long>(spec.stages[i].first) ||
@@ -88,7 +92,7 @@ std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& star
   if (!best) return std::nullopt;
   for (bool improved = true; improved && pairs > 0;) {
     improved = false;
-    for (PipelineSpec& m : moves(best->spec)) {
+    for (PipelineSpec& m : moves(best->spec, cost.states())) {
       if (!valid(cost, m, width_limit)) continue;
       std::optional<CostedPlan> tried = try_spec(cost, m, global_batch, pairs);
       if (tried && tried->plan.iteration_time < best->plan.iteration_time * (1 - kBetter)) {

@@ -19,8 +19,9 @@ struct CostedPlan {
 };
 
 /// Moves from `start` until none improves the simulated time or `pairs` (a budget of
-/// simulated (stage, micro-batch) pairs, spent as it goes) runs out. A move shifts the
-/// boundary between two stages by 1, 2, 4, ... states, or moves one group of t devices
+/// simulated (stage, micro-batch) pairs, spent as it goes, each plan tried also 1,024 for
+/// its evaluation) runs out. A move shifts the boundary between two stages by 1, 2, 4, ...
+/// states (up to an eighth of the model's), or moves one group of t devices
 /// (the stages' tensor-parallel degree) from a stage to a neighbour; stage widths stay
 /// within `width_limit` (SearchOptions::max_stage_width; 0 = no limit) and the shape's limits,
 /// variants within stage_variants, and every plan tried must fit memory. Deterministic: moves are

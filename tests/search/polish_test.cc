@@ -1,5 +1,5 @@
-// Local improvement of seeds (search/polish.h): never worse, always a valid plan, and it
-// finds the better boundary or width next to a poor one.
+// Local improvement of seeds (search/polish.h): only ever better, always a valid plan, and
+// it finds the better boundary or width next to a poor one.
 #include "search/polish.h"
 
 #include <gtest/gtest.h>
@@ -29,7 +29,7 @@ PipelineSpec halves(const CostModel& cost, int devices, int micro_batch, int mic
           {{0, mid, 0, devices / 2, {}}, {mid + 1, n - 1, devices / 2, devices / 2, {}}}};
 }
 
-TEST(Polish, NeverWorseAndAlwaysAValidPlanOfTheModel) {
+TEST(Polish, OnlyBetterAndAlwaysAValidPlanOfTheModel) {
   std::mt19937 rng(17);
   int improved = 0, tried = 0;
   for (int trial = 0; trial < 200; ++trial) {
@@ -44,10 +44,10 @@ TEST(Polish, NeverWorseAndAlwaysAValidPlanOfTheModel) {
     const Seconds before = simulated_makespan(first.plan.shape());
     std::int64_t pairs = 1 << 20;
     std::optional<CostedPlan> polished = detail::polish(cost, start, 16, 0, pairs);
-    ASSERT_TRUE(polished) << "trial " << trial;
     ++tried;
-    EXPECT_LE(polished->plan.iteration_time, before) << "trial " << trial;
-    if (polished->plan.iteration_time < before) ++improved;
+    if (!polished) continue;  // no move improved the start
+    ++improved;
+    EXPECT_LT(polished->plan.iteration_time, before) << "trial " << trial;
     // The plan is its spec's: the same stages, and the time the simulator gives it.
     detail::Evaluation again = detail::evaluate(cost, polished->spec, 16);
     ASSERT_TRUE(again.fits);

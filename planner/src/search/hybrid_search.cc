@@ -39,7 +39,8 @@ constexpr int kPlansPerPass = 4;  // candidates one pass returns, least bound fi
 constexpr int kRelaxedDevices = 64;
 // Seeds polished (search/polish.h) per search: the fastest of this many shapes, within this
 // much of the fastest seed, sharing at most this many simulated (stage, micro-batch) pairs,
-// and at most the effort over kPolishShare (3M at the default effort).
+// and at most the effort over kPolishShare (3M at the default effort), in one search (the
+// whole cluster and its parts).
 constexpr std::size_t kPolished = 8;
 constexpr double kPolishWithin = 0.5;
 constexpr std::int64_t kPolishPairs = std::int64_t{1} << 22;
@@ -364,33 +365,32 @@ void seed_accumulation(const CostModel& cost, int global_batch, const SearchOpti
   }
 }
 
-// Polishes (search/polish.h) the fastest seed of each of the kPolished fastest shapes
-// within kPolishWithin of the fastest seed, sharing `pairs` simulated pairs; appends
-// the polished plans that improved.
-void polish_seeds(const CostModel& cost, int global_batch, int width_limit, std::int64_t pairs,
+// Polishes (search/polish.h) the seed of least path bound of each of the kPolished shapes
+// of least bound, those within kPolishWithin of the least, spending `pairs` simulated pairs;
+// appends the polished plans that improved. (Ranking by bound spares simulating every seed.)
+void polish_seeds(const CostModel& cost, int global_batch, int width_limit, std::int64_t& pairs,
                   std::vector<CostedPlan>& seeds) {
-  std::vector<std::pair<Seconds, std::size_t>> fastest;  // per shape: time, seed
+  std::vector<std::size_t> least;  // per shape, the seed of least bound
   for (std::size_t i = 0; i < seeds.size(); ++i) {
-    Plan& plan = seeds[i].plan;
-    if (static_cast<double>(plan.stages.size()) * plan.micro_batches > kMaxSimulatedPairs) continue;
-    const Seconds time = simulated_makespan(plan.shape());
-    auto same = std::find_if(fastest.begin(), fastest.end(), [&](const auto& f) {
-      return matches(seeds[f.second].plan, shape_of(plan));
-    });
-    if (same == fastest.end())
-      fastest.push_back({time, i});
-    else if (time < same->first)
-      *same = {time, i};
+    const Plan& plan = seeds[i].plan;
+    auto same = std::find_if(least.begin(), least.end(),
+                             [&](std::size_t j) { return matches(seeds[j].plan, shape_of(plan)); });
+    if (same == least.end())
+      least.push_back(i);
+    else if (plan.lower_bound < seeds[*same].plan.lower_bound)
+      *same = i;
   }
-  std::stable_sort(fastest.begin(), fastest.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  const std::size_t count = std::min(fastest.size(), kPolished);
+  std::stable_sort(least.begin(), least.end(), [&](std::size_t a, std::size_t b) {
+    return seeds[a].plan.lower_bound < seeds[b].plan.lower_bound;
+  });
+  const std::size_t count = std::min(least.size(), kPolished);
   for (std::size_t k = 0; k < count && pairs > 0; ++k) {
-    if (fastest[k].first > fastest.front().first * (1 + kPolishWithin)) break;
+    const Plan& plan = seeds[least[k]].plan;
+    if (plan.lower_bound > seeds[least.front()].plan.lower_bound * (1 + kPolishWithin)) break;
+    if (static_cast<double>(plan.stages.size()) * plan.micro_batches > kMaxSimulatedPairs) continue;
     std::optional<CostedPlan> better =
-        polish(cost, seeds[fastest[k].second].spec, global_batch, width_limit, pairs);
-    if (better && better->plan.iteration_time < fastest[k].first)
-      seeds.push_back(std::move(*better));
+        polish(cost, seeds[least[k]].spec, global_batch, width_limit, pairs);
+    if (better) seeds.push_back(std::move(*better));
   }
 }
 
@@ -472,7 +472,9 @@ class Search {
         left_(options.effort ? options.effort : std::numeric_limits<std::uint64_t>::max()),
         relaxed_left_(devices <= kRelaxedDevices
                           ? left_
-                          : left_ / static_cast<std::uint64_t>(devices) * kRelaxedDevices) {}
+                          : left_ / static_cast<std::uint64_t>(devices) * kRelaxedDevices),
+        polish_left_(static_cast<std::int64_t>(std::min<std::uint64_t>(
+            kPolishPairs, (options.effort ? options.effort : ~std::uint64_t{0}) / kPolishShare))) {}
 
   // Every shape of the cluster of `cost`, in order (1F1B first: its plans usually win, and
   // the bound they leave prunes GPipe's search); `keep` filters them.
@@ -495,10 +497,7 @@ class Search {
     for (const ShapeOn& s : shapes)
       seed(cost, global_batch_, s.shape, options_.max_stage_width, seeds);
     seed_accumulation(cost, global_batch_, options_, seeds);
-    const std::uint64_t effort = options_.effort ? options_.effort : ~std::uint64_t{0};
-    const auto pairs =
-        static_cast<std::int64_t>(std::min<std::uint64_t>(kPolishPairs, effort / kPolishShare));
-    polish_seeds(cost, global_batch_, options_.max_stage_width, pairs, seeds);
+    polish_seeds(cost, global_batch_, options_.max_stage_width, polish_left_, seeds);
     for (CostedPlan& s : seeds) pool_.add(std::move(s.plan));
     pool_.simulate_promising();
     return search_rounds(shapes);
@@ -627,6 +626,7 @@ class Search {
   const SearchOptions& options_;
   Pool pool_;
   std::uint64_t left_, relaxed_left_;  // effort left to exact passes and to relaxed ones
+  std::int64_t polish_left_;           // simulated pairs left to polish seeds, parts included
   Seconds lower_ = kInfinity;          // least bound of the shapes searched or floored
   bool unfinished_ = false;            // some shape never finished its pass
 };

@@ -13,7 +13,7 @@ namespace {
 
 constexpr double kBetter = 1e-9;  // relative improvement a move must make
 // What evaluating a plan costs beside its simulation, counted in simulated pairs.
-constexpr std::int64_t kEvaluationPairs = 1024;
+constexpr std::int64_t kEvaluationPairs = 8192;
 
 // Whether every stage of `spec` is a stage of the model, within the width limits and in a
 // variant its devices allow; offsets are recomputed from the widths first.
@@ -90,6 +90,7 @@ std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& star
                                  int width_limit, std::int64_t& pairs) {
   std::optional<CostedPlan> best = try_spec(cost, start, global_batch, pairs);
   if (!best) return std::nullopt;
+  bool any = false;
   for (bool improved = true; improved && pairs > 0;) {
     improved = false;
     for (PipelineSpec& m : moves(best->spec, cost.states())) {
@@ -97,12 +98,13 @@ std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& star
       std::optional<CostedPlan> tried = try_spec(cost, m, global_batch, pairs);
       if (tried && tried->plan.iteration_time < best->plan.iteration_time * (1 - kBetter)) {
         best = std::move(tried);
-        improved = true;
+        improved = any = true;
         break;
       }
       if (pairs <= 0) break;
     }
   }
+  if (!any) return std::nullopt;
   return best;
 }
 

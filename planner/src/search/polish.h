@@ -19,13 +19,14 @@ struct CostedPlan {
 };
 
 /// Moves from `start` until none improves the simulated time or `pairs` (a budget of
-/// simulated (stage, micro-batch) pairs, spent as it goes, each plan tried also 1,024 for
+/// simulated (stage, micro-batch) pairs, spent as it goes, each plan tried also 8,192 for
 /// its evaluation) runs out. A move shifts the boundary between two stages by 1, 2, 4, ...
 /// states (up to an eighth of the model's), or moves one group of t devices
 /// (the stages' tensor-parallel degree) from a stage to a neighbour; stage widths stay
 /// within `width_limit` (SearchOptions::max_stage_width; 0 = no limit) and the shape's limits,
 /// variants within stage_variants, and every plan tried must fit memory. Deterministic: moves are
-/// tried in a fixed order and the first that improves is taken. Empty when `start` does not fit.
+/// tried in a fixed order and the first that improves is taken. Empty when `start` does not fit
+/// or no move improved it.
 std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& start, int global_batch,
                                  int width_limit, std::int64_t& pairs);
 

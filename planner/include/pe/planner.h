@@ -26,8 +26,9 @@ struct SearchOptions {
   std::vector<Schedule> schedules = {Schedule::OneFOneB, Schedule::GPipe};
   /// How many plans to return per batch size (the best of distinct shapes).
   int top = 1;
-  /// Search effort per global batch size, in steps of the exact search (a cell, a stage,
-  /// a suffix entry tried or two entries compared; a few ns each on one core); 0 =
+  /// Search effort per global batch size, in steps of the exact search (a cell, a stage
+  /// tried, a suffix entry extended or eight comparisons of two entries; 5 to 30 ns each on
+  /// one core); 0 =
   /// unlimited. The pipeline shapes share it in a fixed order (what one leaves passes on).
   /// A shape that needs more counts in PointResult::lower_bound with the bound of a
   /// relaxed pass (the same dynamic program keeping one entry per group; the relaxed

@@ -22,8 +22,8 @@ struct DpQuery {
   /// far, with the simplicity margin; infinity disables it).
   Seconds bound = std::numeric_limits<Seconds>::infinity();
   /// Work allowed to this pass, in steps (one step: a cell allocated, a stage tried, a
-  /// suffix entry extended, or two entries compared). A pass that needs more stops without
-  /// a plan.
+  /// suffix entry extended, or eight comparisons of two entries, which cost about as much).
+  /// A pass that needs more stops without a plan.
   std::uint64_t step_limit = std::numeric_limits<std::uint64_t>::max();
   /// Most plans to return (the least bounds first).
   int plans = 4;

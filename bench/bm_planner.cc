@@ -15,14 +15,12 @@
 
 namespace {
 
-pe::Planner make_planner(const std::string& profile, const std::vector<int>& machine_ends) {
-  const pe::ProfileEntry e = pe::find_profile(profile);
-  pe::TrainingSettings s;
-  s.min_micro_batch = e.min_micro_batch;
-  s.optimizer_scaling = e.optimizer_scaling;
-  s.activation_bytes_per_sample = e.activation_bytes_per_sample;
+pe::Planner make_planner(const pe::ProfileEntry& e, const std::vector<int>& machine_ends) {
   return pe::Planner(pe::import_pipedream_graph(e.path, e.profile_batch_size),
-                     pe::cluster_from_machine_ends(machine_ends), s);
+                     pe::cluster_from_machine_ends(machine_ends), pe::training_settings(e));
+}
+pe::Planner make_planner(const std::string& profile, const std::vector<int>& machine_ends) {
+  return make_planner(pe::find_profile(profile), machine_ends);
 }
 
 std::vector<int> machines(int devices, int per_machine) {
@@ -129,7 +127,7 @@ void sweep_profile(benchmark::State& state, const pe::ProfileEntry& entry) {
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism, 2);
   std::optional<pe::Planner> planner;
   try {
-    planner.emplace(make_planner(entry.name, {8, 16}));
+    planner.emplace(make_planner(entry, {8, 16}));
   } catch (const std::exception& e) {  // the catalogue's test graphs include degenerate ones
     state.SkipWithError(e.what());
     return;

@@ -473,8 +473,8 @@ class Search {
         relaxed_left_(devices <= kRelaxedDevices
                           ? left_
                           : left_ / static_cast<std::uint64_t>(devices) * kRelaxedDevices),
-        polish_left_(static_cast<std::int64_t>(std::min<std::uint64_t>(
-            kPolishPairs, (options.effort ? options.effort : ~std::uint64_t{0}) / kPolishShare))) {}
+        polish_left_(static_cast<std::int64_t>(
+            std::min<std::uint64_t>(kPolishPairs, left_ / kPolishShare))) {}
 
   // Every shape of the cluster of `cost`, in order (1F1B first: its plans usually win, and
   // the bound they leave prunes GPipe's search); `keep` filters them.

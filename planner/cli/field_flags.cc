@@ -17,6 +17,7 @@ std::string flag_for_field(const std::string& field) {
       {"SearchOptions::effort", "--search-effort"},
       {"SearchOptions::max_stage_width", "--max-stage-width"},
       {"SearchOptions::max_pipeline_copies", "--max-copies"},
+      {"SearchOptions::max_chunks", "--max-chunks"},
       {"parse_batch_sizes", "--gbs"},
       {"parse_machine_ends", "--devices"},
       {"cluster_from_machine_ends", "--devices"},

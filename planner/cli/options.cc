@@ -108,8 +108,10 @@ std::string path_value(const std::string& flag, const std::string& text) {
 }
 
 std::string schedule_value(const std::string& text) {
-  if (text != "1f1b" && text != "gpipe" && text != "best")
-    throw UsageError("--schedule: expected 1f1b, gpipe or best, got '" + text + "'");
+  if (text != "1f1b" && text != "gpipe" && text != "interleaved" && text != "best" &&
+      text != "all")
+    throw UsageError("--schedule: expected 1f1b, gpipe, interleaved, best or all, got '" + text +
+                     "'");
   return text;
 }
 
@@ -238,8 +240,13 @@ void declare_search_flags(CLI::App& app, Options& o) {
       "FIRST then every multiple of STEP up to LAST (default 32:4096:64)");
   add(
       app, "--schedule", "S", [&o](const std::string& v) { o.schedule = schedule_value(v); },
-      "1f1b, gpipe or best (default best); with --plan, that plan's\n"
-      "schedule (best: 1f1b)");
+      "1f1b, gpipe, interleaved, best (1f1b and gpipe, the default) or\n"
+      "all (the three); with --plan, that plan's schedule (best: 1f1b;\n"
+      "interleaved: groups list their chunks, 0-5,12-17:2;6-11,18-23:2)");
+  add(
+      app, "--max-chunks", "V",
+      [&o](const std::string& v) { o.max_chunks = parse_int("--max-chunks", v); },
+      "interleaved 1F1B: try 2 to V chunks per device group (default 4)");
   add(
       app, "--top", "K", [&o](const std::string& v) { o.top = parse_int("--top", v); },
       "also list the K best plans of distinct shapes (default 1); CSV\n"

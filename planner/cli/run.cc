@@ -121,6 +121,9 @@ SearchOptions search_options(const Options& o) {
   SearchOptions s;
   if (o.schedule == "1f1b") s.schedules = {Schedule::OneFOneB};
   if (o.schedule == "gpipe") s.schedules = {Schedule::GPipe};
+  if (o.schedule == "interleaved") s.schedules = {Schedule::Interleaved};
+  if (o.schedule == "all") s.schedules = {Schedule::OneFOneB, Schedule::GPipe, Schedule::Interleaved};
+  s.max_chunks = o.max_chunks;
   s.top = o.top;
   s.effort = o.search_effort;
   s.max_stage_width = o.max_stage_width;
@@ -166,7 +169,9 @@ std::optional<LayoutCost> cost_given_plan(const Options& o, const Planner& plann
   layout.stages = parse_stage_layout(*o.plan);
   layout.micro_batches = o.microbatches.value_or(1);
   layout.pipeline_replicas = o.plan_copies.value_or(1);
-  layout.schedule = o.schedule == "gpipe" ? Schedule::GPipe : Schedule::OneFOneB;
+  layout.schedule = o.schedule == "gpipe"         ? Schedule::GPipe
+                    : o.schedule == "interleaved" ? Schedule::Interleaved
+                                                  : Schedule::OneFOneB;
   return planner.evaluate(layout, o.plan_gbs.value_or(batches.back()));
 }
 

@@ -1,6 +1,7 @@
 // A hybrid-parallel training plan and the numbers behind it.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,7 +80,12 @@ struct Plan {
   int micro_batch_size = 1;
   int micro_batches = 1;                   ///< Micro-batches per iteration and replica.
   Schedule schedule = Schedule::OneFOneB;  ///< How micro-batches flow through the stages.
-  std::vector<PlanStage> stages;           ///< In pipeline order.
+  /// In pipeline order. Interleaved: one per chunk, p x chunks of them; chunk j runs on the
+  /// devices of stage j % p (its device group), and every chunk of a group reports the
+  /// group's memory per device (weights of all its chunks, the activations its order keeps).
+  std::vector<PlanStage> stages;
+  /// Chunks (virtual stages) per device group: >= 2 for Schedule::Interleaved, else 1.
+  int chunks = 1;
 
   Seconds slot = 0;               ///< Steady-state slot of the estimate: slowest stage or cut.
   Seconds fill_drain = 0;         ///< One micro-batch through every stage and cut, both ways.
@@ -104,8 +110,10 @@ struct Plan {
   /// (simulate_plan() again).
   std::shared_ptr<const Simulation> simulation;
 
-  /// Devices the plan uses: the stages' widths summed, times pipeline_replicas.
+  /// Devices the plan uses: the device groups' widths summed, times pipeline_replicas.
   int device_count() const;
+  /// Device groups: stages.size() / chunks (the stages, unless interleaved).
+  int device_groups() const { return static_cast<int>(stages.size()) / std::max(1, chunks); }
   /// True when micro_batch_size x micro_batches x pipeline_replicas is not global_batch:
   /// an accumulation plan whose micro-batches differ by one sample.
   bool uneven_micro_batches() const;
@@ -120,10 +128,12 @@ void simulate_plan(Plan& plan);
 
 /// "FIRST-LAST:WIDTH" per stage joined by ';' (e.g. "0-20:8;21-25:8"), WIDTH followed by
 /// "tT" for a stage split T ways (tensor parallelism) and "r" for one that recomputes
-/// (e.g. "0-40:8t4r").
+/// (e.g. "0-40:8t4r"). Interleaved: one entry per device group, its chunks' ranges joined by
+/// ',' (e.g. "0-5,12-17:2;6-11,18-23:2").
 std::string stages_string(const Plan& plan);
 
-/// One label per stage for timelines and charts: "stage S (states FIRST-LAST, W GPUs)".
+/// One label per stage for timelines and charts: "stage S (states FIRST-LAST, W GPUs)";
+/// interleaved, one per device group, its chunks' ranges joined by ", ".
 std::vector<std::string> stage_labels(const Plan& plan);
 
 }  // namespace pe

@@ -23,6 +23,10 @@ inline constexpr std::uint64_t kDefaultSearchEffort = 100'000'000;
 /// What the hybrid search may choose.
 struct SearchOptions {
   /// Schedules to consider; the plan with the lower simulated time wins, 1F1B on ties.
+  /// Schedule::Interleaved (off by default) adds the interleaved plans of
+  /// detail::interleaved_specs: equal-width device groups, chunks of about equal work, every
+  /// copy count, group width, micro-batch size, chunk count up to max_chunks and stage
+  /// variant, each costed and bounded (README, "Interleaved 1F1B").
   std::vector<Schedule> schedules = {Schedule::OneFOneB, Schedule::GPipe};
   /// How many plans to return per batch size (the best of distinct shapes).
   int top = 1;
@@ -48,6 +52,8 @@ struct SearchOptions {
   /// more. With either limit set, plans are the best within it, which may be slower than
   /// plain data parallelism.
   int max_pipeline_copies = 0;
+  /// Most chunks per device group the interleaved schedule tries (from 2). Must be at least 2.
+  int max_chunks = 4;
 };
 
 /// Everything known about one global batch size.

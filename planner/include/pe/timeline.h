@@ -39,19 +39,22 @@ struct Event {
   Seconds start = 0;                    ///< Seconds from the start of the iteration.
   Seconds end = 0;                      ///< Seconds from the start of the iteration; >= start.
   std::string label;                    ///< Filler work name; empty otherwise.
+  /// The stage's chunk the work belongs to (interleaved schedule: pipeline stage
+  /// chunk x stage_count + stage); 0 otherwise.
+  int chunk = 0;
 
   /// end - start, in seconds.
   Seconds duration() const { return end - start; }
 };
 
-/// The canonical event order: by stage, start, kind, micro-batch, then label.
+/// The canonical event order: by stage, start, kind, micro-batch, label, then chunk.
 bool event_less(const Event& a, const Event& b);
 
 /// All events of one training iteration, sorted by event_less, i.e. by
 /// (stage, start, kind, micro_batch).
 struct Timeline {
   std::vector<Event> events;  ///< Sorted by event_less.
-  int stage_count = 0;        ///< Number of stages.
+  int stage_count = 0;        ///< Number of stages (interleaved: device groups).
   Seconds makespan = 0;       ///< End of the last event (all-reduces included).
 };
 
@@ -67,9 +70,17 @@ struct Timeline {
 /// when its last backward ends. Every (stage, micro-batch) gets one Forward and one
 /// Backward event, every cut one SendActivation and one SendGradient per micro-batch,
 /// every stage one AllReduce; zero-duration events are kept. `send` of the last stage is
-/// ignored. Runs in time and memory linear in the number of events.
+/// ignored. Runs in time and memory linear in the number of events (up to a sort per stage).
+/// Interleaved: each device group is one compute resource that runs its chunks' operations
+/// in the order of scheduled_op(); events carry the group as `stage` and the chunk as
+/// `chunk`. A group has one outgoing link per direction, which all its chunks' transfers
+/// share (forward: to the next group, the last group's to group 0; backward: to the
+/// previous group, group 0's to the last), and one all-reduce link its chunks' all-reduces
+/// take in turn, each from the chunk's last backward.
 /// Throws InputError (where "pipeline shape") for no stages, micro_batches < 1, negative or
-/// non-finite times, or more than 2^26 (stage, micro-batch) pairs.
+/// non-finite times, or more than 2^26 (stage, micro-batch) pairs; and for chunks other than
+/// 1 outside the interleaved schedule, or an interleaved shape with chunks < 2, fewer than two
+/// groups, stages not a multiple of chunks, or M not a multiple of the groups.
 Timeline simulate(const PipelineShape& shape);
 
 /// simulate(shape).makespan without building the events: what the search ranks plans by.

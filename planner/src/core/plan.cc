@@ -27,7 +27,7 @@ bool Plan::uneven_micro_batches() const {
 
 int Plan::device_count() const {
   int count = 0;
-  for (const PlanStage& stage : stages) count += stage.width;
+  for (int g = 0; g < device_groups(); ++g) count += stages[static_cast<std::size_t>(g)].width;
   return count * pipeline_replicas;
 }
 
@@ -35,6 +35,7 @@ PipelineShape Plan::shape() const {
   PipelineShape shape;
   shape.micro_batches = micro_batches;
   shape.schedule = schedule;
+  shape.chunks = chunks;
   for (const PlanStage& stage : stages) shape.stages.push_back(stage.times);
   return shape;
 }
@@ -49,12 +50,26 @@ void simulate_plan(Plan& plan) {
       std::make_shared<const Simulation>(Simulation{std::move(timeline), std::move(idle)});
 }
 
+namespace {
+
+// The ranges of device group g's chunks, joined by `sep`.
+std::string group_ranges(const Plan& plan, std::size_t g, const std::string& sep) {
+  const auto groups = static_cast<std::size_t>(plan.device_groups());
+  std::string text;
+  for (std::size_t j = g; j < plan.stages.size(); j += groups)
+    text += (text.empty() ? "" : sep) + std::to_string(plan.stages[j].first_state) + "-" +
+            std::to_string(plan.stages[j].last_state);
+  return text;
+}
+
+}  // namespace
+
 std::string stages_string(const Plan& plan) {
   std::string text;
-  for (const PlanStage& stage : plan.stages) {
+  for (std::size_t g = 0; g < static_cast<std::size_t>(plan.device_groups()); ++g) {
+    const PlanStage& stage = plan.stages[g];
     if (!text.empty()) text += ';';
-    text += std::to_string(stage.first_state) + "-" + std::to_string(stage.last_state) + ":" +
-            std::to_string(stage.width);
+    text += group_ranges(plan, g, ",") + ":" + std::to_string(stage.width);
     if (stage.tensor_parallel > 1) text += "t" + std::to_string(stage.tensor_parallel);
     if (stage.recompute) text += "r";
   }
@@ -63,10 +78,9 @@ std::string stages_string(const Plan& plan) {
 
 std::vector<std::string> stage_labels(const Plan& plan) {
   std::vector<std::string> labels;
-  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+  for (std::size_t s = 0; s < static_cast<std::size_t>(plan.device_groups()); ++s) {
     const PlanStage& stage = plan.stages[s];
-    labels.push_back("stage " + std::to_string(s) + " (states " +
-                     std::to_string(stage.first_state) + "-" + std::to_string(stage.last_state) +
+    labels.push_back("stage " + std::to_string(s) + " (states " + group_ranges(plan, s, ", ") +
                      ", " + detail::format::counted(stage.width, "GPU") +
                      (stage.tensor_parallel > 1
                           ? ", " + std::to_string(stage.tensor_parallel) + "-way tensor parallel"

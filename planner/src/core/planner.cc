@@ -73,6 +73,7 @@ const std::string kZero = "TrainingSettings::zero_stage";
 const std::string kTop = "SearchOptions::top";
 const std::string kMaxWidth = "SearchOptions::max_stage_width";
 const std::string kMaxCopies = "SearchOptions::max_pipeline_copies";
+const std::string kMaxChunks = "SearchOptions::max_chunks";
 
 // A tensor-parallel limit above 1 is a degree the model can split into: asking for 3 ways of
 // 32 heads, or any split of a model that cannot, is a mistake to report, not to round down.
@@ -136,6 +137,7 @@ Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
     throw UsageError(kMaxWidth, kMaxWidth + " must be 0 (no limit) or more");
   if (options_.max_pipeline_copies < 0)
     throw UsageError(kMaxCopies, kMaxCopies + " must be 0 (no limit) or more");
+  if (options_.max_chunks < 2) throw UsageError(kMaxChunks, kMaxChunks + " must be at least 2");
 }
 
 PointResult Planner::plan(int global_batch) const {

@@ -1,6 +1,7 @@
 #include "cost/path_bound.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace pe::detail {
 namespace {
@@ -102,7 +103,38 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
   return s;
 }
 
+Seconds interleaved_lower_bound(const PipelineShape& shape) {
+  const int groups = shape.devices();
+  const auto g_count = static_cast<std::size_t>(groups);
+  const auto stages = shape.stages.size();
+  std::vector<Seconds> work(g_count, 0);
+  Seconds round_trip = 0;
+  for (std::size_t j = 0; j < stages; ++j) {
+    const StageTimes& t = shape.stages[j];
+    work[j % g_count] += shape.micro_batches * (t.forward + t.backward);
+    round_trip += t.forward + t.backward + (j + 1 < stages ? 2 * t.send : 0);
+  }
+  Seconds bound = round_trip, before = 0, after = 0;
+  for (std::size_t d = 0; d < g_count; ++d) {
+    const Seconds end = before + work[d];  // the group's last operation ends no earlier
+    bound = std::max(bound, end + after);
+    // Chunk c's last backward is followed only by the last round's backwards of chunks
+    // c-1..0 (p each), so its all-reduce starts no earlier than `end` minus those.
+    Seconds later = 0;
+    for (std::size_t j = d; j < stages; j += g_count) {
+      const StageTimes& t = shape.stages[j];
+      bound = std::max(bound, end - later + t.allreduce);
+      later += groups * t.backward;
+    }
+    const StageTimes& t = shape.stages[d];
+    before += t.forward + t.send;
+    after += t.backward + t.send;
+  }
+  return bound;
+}
+
 Seconds path_lower_bound(const PipelineShape& shape) {
+  if (shape.schedule == Schedule::Interleaved) return interleaved_lower_bound(shape);
   const int stages = static_cast<int>(shape.stages.size());
   SuffixBound suffix;
   for (int b = stages - 1; b >= 0; --b) {

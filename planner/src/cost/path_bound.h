@@ -74,7 +74,17 @@ inline Seconds bound_of(const SuffixBound& s) {
   return s.round_trip + (s.worst > s.exposed ? s.worst : s.exposed);
 }
 
-/// The bound of a whole pipeline. Never above simulate(shape).makespan.
+/// Interleaved (no suffix form): each device group d runs M micro-batches of all its chunks
+/// one after another, from micro-batch 0's arrival at its first chunk (stage d), which
+/// needs sum over t < d of (f_t + c_t), to its last backward, the last micro-batch on stage d,
+/// whose gradient then passes stages d-1..0 (sum over t < d of (g_t + c_t)); chunk c's
+/// all-reduce follows its last backward, after which the group runs only the last round's
+/// backwards of chunks c-1..0 (p of each); and one micro-batch's round trip through every
+/// chunk.
+Seconds interleaved_lower_bound(const PipelineShape& shape);
+
+/// The bound of a whole pipeline (interleaved_lower_bound for that schedule). Never above
+/// simulate(shape).makespan.
 Seconds path_lower_bound(const PipelineShape& shape);
 
 }  // namespace pe::detail

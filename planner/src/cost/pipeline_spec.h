@@ -30,7 +30,9 @@ struct PipelineSpec {
   int micro_batch = 1;
   int micro_batches = 1;
   Schedule schedule = Schedule::OneFOneB;
+  /// In pipeline order. Interleaved: p x chunks of them, stage j on the devices of stage j % p.
   std::vector<StageSpec> stages;
+  int chunks = 1;  ///< Chunks per device group: >= 2 for the interleaved schedule, else 1.
 };
 
 }  // namespace pe::detail

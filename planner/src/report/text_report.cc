@@ -168,7 +168,11 @@ std::vector<std::string> cells(const PointResult& p) {
 std::string tail(const PointResult& p) {
   const Plan* plan = p.best();
   if (!plan) return p.exact ? "   no plan fits" : "   no plan found (search effort)";
-  return "  " + left(to_string(plan->schedule), 6) + stages_string(*plan);
+  // Interleaved: "1f1bxV", V chunks per device group.
+  const std::string sched = plan->schedule == Schedule::Interleaved
+                                ? "1f1bx" + std::to_string(plan->chunks) + " "
+                                : to_string(plan->schedule);
+  return "  " + left(sched, 6) + stages_string(*plan);
 }
 
 std::string rows_text(const std::vector<PointResult>& points) {
@@ -270,14 +274,22 @@ double estimate_speedup(const Plan& plan) {
   return plan.estimate > 0 ? plan.one_device_time / plan.estimate : 0;
 }
 
+// "stage S", or for an interleaved plan "stage G chunk C" (stage j = C x groups + G).
+std::string chunk_name(const Plan& plan, std::size_t s) {
+  if (plan.chunks <= 1) return "stage " + std::to_string(s);
+  const auto groups = static_cast<std::size_t>(plan.device_groups());
+  return "stage " + std::to_string(s % groups) + " chunk " + std::to_string(s / groups);
+}
+
 std::string plan_text(const Plan& plan, const ModelProfile& model) {
   std::ostringstream out;
   out << "GBS " << plan.global_batch << ": "
       << counted(plan.pipeline_replicas, "pipeline copy", "pipeline copies") << " x "
-      << counted(static_cast<long long>(plan.stages.size()), "stage") << ", "
+      << counted(plan.device_groups(), "stage")
+      << (plan.chunks > 1 ? " of " + std::to_string(plan.chunks) + " chunks each" : "") << ", "
       << counted(plan.micro_batches, "micro-batch", "micro-batches") << " of "
       << (plan.uneven_micro_batches() ? "at most " : "") << plan.micro_batch_size << ", "
-      << to_string(plan.schedule) << "\n";
+      << (plan.chunks > 1 ? "interleaved 1F1B" : to_string(plan.schedule)) << "\n";
   out << "  simulated " << ms(plan.iteration_time) << ", speedup " << fixed(plan.speedup, 3)
       << "; lower bound " << ms(plan.lower_bound) << "; estimate " << ms(plan.estimate) << " = "
       << plan.micro_batches - 1 << " x slot " << ms(plan.slot) << " + fill/drain "
@@ -285,7 +297,7 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
       << ", limited by " << to_string(plan.limiter) << "\n";
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const PlanStage& st = plan.stages[s];
-    out << "  stage " << s << ": states " << st.first_state << "-" << st.last_state << " ("
+    out << "  " << chunk_name(plan, s) << ": states " << st.first_state << "-" << st.last_state << " ("
         << model.states[st.first_state].name << " .. " << model.states[st.last_state].name
         << ") on " << counted(st.width, (st.gpu.empty() ? "" : st.gpu + " ") + "GPU")
         << " per copy " << device_list(st.devices) << variant_text(st) << "\n    fwd "

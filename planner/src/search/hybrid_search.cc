@@ -15,6 +15,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -23,6 +24,8 @@
 #include "cost/stage_samples.h"
 #include "cost/stage_variants.h"
 #include "pe/timeline.h"
+#include "search/balanced_ends.h"
+#include "search/interleaved_search.h"
 #include "search/pipeline_dp.h"
 #include "search/polish.h"
 
@@ -245,38 +248,6 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   return result;
 }
 
-// Cuts the states into one run per entry of `speeds`, each of about its share of the work
-// (speed over the sum of speeds; each end the state whose prefix sum is nearest its share),
-// each a stage
-// (CostModel::stage: when the states are not a chain, an end's cut contains the previous one).
-std::vector<std::size_t> balanced_ends(const CostModel& cost, const std::vector<double>& speeds,
-                                       int micro_batch) {
-  const int stages = static_cast<int>(speeds.size());
-  const std::size_t n = cost.states();
-  const Seconds total = cost.forward(0, n - 1, micro_batch) + cost.backward(0, n - 1, micro_batch);
-  std::vector<std::size_t> ends;
-  auto joins = [&](std::size_t e) { return ends.empty() || cost.stage(ends.back() + 1, e); };
-  auto work = [&](std::size_t e) {
-    return cost.forward(0, e, micro_batch) + cost.backward(0, e, micro_batch);
-  };
-  double all = 0, before = 0;
-  for (double speed : speeds) all += speed;
-  std::size_t e = 0;
-  for (int s = 1; s < stages; ++s) {
-    before += speeds[static_cast<std::size_t>(s - 1)];
-    const Seconds target = total * before / all;
-    while (e + 1 < n && (work(e) < target || !joins(e))) ++e;
-    // The end nearest the target: the one before it when that is closer (and a stage).
-    if (e > 0 && (ends.empty() || e - 1 > ends.back()) && target - work(e - 1) < work(e) - target &&
-        joins(e - 1))
-      --e;
-    if (e + 1 >= n) break;
-    ends.push_back(e);
-  }
-  ends.push_back(n - 1);
-  return ends;
-}
-
 // A seed in variant {t, no recomputation} on every stage, then with recomputation on the
 // stages that do not fit without it; nothing when a stage cannot run split t ways there.
 void seed_variant(const CostModel& cost, const Layout& layout, int global_batch, PipelineSpec spec,
@@ -426,7 +397,7 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, 
     for (int b : divisors(share))
       if (b >= floor)
         for (Schedule s : schedules)
-          if (!(has_1f1b && s == Schedule::GPipe && b == share))
+          if (s != Schedule::Interleaved && !(has_1f1b && s == Schedule::GPipe && b == share))
             shapes.push_back({r, b, share / b, s});
   }
   return shapes;
@@ -500,7 +471,27 @@ class Search {
     polish_seeds(cost, global_batch_, options_.max_stage_width, polish_left_, seeds);
     for (CostedPlan& s : seeds) pool_.add(std::move(s.plan));
     pool_.simulate_promising();
-    return search_rounds(shapes);
+    std::vector<Seconds> bounds = search_rounds(shapes);
+    offer_interleaved(cost);
+    return bounds;
+  }
+  // The interleaved plans of the cluster of `cost`, when that schedule is searched: each is
+  // costed (in parallel, kept in order) and offered unless it does not fit or its bound
+  // cannot make the answer; the pool simulates them by bound like any candidate.
+  void offer_interleaved(const CostModel& cost) {
+    if (std::count(options_.schedules.begin(), options_.schedules.end(), Schedule::Interleaved) ==
+        0)
+      return;
+    const std::vector<PipelineSpec> specs = interleaved_specs(cost, global_batch_, options_);
+    const Seconds cutoff = pool_.cutoff();
+    std::vector<std::optional<Plan>> plans(specs.size());
+    tbb::parallel_for(std::size_t{0}, specs.size(), [&](std::size_t i) {
+      Evaluation ev = evaluate(cost, specs[i], global_batch_);
+      if (ev.fits && ev.plan.lower_bound <= cutoff) plans[i] = std::move(ev.plan);
+    });
+    for (std::optional<Plan>& plan : plans)
+      if (plan) pool_.add(std::move(*plan));
+    pool_.simulate_promising();
   }
   // The bounds of shapes `which` (indices into `shapes`) from their relaxed passes, with
   // equal parts of the relaxed effort left (in order, what one leaves passes on), in waves.

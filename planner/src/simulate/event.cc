@@ -27,8 +27,8 @@ bool uses_compute(EventKind kind) {
 }
 
 bool event_less(const Event& a, const Event& b) {
-  return std::tie(a.stage, a.start, a.kind, a.micro_batch, a.label) <
-         std::tie(b.stage, b.start, b.kind, b.micro_batch, b.label);
+  return std::tie(a.stage, a.start, a.kind, a.micro_batch, a.label, a.chunk) <
+         std::tie(b.stage, b.start, b.kind, b.micro_batch, b.label, b.chunk);
 }
 
 }  // namespace pe

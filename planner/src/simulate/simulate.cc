@@ -1,14 +1,16 @@
-// The event-driven pipeline simulator. Each stage runs its operations in a fixed order; an
-// operation starts as soon as the stage is free and its inputs have arrived. Stages are
-// advanced from a work list: a stage runs until its next operation waits for data, and is
+// The event-driven pipeline simulator. Each device group (a stage, or under the interleaved
+// schedule the v chunks of one group) runs its operations in a fixed order (scheduled_op); an
+// operation starts as soon as the group is free and its inputs have arrived. Groups are
+// advanced from a work list: a group runs until its next operation waits for data, and is
 // woken again when a neighbour produces that data, so every operation is handled once.
+// Per-stage data (start times, times) is indexed by pipeline stage (chunk x p + group).
 #include "pe/timeline.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "pe/error.h"
 
@@ -18,24 +20,6 @@ namespace {
 constexpr Seconds kNotYet = -1;  // Arrival time of data not produced yet (times are >= 0).
 constexpr long long kMaxPairs = 1LL << 26;
 
-// One operation of a stage's fixed order.
-struct Op {
-  EventKind kind;
-  int micro_batch;
-};
-
-// The index-th operation of a stage that warms up with `warmup` forwards. GPipe is the
-// special case warmup = M (no alternating phase).
-Op op_at(int index, int warmup, int micro_batches) {
-  if (index < warmup) return {EventKind::Forward, index};
-  if (index < 2 * micro_batches - warmup) {
-    const int step = index - warmup;
-    if (step % 2 == 0) return {EventKind::Backward, step / 2};
-    return {EventKind::Forward, warmup + step / 2};
-  }
-  return {EventKind::Backward, index - micro_batches};
-}
-
 void check_time(double value, std::size_t stage, const char* field) {
   if (std::isfinite(value) && value >= 0) return;
   std::ostringstream seen;
@@ -43,6 +27,27 @@ void check_time(double value, std::size_t stage, const char* field) {
   throw InputError("pipeline shape", "stage " + std::to_string(stage) + ": " + field + " time " +
                                          seen.str() +
                                          " is not a finite non-negative number of seconds");
+}
+
+void check_chunks(const PipelineShape& shape) {
+  const int chunks = shape.chunks;
+  if (shape.schedule != Schedule::Interleaved) {
+    if (chunks != 1)
+      throw InputError("pipeline shape", "chunks must be 1 unless the schedule is interleaved, got " +
+                                             std::to_string(chunks));
+    return;
+  }
+  const auto stages = static_cast<int>(shape.stages.size());
+  if (chunks < 2 || stages % chunks != 0 || stages / chunks < 2)
+    throw InputError("pipeline shape", "the interleaved schedule needs at least 2 chunks on each of "
+                                       "at least 2 device groups; got " +
+                                           std::to_string(stages) + " stages in chunks of " +
+                                           std::to_string(chunks));
+  if (shape.micro_batches % (stages / chunks) != 0)
+    throw InputError("pipeline shape", "the interleaved schedule needs micro_batches (" +
+                                           std::to_string(shape.micro_batches) +
+                                           ") to be a multiple of the device groups (" +
+                                           std::to_string(stages / chunks) + ")");
 }
 
 void check_shape(const PipelineShape& shape) {
@@ -60,17 +65,14 @@ void check_shape(const PipelineShape& shape) {
     check_time(shape.stages[s].send, s, "send");
     check_time(shape.stages[s].allreduce, s, "allreduce");
   }
+  check_chunks(shape);
 }
 
-// Order of events of one stage (all labels are empty): event_less without stage and label.
+// Order of events of one group (all labels are empty): event_less without stage and label.
 bool same_stage_less(const Event& a, const Event& b) {
-  if (a.start != b.start) return a.start < b.start;
-  if (a.kind != b.kind) return a.kind < b.kind;
-  return a.micro_batch < b.micro_batch;
+  return std::tie(a.start, a.kind, a.micro_batch, a.chunk) <
+         std::tie(b.start, b.kind, b.micro_batch, b.chunk);
 }
-
-// The four lists of a stage's events, each in start order.
-enum class EventList { Compute, Activations, Gradients, AllReduce };
 
 class Simulator {
  public:
@@ -86,27 +88,32 @@ class Simulator {
            static_cast<std::size_t>(micro_batch);
   }
   const StageTimes& times(int stage) const { return shape_.stages[stage]; }
-  bool finished(int stage) const { return next_[stage] == 2 * micro_batches_; }
-  Op op(int stage, int index) const { return op_at(index, warmup_[stage], micro_batches_); }
-  Seconds inputs_ready(int stage, Op op) const;
-  void advance(int stage);
-  void run_op(int stage, Op op, Seconds ready);
+  int group_of(int stage) const { return stage % groups_; }
+  int stage_of(int group, const ScheduledOp& op) const { return op.chunk * groups_ + group; }
+  int operations() const { return 2 * micro_batches_ * chunks_; }
+  bool finished(int group) const { return next_[group] == operations(); }
+  ScheduledOp op(int group, int index) const {
+    return scheduled_op(shape_.schedule, index, group, groups_, chunks_, micro_batches_);
+  }
+  Seconds inputs_ready(int stage, const ScheduledOp& op) const;
+  void advance(int group);
+  void run_op(int group, const ScheduledOp& op, Seconds ready);
   void send_activation(int stage, int micro_batch, Seconds ready);
   void send_gradient(int stage, int micro_batch, Seconds ready);
-  void wake(int stage);
+  void wake(int group);
   Timeline collect() const;
-  int list_size(int stage, EventList list) const;
-  Event list_event(int stage, EventList list, int index) const;
-  void emit_stage(int stage, std::vector<Event>& out) const;
+  void emit_group(int group, std::vector<Event>& out) const;
 
   const PipelineShape& shape_;
   int stage_count_;
+  int chunks_;
+  int groups_;
   int micro_batches_;
-  std::vector<int> warmup_;             // Forwards before the first backward, per stage.
-  std::vector<int> next_;               // Index of each stage's next operation.
-  std::vector<Seconds> free_at_;        // When each stage's compute is free.
-  std::vector<Seconds> forward_link_;   // When each cut's forward link is free.
-  std::vector<Seconds> backward_link_;  // When each cut's backward link is free.
+  std::vector<int> next_;               // Index of each group's next operation.
+  std::vector<Seconds> free_at_;        // When each group's compute is free.
+  std::vector<Seconds> forward_link_;   // When each group's outgoing forward link is free.
+  std::vector<Seconds> backward_link_;  // When each group's outgoing backward link is free.
+  std::vector<Seconds> reduce_link_;    // When each group's all-reduce link is free.
   // Start times, kNotYet until known, indexed [stage, micro-batch]; for sends the stage is
   // the sender (activations cross the cut after it, gradients the cut before it).
   std::vector<Seconds> forward_start_;
@@ -114,31 +121,30 @@ class Simulator {
   std::vector<Seconds> activation_start_;
   std::vector<Seconds> gradient_start_;
   std::vector<Seconds> allreduce_start_;  // Per stage.
-  std::vector<int> pending_;              // Stages to advance.
-  std::vector<char> queued_;              // Stage is in pending_.
+  std::vector<int> pending_;              // Groups to advance.
+  std::vector<char> queued_;              // Group is in pending_.
 };
 
 Simulator::Simulator(const PipelineShape& shape)
     : shape_(shape),
       stage_count_(static_cast<int>(shape.stages.size())),
+      chunks_(shape.chunks),
+      groups_(shape.devices()),
       micro_batches_(shape.micro_batches) {
-  const auto stages = static_cast<std::size_t>(stage_count_);
-  for (int s = 0; s < stage_count_; ++s)
-    warmup_.push_back(shape.schedule == Schedule::GPipe
-                          ? micro_batches_
-                          : std::min(micro_batches_, stage_count_ - s));
-  next_.assign(stages, 0);
-  free_at_.assign(stages, 0);
-  forward_link_.assign(stages, 0);
-  backward_link_.assign(stages, 0);
+  const auto groups = static_cast<std::size_t>(groups_);
+  next_.assign(groups, 0);
+  free_at_.assign(groups, 0);
+  forward_link_.assign(groups, 0);
+  backward_link_.assign(groups, 0);
+  reduce_link_.assign(groups, 0);
   for (auto* starts : {&forward_start_, &backward_start_, &activation_start_, &gradient_start_})
     starts->assign(at(stage_count_, 0), kNotYet);
-  allreduce_start_.assign(stages, kNotYet);
-  queued_.assign(stages, 0);
+  allreduce_start_.assign(static_cast<std::size_t>(stage_count_), kNotYet);
+  queued_.assign(groups, 0);
 }
 
-Seconds Simulator::inputs_ready(int stage, Op op) const {
-  if (op.kind == EventKind::Forward) {
+Seconds Simulator::inputs_ready(int stage, const ScheduledOp& op) const {
+  if (op.forward) {
     if (stage == 0) return 0;
     const Seconds sent = activation_start_[at(stage - 1, op.micro_batch)];
     return sent == kNotYet ? kNotYet : sent + times(stage - 1).send;
@@ -148,61 +154,68 @@ Seconds Simulator::inputs_ready(int stage, Op op) const {
   return sent == kNotYet ? kNotYet : sent + times(stage).send;
 }
 
-void Simulator::advance(int stage) {
-  while (!finished(stage)) {
-    const Op next = op(stage, next_[stage]);
-    const Seconds ready = inputs_ready(stage, next);
+void Simulator::advance(int group) {
+  while (!finished(group)) {
+    const ScheduledOp next = op(group, next_[group]);
+    const Seconds ready = inputs_ready(stage_of(group, next), next);
     if (ready == kNotYet) return;
-    run_op(stage, next, ready);
+    run_op(group, next, ready);
   }
 }
 
-void Simulator::run_op(int stage, Op op, Seconds ready) {
-  const bool forward = op.kind == EventKind::Forward;
-  const Seconds start = std::max(free_at_[stage], ready);
-  const Seconds end = start + (forward ? times(stage).forward : times(stage).backward);
-  (forward ? forward_start_ : backward_start_)[at(stage, op.micro_batch)] = start;
-  free_at_[stage] = end;
-  ++next_[stage];
-  if (forward && stage + 1 < stage_count_) send_activation(stage, op.micro_batch, end);
-  if (!forward && stage > 0) send_gradient(stage, op.micro_batch, end);
-  if (finished(stage)) allreduce_start_[stage] = end;
+void Simulator::run_op(int group, const ScheduledOp& op, Seconds ready) {
+  const int stage = stage_of(group, op);
+  const Seconds start = std::max(free_at_[group], ready);
+  const Seconds end = start + (op.forward ? times(stage).forward : times(stage).backward);
+  (op.forward ? forward_start_ : backward_start_)[at(stage, op.micro_batch)] = start;
+  free_at_[group] = end;
+  ++next_[group];
+  if (op.forward && stage + 1 < stage_count_) send_activation(stage, op.micro_batch, end);
+  if (!op.forward && stage > 0) send_gradient(stage, op.micro_batch, end);
+  // A chunk's last backward is of the last micro-batch of its last round (1F1B, GPipe: M-1).
+  if (!op.forward && op.micro_batch == micro_batches_ - 1) {
+    const Seconds from = std::max(end, reduce_link_[group]);
+    allreduce_start_[stage] = from;
+    reduce_link_[group] = from + times(stage).allreduce;
+  }
 }
 
 void Simulator::send_activation(int stage, int micro_batch, Seconds ready) {
-  const Seconds start = std::max(ready, forward_link_[stage]);
-  forward_link_[stage] = start + times(stage).send;
+  Seconds& link = forward_link_[group_of(stage)];
+  const Seconds start = std::max(ready, link);
+  link = start + times(stage).send;
   activation_start_[at(stage, micro_batch)] = start;
-  wake(stage + 1);
+  wake(group_of(stage + 1));
 }
 
 void Simulator::send_gradient(int stage, int micro_batch, Seconds ready) {
   const int cut = stage - 1;
-  const Seconds start = std::max(ready, backward_link_[cut]);
-  backward_link_[cut] = start + times(cut).send;
+  Seconds& link = backward_link_[group_of(stage)];
+  const Seconds start = std::max(ready, link);
+  link = start + times(cut).send;
   gradient_start_[at(stage, micro_batch)] = start;
-  wake(cut);
+  wake(group_of(cut));
 }
 
-void Simulator::wake(int stage) {
-  if (queued_[stage]) return;
-  queued_[stage] = 1;
-  pending_.push_back(stage);
+void Simulator::wake(int group) {
+  if (queued_[group]) return;
+  queued_[group] = 1;
+  pending_.push_back(group);
 }
 
 Seconds Simulator::makespan() {
-  for (int s = stage_count_ - 1; s >= 0; --s) wake(s);
+  for (int g = groups_ - 1; g >= 0; --g) wake(g);
   while (!pending_.empty()) {
-    const int stage = pending_.back();
+    const int group = pending_.back();
     pending_.pop_back();
-    queued_[stage] = 0;
-    advance(stage);
+    queued_[group] = 0;
+    advance(group);
   }
   // A transfer ends before the operation it feeds starts, so compute and all-reduces end last.
   Seconds end = 0;
-  for (int s = 0; s < stage_count_; ++s) {
-    if (!finished(s)) throw std::logic_error("simulate: the schedule deadlocked");
-    end = std::max({end, free_at_[s], allreduce_start_[s] + times(s).allreduce});
+  for (int g = 0; g < groups_; ++g) {
+    if (!finished(g)) throw std::logic_error("simulate: the schedule deadlocked");
+    end = std::max({end, free_at_[g], reduce_link_[g]});
   }
   return end;
 }
@@ -212,77 +225,44 @@ Timeline Simulator::run() {
   return collect();
 }
 
-int Simulator::list_size(int stage, EventList list) const {
-  switch (list) {
-    case EventList::Compute:
-      return 2 * micro_batches_;
-    case EventList::Activations:
-      return stage + 1 < stage_count_ ? micro_batches_ : 0;
-    case EventList::Gradients:
-      return stage > 0 ? micro_batches_ : 0;
-    case EventList::AllReduce:
-      break;
-  }
-  return 1;
-}
-
-Event Simulator::list_event(int stage, EventList list, int index) const {
-  switch (list) {
-    case EventList::Compute: {
-      const Op o = op(stage, index);
-      const bool fwd = o.kind == EventKind::Forward;
-      const Seconds start = (fwd ? forward_start_ : backward_start_)[at(stage, o.micro_batch)];
-      const Seconds length = fwd ? times(stage).forward : times(stage).backward;
-      return {stage, o.kind, o.micro_batch, start, start + length, {}};
-    }
-    case EventList::Activations: {
-      const Seconds start = activation_start_[at(stage, index)];
-      return {stage, EventKind::SendActivation, index, start, start + times(stage).send, {}};
-    }
-    case EventList::Gradients: {
-      const Seconds start = gradient_start_[at(stage, index)];
-      return {stage, EventKind::SendGradient, index, start, start + times(stage - 1).send, {}};
-    }
-    case EventList::AllReduce:
-      break;
-  }
-  const Seconds start = allreduce_start_[stage];
-  return {stage, EventKind::AllReduce, -1, start, start + times(stage).allreduce, {}};
-}
-
-// Appends a stage's events to `out`, merging its four lists, each in start order. Ties of
-// zero-length events may disagree with event_less; then the stage's range is sorted.
-void Simulator::emit_stage(int stage, std::vector<Event>& out) const {
-  constexpr int kLists = 4;
-  std::array<int, kLists> next{}, size{};
-  std::array<Event, kLists> heads;
-  for (int k = 0; k < kLists; ++k) {
-    size[k] = list_size(stage, static_cast<EventList>(k));
-    if (size[k] > 0) heads[k] = list_event(stage, static_cast<EventList>(k), 0);
-  }
+// Appends a group's events to `out` in start order: its operations, then the transfers and
+// all-reduces they cause, sorted (each list is nearly in order already).
+void Simulator::emit_group(int group, std::vector<Event>& out) const {
   const auto first = static_cast<std::ptrdiff_t>(out.size());
-  bool sorted = true;
-  for (;;) {
-    int best = -1;
-    for (int k = 0; k < kLists; ++k)
-      if (next[k] < size[k] && (best < 0 || same_stage_less(heads[k], heads[best]))) best = k;
-    if (best < 0) break;
-    if (out.size() > static_cast<std::size_t>(first) && same_stage_less(heads[best], out.back()))
-      sorted = false;
-    out.push_back(std::move(heads[best]));
-    if (++next[best] < size[best])
-      heads[best] = list_event(stage, static_cast<EventList>(best), next[best]);
+  for (int i = 0; i < operations(); ++i) {
+    const ScheduledOp o = op(group, i);
+    const int s = stage_of(group, o);
+    const std::size_t k = at(s, o.micro_batch);
+    const StageTimes& t = times(s);
+    if (o.forward) {
+      out.push_back({group, EventKind::Forward, o.micro_batch, forward_start_[k],
+                     forward_start_[k] + t.forward, {}, o.chunk});
+      if (s + 1 < stage_count_)
+        out.push_back({group, EventKind::SendActivation, o.micro_batch, activation_start_[k],
+                       activation_start_[k] + t.send, {}, o.chunk});
+      continue;
+    }
+    out.push_back({group, EventKind::Backward, o.micro_batch, backward_start_[k],
+                   backward_start_[k] + t.backward, {}, o.chunk});
+    if (s > 0)
+      out.push_back({group, EventKind::SendGradient, o.micro_batch, gradient_start_[k],
+                     gradient_start_[k] + times(s - 1).send, {}, o.chunk});
   }
-  if (!sorted) std::sort(out.begin() + first, out.end(), same_stage_less);
+  for (int c = 0; c < chunks_; ++c) {
+    const int s = c * groups_ + group;
+    out.push_back({group, EventKind::AllReduce, -1, allreduce_start_[s],
+                   allreduce_start_[s] + times(s).allreduce, {}, c});
+  }
+  if (!std::is_sorted(out.begin() + first, out.end(), same_stage_less))
+    std::sort(out.begin() + first, out.end(), same_stage_less);
 }
 
 Timeline Simulator::collect() const {
   Timeline timeline;
-  timeline.stage_count = stage_count_;
+  timeline.stage_count = groups_;
   const auto pairs = at(stage_count_, 0);
-  timeline.events.reserve(2 * pairs + 2 * (pairs - static_cast<std::size_t>(micro_batches_)) +
-                          static_cast<std::size_t>(stage_count_));
-  for (int s = 0; s < stage_count_; ++s) emit_stage(s, timeline.events);
+  timeline.events.reserve(4 * pairs + static_cast<std::size_t>(stage_count_));
+  for (int g = 0; g < groups_; ++g) emit_group(g, timeline.events);
   for (const Event& event : timeline.events)
     timeline.makespan = std::max(timeline.makespan, event.end);
   return timeline;

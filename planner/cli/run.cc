@@ -165,13 +165,14 @@ std::string render(const Options& o, const std::vector<PointResult>& points,
 std::optional<LayoutCost> cost_given_plan(const Options& o, const Planner& planner,
                                           const std::vector<int>& batches) {
   if (!o.plan) return std::nullopt;
-  PlanLayout layout;
-  layout.stages = parse_stage_layout(*o.plan);
+  // Groups that list several chunks make an interleaved layout; --schedule may say otherwise
+  // (best and all keep what the stages say), and Planner::evaluate checks that they agree.
+  PlanLayout layout = parse_plan_layout(*o.plan);
   layout.micro_batches = o.microbatches.value_or(1);
   layout.pipeline_replicas = o.plan_copies.value_or(1);
-  layout.schedule = o.schedule == "gpipe"         ? Schedule::GPipe
-                    : o.schedule == "interleaved" ? Schedule::Interleaved
-                                                  : Schedule::OneFOneB;
+  if (o.schedule == "gpipe") layout.schedule = Schedule::GPipe;
+  if (o.schedule == "1f1b") layout.schedule = Schedule::OneFOneB;
+  if (o.schedule == "interleaved") layout.schedule = Schedule::Interleaved;
   return planner.evaluate(layout, o.plan_gbs.value_or(batches.back()));
 }
 

@@ -15,6 +15,7 @@ _SETTINGS = (
     "tensor_parallel", "tp_efficiency", "no_recompute", "zero",
     "intra_bw", "inter_bw", "inter_p2p_bw", "memory_gb",
     "schedule", "top", "search_effort", "max_stage_width", "max_copies", "straight",
+    "max_chunks",
 )
 _GIVEN_PLAN = ("microbatches", "plan_copies")
 _ALIASES = {"micro_batches": "microbatches"}
@@ -116,7 +117,8 @@ def _training(profile, settings):
 
 
 def _search(settings):
-    names = ("schedule", "top", "search_effort", "max_stage_width", "max_copies", "straight")
+    names = ("schedule", "top", "search_effort", "max_stage_width", "max_copies", "straight",
+             "max_chunks")
     return _core.SearchOptions(**{k: settings[k] for k in names if k in settings})
 
 

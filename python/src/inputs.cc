@@ -172,12 +172,16 @@ void bind_cluster(py::module_& m) {
 std::vector<Schedule> schedules_of(const std::string& schedule) {
   if (schedule == "1f1b") return {Schedule::OneFOneB};
   if (schedule == "gpipe") return {Schedule::GPipe};
+  if (schedule == "interleaved") return {Schedule::Interleaved};
   if (schedule == "best") return {Schedule::OneFOneB, Schedule::GPipe};
-  throw UsageError("--schedule: expected 1f1b, gpipe or best, got '" + schedule + "'");
+  if (schedule == "all") return {Schedule::OneFOneB, Schedule::GPipe, Schedule::Interleaved};
+  throw UsageError("--schedule: expected 1f1b, gpipe, interleaved, best or all, got '" + schedule +
+                   "'");
 }
 
 std::string schedule_name(const SearchOptions& o) {
-  return o.schedules.size() == 1 ? to_string(o.schedules.front()) : "best";
+  if (o.schedules.size() == 1) return to_string(o.schedules.front());
+  return o.schedules.size() == 2 ? "best" : "all";
 }
 
 void bind_settings(py::module_& m) {
@@ -210,9 +214,10 @@ void bind_settings(py::module_& m) {
       .def_readwrite("zero_stage", &TrainingSettings::zero_stage);
   py::class_<SearchOptions>(m, "SearchOptions", "What the hybrid search may choose")
       .def(py::init([](const std::string& schedule, int top, std::uint64_t effort, int width,
-                       int copies, bool straight) {
+                       int copies, bool straight, int max_chunks) {
              SearchOptions o;
              o.schedules = schedules_of(schedule);
+             o.max_chunks = max_chunks;
              o.top = top;
              o.effort = effort;
              o.max_stage_width = straight ? 1 : width;
@@ -221,12 +226,13 @@ void bind_settings(py::module_& m) {
            }),
            py::kw_only(), py::arg("schedule") = "best", py::arg("top") = 1,
            py::arg("search_effort") = kDefaultSearchEffort, py::arg("max_stage_width") = 0,
-           py::arg("max_copies") = 0, py::arg("straight") = false)
+           py::arg("max_copies") = 0, py::arg("straight") = false, py::arg("max_chunks") = 4)
       .def_property_readonly("schedule", &schedule_name)
       .def_readwrite("top", &SearchOptions::top)
       .def_readwrite("search_effort", &SearchOptions::effort)
       .def_readwrite("max_stage_width", &SearchOptions::max_stage_width)
-      .def_readwrite("max_copies", &SearchOptions::max_pipeline_copies);
+      .def_readwrite("max_copies", &SearchOptions::max_pipeline_copies)
+      .def_readwrite("max_chunks", &SearchOptions::max_chunks);
   m.def("parse_batch_sizes", &parse_batch_sizes, py::arg("text"),
         "\"512\", \"128,256\" or \"FIRST:LAST:STEP\" as a list of batch sizes");
 }

@@ -31,13 +31,15 @@ std::vector<PointResult> sweep(const BoundPlanner& p, const std::vector<int>& ba
 
 LayoutCost evaluate(const BoundPlanner& p, int gbs, const std::string& layout, int microbatches,
                     const std::string& schedule, int plan_copies) {
-  PlanLayout plan;
-  plan.stages = parse_stage_layout(layout);
+  PlanLayout plan = parse_plan_layout(layout);
   plan.micro_batches = microbatches;
   plan.pipeline_replicas = plan_copies;
-  if (schedule != "1f1b" && schedule != "gpipe" && schedule != "best")
-    throw UsageError("--schedule: expected 1f1b, gpipe or best, got '" + schedule + "'");
-  plan.schedule = schedule == "gpipe" ? Schedule::GPipe : Schedule::OneFOneB;
+  if (schedule != "1f1b" && schedule != "gpipe" && schedule != "interleaved" && schedule != "best")
+    throw UsageError("--schedule: expected 1f1b, gpipe, interleaved or best, got '" + schedule +
+                     "'");
+  if (schedule == "gpipe") plan.schedule = Schedule::GPipe;
+  if (schedule == "1f1b") plan.schedule = Schedule::OneFOneB;
+  if (schedule == "interleaved") plan.schedule = Schedule::Interleaved;
   py::gil_scoped_release unlocked;
   return p.planner.evaluate(plan, gbs);
 }

@@ -70,6 +70,7 @@ void bind_plan(py::module_& m) {
       .def_readonly("micro_batches", &Plan::micro_batches)
       .def_property_readonly("uneven_micro_batches", &Plan::uneven_micro_batches)
       .def_property_readonly("schedule", [](const Plan& p) { return to_string(p.schedule); })
+      .def_readonly("chunks", &Plan::chunks)
       .def_readonly("stages", &Plan::stages)
       .def_property_readonly("stages_string", [](const Plan& p) { return stages_string(p); })
       .def_property_readonly("device_count", &Plan::device_count)

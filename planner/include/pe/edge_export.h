@@ -29,8 +29,9 @@ std::vector<HostLayers> host_layers(const EdgeSchedule& schedule, const EdgeClus
 /// Why PipeEdge's runtime cannot run `plan`: it turns every line of a schedule into the next
 /// pipeline stage on one host, so it runs one pipeline copy whose stages have one device
 /// each. Empty when the plan is such a plan; otherwise every obstacle, `; `-joined, e.g.
-/// "stage 0 is replicated on 15 devices; the plan has 2 pipeline copies". Plans searched
-/// with SearchOptions::max_stage_width = 1 and max_pipeline_copies = 1 have none.
+/// "stage 0 is replicated on 15 devices; the plan has 2 pipeline copies"; an interleaved plan
+/// (several ranges per host) is one too. Plans searched with SearchOptions::max_stage_width
+/// = 1 and max_pipeline_copies = 1 and the default schedules have none.
 std::string pipeedge_obstacles(const Plan& plan);
 
 /// A training plan as a sched-pipeline schedule: one line `- host: [first, last]` per stage,

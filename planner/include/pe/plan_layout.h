@@ -31,17 +31,31 @@ struct StageLayout {
 /// one-stage plan runs as gradient accumulation (micro-batches of at most
 /// ceil(GBS / copies / micro_batches) samples), as the search's one-stage plans do.
 /// TrainingSettings::min_micro_batch does not apply: the layout says what it runs.
+///
+/// Interleaved (schedule Schedule::Interleaved, chunks >= 2): `stages` holds p x chunks
+/// chunks in pipeline order, chunk j on the devices of device group j % p; the chunks of a
+/// group share its width, tensor-parallel degree and recomputation, and micro_batches is a
+/// multiple of p.
 struct PlanLayout {
   std::vector<StageLayout> stages;
   int micro_batches = 1;
   Schedule schedule = Schedule::OneFOneB;
   int pipeline_replicas = 1;
+  int chunks = 1;  ///< Chunks per device group: >= 2 when interleaved, else 1.
 };
 
 /// Parses stages written as pe-plan prints them, "FIRST-LAST:WIDTH[tT][r]" joined by ';'
 /// (e.g. "0-20:15;21-24:1" or "0-40:8t4r;41-81:8t8"; stages_string() is the inverse). Throws
 /// UsageError naming the stage (counted from 0) that is not of that form.
 std::vector<StageLayout> parse_stage_layout(const std::string& text);
+
+/// A layout's stages and chunks from the same text, where a device group may also list its
+/// chunks' ranges joined by ',' ("0-5,12-17:2;6-11,18-23:2", as stages_string() prints an
+/// interleaved plan): then every group lists as many, `chunks` is that count, `stages` the
+/// chunks in pipeline order (chunk c of group g is stage c x groups + g) and `schedule`
+/// Schedule::Interleaved. Other fields keep their defaults. Throws UsageError naming the
+/// group that is malformed or lists a different number of chunks.
+PlanLayout parse_plan_layout(const std::string& text);
 
 /// What a hand-written plan costs at one global batch size (Planner::evaluate).
 struct LayoutCost {

@@ -113,8 +113,9 @@ int check_split(const PlanLayout& layout, int devices, int global_batch) {
     throw UsageError(kCopies, "PlanLayout::pipeline_replicas must be at least 1");
   if (layout.micro_batches < 1)
     throw UsageError(kMicroBatches, "PlanLayout::micro_batches must be at least 1");
-  long long per_copy = 0;
-  for (const StageLayout& s : layout.stages) per_copy += s.width;
+  long long per_copy = 0;  // the device groups' widths
+  const std::size_t groups = layout.stages.size() / static_cast<std::size_t>(layout.chunks);
+  for (std::size_t g = 0; g < groups; ++g) per_copy += layout.stages[g].width;
   if (per_copy * layout.pipeline_replicas > devices)
     throw UsageError(
         kStages, "PlanLayout::stages: needs " + std::to_string(per_copy) + " devices per copy x " +
@@ -141,6 +142,39 @@ int check_split(const PlanLayout& layout, int devices, int global_batch) {
                      "PlanLayout::micro_batches: stages x micro-batches exceeds "
                      "2^26, too large to simulate");
   return (share + layout.micro_batches - 1) / layout.micro_batches;
+}
+
+// The schedule and the chunks agree; chunks of one group run alike; M suits the groups.
+void check_chunks(const PlanLayout& layout) {
+  const bool interleaved = layout.schedule == Schedule::Interleaved;
+  const int chunks = layout.chunks;
+  if (interleaved != (chunks > 1) || chunks < 1)
+    throw UsageError(kStages, std::string(kStages) + ": " + std::to_string(chunks) +
+                                  " chunk(s) per device group under the " +
+                                  to_string(layout.schedule) +
+                                  " schedule; the interleaved schedule needs 2 or more (each "
+                                  "group lists its chunks' ranges joined by ','), the others 1");
+  if (!interleaved) return;
+  const std::size_t count = layout.stages.size();
+  const std::size_t groups = count / static_cast<std::size_t>(chunks);
+  if (count % static_cast<std::size_t>(chunks) != 0 || groups < 2)
+    throw UsageError(kStages, std::string(kStages) + ": " + std::to_string(count) +
+                                  " chunks do not make 2 or more device groups of " +
+                                  std::to_string(chunks));
+  for (std::size_t j = groups; j < count; ++j) {
+    const StageLayout &a = layout.stages[j % groups], &b = layout.stages[j];
+    if (a.width != b.width || a.tensor_parallel != b.tensor_parallel || a.recompute != b.recompute)
+      throw UsageError(kStages, std::string(kStages) + ": chunk " + std::to_string(j) +
+                                    " runs on device group " + std::to_string(j % groups) +
+                                    " but differs from its first chunk in width, tensor "
+                                    "parallelism or recomputation");
+  }
+  if (layout.micro_batches % static_cast<int>(groups) != 0)
+    throw UsageError(kMicroBatches, std::string(kMicroBatches) + ": " +
+                                        std::to_string(layout.micro_batches) +
+                                        " micro-batches; the interleaved schedule needs a "
+                                        "multiple of the " +
+                                        std::to_string(groups) + " device groups");
 }
 
 // Which stage needs the most memory beyond what a device has, and how much.
@@ -196,10 +230,46 @@ std::vector<StageLayout> parse_stage_layout(const std::string& text) {
   }
 }
 
+PlanLayout parse_plan_layout(const std::string& text) {
+  std::vector<std::vector<StageLayout>> groups;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find(';', start);
+    const std::string group = text.substr(start, end - start);
+    const std::size_t colon = group.find(':');
+    const std::string tail = colon == std::string::npos ? "" : group.substr(colon);
+    std::vector<StageLayout> chunks;
+    std::size_t from = 0;
+    for (;;) {
+      const std::size_t comma = group.find(',', from);
+      const std::size_t until = comma == std::string::npos || comma > colon ? colon : comma;
+      chunks.push_back(parse_stage(group.substr(from, until - from) + tail, groups.size()));
+      if (until == colon) break;
+      from = comma + 1;
+    }
+    if (!groups.empty() && chunks.size() != groups.front().size())
+      throw UsageError("parse_stage_layout",
+                       "parse_stage_layout: " + stage_name(groups.size()) + " '" + group +
+                           "' lists " + std::to_string(chunks.size()) +
+                           " chunk(s), expected as many as stage 0 (" +
+                           std::to_string(groups.front().size()) + ")");
+    groups.push_back(std::move(chunks));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  PlanLayout layout;
+  layout.chunks = static_cast<int>(groups.front().size());
+  if (layout.chunks > 1) layout.schedule = Schedule::Interleaved;
+  for (std::size_t c = 0; c < groups.front().size(); ++c)
+    for (const std::vector<StageLayout>& group : groups) layout.stages.push_back(group[c]);
+  return layout;
+}
+
 LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   if (global_batch < 1) throw UsageError("global batch size must be at least 1");
   check_coverage(layout.stages, model_.size());
   check_nested(layout.stages, model_);
+  check_chunks(layout);
   const int devices = cluster_.device_count();
   const int micro_batch = check_split(layout, devices, global_batch);
   detail::PipelineSpec spec{layout.pipeline_replicas,
@@ -207,16 +277,19 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
                             micro_batch,
                             layout.micro_batches,
                             layout.schedule,
-                            {}};
+                            {},
+                            layout.chunks};
   const detail::CostModel cost(model_, cluster_, settings_);
   const detail::Layout devices_of(cluster_, spec.replicas, spec.replica_width);
-  int offset = 0;
+  const std::size_t groups = layout.stages.size() / static_cast<std::size_t>(layout.chunks);
+  std::vector<int> offsets{0};  // of each device group
+  for (std::size_t g = 0; g < groups; ++g) offsets.push_back(offsets.back() + layout.stages[g].width);
   for (std::size_t i = 0; i < layout.stages.size(); ++i) {
     const StageLayout& s = layout.stages[i];
     const detail::StageVariant v{s.tensor_parallel, s.recompute};
+    const int offset = offsets[i % groups];
     check_variant(cost, devices_of, offset, s, i);
     spec.stages.push_back({s.first_state, s.last_state, offset, s.width, v});
-    offset += s.width;
   }
   detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
   LayoutCost result{std::move(ev.plan), ev.fits, ""};

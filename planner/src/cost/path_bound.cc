@@ -114,8 +114,21 @@ Seconds interleaved_lower_bound(const PipelineShape& shape) {
     work[j % g_count] += shape.micro_batches * (t.forward + t.backward);
     round_trip += t.forward + t.backward + (j + 1 < stages ? 2 * t.send : 0);
   }
+  // Each group's outgoing links carry M transfers per chunk: activations (every stage but
+  // the last) and gradients (every stage but the first).
+  std::vector<Seconds> forward_link(g_count, 0), backward_link(g_count, 0);
+  for (std::size_t j = 0; j + 1 < stages; ++j) {
+    forward_link[j % g_count] += shape.micro_batches * shape.stages[j].send;
+    backward_link[(j + 1) % g_count] += shape.micro_batches * shape.stages[j].send;
+  }
   Seconds bound = round_trip, before = 0, after = 0;
   for (std::size_t d = 0; d < g_count; ++d) {
+    // The first activation leaves after micro-batch 0's first forward here; the last
+    // gradient this group sends goes to stage d - 1 (its first chunk's), which then still
+    // runs its backward and passes it on.
+    const StageTimes& first = shape.stages[d];
+    bound = std::max(bound, before + first.forward + forward_link[d]);
+    if (d > 0) bound = std::max(bound, backward_link[d] + after - shape.stages[d - 1].send);
     const Seconds end = before + work[d];  // the group's last operation ends no earlier
     bound = std::max(bound, end + after);
     // Chunk c's last backward is followed only by the last round's backwards of chunks

@@ -79,8 +79,10 @@ inline Seconds bound_of(const SuffixBound& s) {
 /// needs sum over t < d of (f_t + c_t), to its last backward, the last micro-batch on stage d,
 /// whose gradient then passes stages d-1..0 (sum over t < d of (g_t + c_t)); chunk c's
 /// all-reduce follows its last backward, after which the group runs only the last round's
-/// backwards of chunks c-1..0 (p of each); and one micro-batch's round trip through every
-/// chunk.
+/// backwards of chunks c-1..0 (p of each); a group's outgoing links carry M transfers of
+/// each of its chunks, the forward one from micro-batch 0's first forward there, the backward
+/// one before the last gradient passes stages d-1..0; and one micro-batch's round trip
+/// through every chunk.
 Seconds interleaved_lower_bound(const PipelineShape& shape);
 
 /// The bound of a whole pipeline (interleaved_lower_bound for that schedule). Never above

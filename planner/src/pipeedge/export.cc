@@ -64,6 +64,9 @@ std::string pipeedge_obstacles(const Plan& plan) {
           std::to_string(plan.stages[s].width) + " devices");
   if (plan.pipeline_replicas > 1)
     add("the plan has " + std::to_string(plan.pipeline_replicas) + " pipeline copies");
+  if (plan.chunks > 1)
+    add("the plan interleaves " + std::to_string(plan.chunks) +
+        " chunks on each device (a host runs one range of layers)");
   return obstacles;
 }
 

@@ -35,10 +35,12 @@ const std::vector<std::string> kCsvColumns{"gbs",
                                            "zero_stage",
                                            "working_memory_bytes",
                                            "tensor_parallel_time_s",
-                                           "recompute_time_s"};
+                                           "recompute_time_s",
+                                           "chunks"};
 
-// The per-stage columns (after no_plan_reason): one value per stage, in pipeline order,
-// joined by ';' as in stages_string; each is the field of the same name of every JSON stage.
+// The per-stage columns (after no_plan_reason): one value per stage (interleaved: per chunk),
+// in pipeline order, joined by ';'; each is the field of the same name of every JSON stage.
+// The last column, chunks, is the plan's.
 constexpr std::size_t kStageColumns = 7;
 
 std::string row(const std::vector<std::string>& cells) {
@@ -105,6 +107,7 @@ std::string plan_row(const PointResult& p, std::size_t rank, const Plan* plan) {
   const std::vector<std::string> stages =
       plan ? stage_cells(*plan) : std::vector<std::string>(kStageColumns);
   cells.insert(cells.end(), stages.begin(), stages.end());
+  cells.push_back(plan ? std::to_string(plan->chunks) : "");
   return row(cells);
 }
 

@@ -95,6 +95,7 @@ Json plan_value(const Plan& p, const Baselines& b, const ModelProfile* model) {
           {"micro_batches", p.micro_batches},
           {"uneven_micro_batches", p.uneven_micro_batches()},
           {"schedule", to_string(p.schedule)},
+          {"chunks", p.chunks},
           {"stages_string", stages_string(p)},
           {"devices_used", p.device_count()},
           {"slot_s", p.slot},

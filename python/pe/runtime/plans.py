@@ -87,6 +87,9 @@ def parse_plan(doc: Dict, gbs: Optional[int] = None, rank: int = 1,
                       plan)
     except (KeyError, TypeError, ValueError) as exc:
         raise PeRuntimeError(f"{source}: plan field missing or malformed: {exc}") from exc
+    if run.schedule == "interleaved":
+        raise PeRuntimeError(f"{source}: the plan is interleaved 1F1B, which this runtime does not "
+                             "run (one range of layers per stage); plan with --schedule best")
     if run.schedule not in ("1f1b", "gpipe"):
         raise PeRuntimeError(f"{source}: unknown schedule '{run.schedule}'")
     if min([run.micro_batches, run.replicas, run.global_batch] + [s.width for s in stages]) < 1:

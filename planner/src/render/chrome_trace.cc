@@ -34,9 +34,11 @@ int thread_of(EventKind kind) {
   return 4;
 }
 
-// The event's display name: F<m>, B<m>, act <m>, grad <m>, all-reduce or its label.
+// The event's display name: F<m>, B<m>, act <m>, grad <m>, all-reduce or its label; an
+// interleaved plan's events of chunk c > 0 end in "/c" (F3/1).
 std::string event_name(const Event& e) {
-  const std::string m = std::to_string(e.micro_batch);
+  const std::string m =
+      std::to_string(e.micro_batch) + (e.chunk > 0 ? "/" + std::to_string(e.chunk) : "");
   switch (e.kind) {
     case EventKind::Forward:
       return "F" + m;
@@ -47,7 +49,7 @@ std::string event_name(const Event& e) {
     case EventKind::SendGradient:
       return "grad " + m;
     case EventKind::AllReduce:
-      return "all-reduce";
+      return "all-reduce" + (e.chunk > 0 ? "/" + std::to_string(e.chunk) : "");
     case EventKind::Filler:
       break;
   }
@@ -102,6 +104,7 @@ Json complete_event(const Event& e) {
   event["ts"] = static_cast<double>(start) / 1e3;
   event["dur"] = static_cast<double>(nanoseconds(e.end) - start) / 1e3;
   event["args"]["micro_batch"] = e.micro_batch;
+  if (e.chunk > 0) event["args"]["chunk"] = e.chunk;
   return event;
 }
 

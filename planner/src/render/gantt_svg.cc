@@ -96,6 +96,7 @@ std::string tooltip(const Event& e) {
   std::string what = to_string(e.kind);
   if (e.kind == EventKind::Filler) what += " " + e.label;
   if (e.micro_batch >= 0) what += " micro-batch " + std::to_string(e.micro_batch);
+  if (e.chunk > 0) what += " chunk " + std::to_string(e.chunk);
   return "stage " + std::to_string(e.stage) + " " + what + ": " + fixed(e.start * 1e3, 3) + " - " +
          fixed(e.end * 1e3, 3) + " ms";
 }

@@ -43,11 +43,14 @@ EventIndex::EventIndex(const Timeline& timeline) : timeline_(timeline) {
   for (std::size_t i = timeline.events.size(); i-- > 0;) {
     const Event& event = timeline.events[i];
     if (event.micro_batch < 0) continue;
-    const std::size_t slot =
-        (static_cast<std::size_t>(event.kind) * timeline.stage_count + event.stage) *
-            micro_batches_ +
-        event.micro_batch;
-    slots_[slot] = static_cast<int>(i);
+    int& slot = slots_[(static_cast<std::size_t>(event.kind) * timeline.stage_count +
+                        event.stage) *
+                           micro_batches_ +
+                       static_cast<std::size_t>(event.micro_batch)];
+    // Walking backwards, an earlier event of the same chunk replaces a later one; of
+    // another chunk (interleaved), the one that ends last stays.
+    const bool other_chunk = slot >= 0 && timeline.events[slot].chunk != event.chunk;
+    if (!other_chunk || event.end > timeline.events[slot].end) slot = static_cast<int>(i);
   }
 }
 

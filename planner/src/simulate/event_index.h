@@ -13,7 +13,9 @@ namespace pe::detail {
 class EventIndex {
  public:
   explicit EventIndex(const Timeline& timeline);
-  /// The first event of that kind, stage and micro-batch, or nullptr.
+  /// The first event of that kind, stage and micro-batch, or nullptr; on an interleaved
+  /// timeline, of the stage's chunks the one that ends last (the stage is then done with
+  /// the micro-batch).
   const Event* find(int stage, EventKind kind, int micro_batch) const;
   /// One more than the largest micro-batch id in the timeline.
   int micro_batches() const { return micro_batches_; }

@@ -82,17 +82,25 @@ std::string limits_text(const Plan& plan, const ModelProfile& model) {
   if (!(model.training_flops_per_sample > 0) || !plan.simulation || !(plan.iteration_time > 0))
     return "";
   const std::vector<StageBubbles>& idle = plan.simulation->bubbles.stages;
-  if (idle.size() != plan.stages.size() || plan.stages.empty()) return "";
+  const auto groups = static_cast<std::size_t>(plan.device_groups());
+  if (idle.size() != groups || plan.stages.empty()) return "";
   std::size_t busiest = 0, fullest = 0;
   auto fill = [](const PlanStage& s) { return s.peak_memory() / s.device_memory; };
-  for (std::size_t s = 1; s < plan.stages.size(); ++s) {
+  for (std::size_t s = 1; s < groups; ++s) {
     if (idle[s].busy > idle[busiest].busy) busiest = s;
     if (fill(plan.stages[s]) > fill(plan.stages[fullest])) fullest = s;
   }
-  const PlanStage& st = plan.stages[busiest];
-  const Seconds whole = st.times.forward + st.times.backward, busy = idle[busiest].busy;
-  const Seconds split = whole > 0 ? busy * st.tensor_parallel_time / whole : 0;
-  const Seconds again = whole > 0 ? busy * st.recompute_time / whole : 0;
+  // The busiest group's chunks (its one stage unless interleaved), per micro-batch.
+  Seconds whole = 0, tensor = 0, recompute = 0;
+  for (std::size_t j = busiest; j < plan.stages.size(); j += groups) {
+    const PlanStage& st = plan.stages[j];
+    whole += st.times.forward + st.times.backward;
+    tensor += st.tensor_parallel_time;
+    recompute += st.recompute_time;
+  }
+  const Seconds busy = idle[busiest].busy;
+  const Seconds split = whole > 0 ? busy * tensor / whole : 0;
+  const Seconds again = whole > 0 ? busy * recompute / whole : 0;
   auto share = [&](Seconds part) { return fixed(100 * part / plan.iteration_time, 1) + "%"; };
   return "  limits: stage " + std::to_string(busiest) + ", the busiest, spends the iteration on " +
          "compute " + share(busy - split - again) + ", tensor-parallel all-reduce " + share(split) +

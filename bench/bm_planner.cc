@@ -166,8 +166,10 @@ BENCHMARK(BM_Planner_EffortBoundPoint)
     ->Iterations(1);
 
 // A bundled transformer on machines of 8 H100s (NVLink 450 GB/s, 50 GB/s per GPU between
-// machines), every dimension on: tensor parallelism up to 8, recomputation, ZeRO-1.
-// Arguments: 7 or 70 (llama2-7b or llama2-70b), devices; one point, GBS 4096 sequences.
+// machines), every dimension on: tensor parallelism up to 8, recomputation, ZeRO-1, and with
+// a third argument of 1 the interleaved schedule too (--schedule all).
+// Arguments: 7 or 70 (llama2-7b or llama2-70b), devices, schedules; one point, GBS 4096
+// sequences.
 void BM_Planner_Transformer(benchmark::State& state) {
   const std::string name = state.range(0) == 7 ? "llama2-7b" : "llama2-70b";
   const pe::TransformerInput t = pe::load_transformer_yaml(pe::find_transformer(name));
@@ -178,24 +180,23 @@ void BM_Planner_Transformer(benchmark::State& state) {
   pe::TrainingSettings s;
   s.optimizer_scaling = pe::transformer_optimizer_scaling(t.config);
   s.zero_stage = 1;
-  const pe::Planner planner(pe::transformer_model(t.config, t.gpu, t.efficiency), cluster, s);
-  double gap = 0;
+  pe::SearchOptions options;
+  if (state.range(2) == 1)
+    options.schedules = {pe::Schedule::OneFOneB, pe::Schedule::GPipe, pe::Schedule::Interleaved};
+  const pe::Planner planner(pe::transformer_model(t.config, t.gpu, t.efficiency), cluster, s,
+                            options);
+  double gap = 0, speedup = 0;
   for (auto _ : state) {
     const pe::PointResult point = planner.plan(4096);
     gap = point.best() ? point.gap() : 1;
+    speedup = point.best() ? point.best()->speedup : 0;
     benchmark::DoNotOptimize(point);
   }
   state.counters["gap_percent"] = 100 * gap;
+  state.counters["speedup"] = speedup;
 }
 BENCHMARK(BM_Planner_Transformer)
-    ->Args({7, 64})
-    ->Args({70, 64})
-    ->Args({7, 512})
-    ->Args({70, 512})
-    ->Args({7, 1024})
-    ->Args({70, 1024})
-    ->Args({7, 4096})
-    ->Args({70, 4096})
+    ->ArgsProduct({{7, 70}, {64, 512, 1024, 4096}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);

@@ -108,8 +108,7 @@ std::string path_value(const std::string& flag, const std::string& text) {
 }
 
 std::string schedule_value(const std::string& text) {
-  if (text != "1f1b" && text != "gpipe" && text != "interleaved" && text != "best" &&
-      text != "all")
+  if (text != "1f1b" && text != "gpipe" && text != "interleaved" && text != "best" && text != "all")
     throw UsageError("--schedule: expected 1f1b, gpipe, interleaved, best or all, got '" + text +
                      "'");
   return text;

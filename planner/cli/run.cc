@@ -122,7 +122,8 @@ SearchOptions search_options(const Options& o) {
   if (o.schedule == "1f1b") s.schedules = {Schedule::OneFOneB};
   if (o.schedule == "gpipe") s.schedules = {Schedule::GPipe};
   if (o.schedule == "interleaved") s.schedules = {Schedule::Interleaved};
-  if (o.schedule == "all") s.schedules = {Schedule::OneFOneB, Schedule::GPipe, Schedule::Interleaved};
+  if (o.schedule == "all")
+    s.schedules = {Schedule::OneFOneB, Schedule::GPipe, Schedule::Interleaved};
   s.max_chunks = o.max_chunks;
   s.top = o.top;
   s.effort = o.search_effort;

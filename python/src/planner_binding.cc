@@ -88,7 +88,7 @@ void bind_planner(py::module_& m) {
           },
           py::arg("batch_sizes"), "the same for \"512\", \"128,256\" or \"FIRST:LAST:STEP\"")
       .def("evaluate", &evaluate, py::arg("gbs"), py::arg("layout"), py::kw_only(),
-           py::arg("microbatches") = 1, py::arg("schedule") = "1f1b", py::arg("plan_copies") = 1,
+           py::arg("microbatches") = 1, py::arg("schedule") = "best", py::arg("plan_copies") = 1,
            "Costs a plan of your own, stages written as pe-plan prints them (\"0-20:15;21-24:1\")")
       .def(
           "json",

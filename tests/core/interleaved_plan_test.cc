@@ -66,8 +66,7 @@ TEST(InterleavedLayout, CostingTheSearchsPlanGivesItsNumbers) {
   EXPECT_THAT(stages_string(found), HasSubstr(","));
   PlanLayout layout = parse_plan_layout(stages_string(found));
   layout.micro_batches = found.micro_batches;
-  const LayoutCost cost =
-      even_planner({Schedule::OneFOneB}).evaluate(layout, found.global_batch);
+  const LayoutCost cost = even_planner({Schedule::OneFOneB}).evaluate(layout, found.global_batch);
   EXPECT_TRUE(cost.fits);
   EXPECT_EQ(cost.plan.chunks, found.chunks);
   EXPECT_EQ(stages_string(cost.plan), stages_string(found));

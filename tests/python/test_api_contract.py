@@ -28,6 +28,7 @@ POINT_CASES = [
     ("dapple/bert-24-pbs-6", "8,16", 64, {"straight": True, "search_effort": 100000}),
     ("vgg19", "8,16", 256, {"zero": 2, "memory_gb": 2, "no_recompute": True,
                             "tensor_parallel": 1, "tp_efficiency": 0.5}),
+    ("vgg19", "8,16", 1024, {"schedule": "interleaved", "max_chunks": 3}),
 ]
 
 
@@ -92,6 +93,7 @@ def test_profile_file_with_its_batch_size(pe_plan_json):
     ("0-12:8;13-24:8", {"microbatches": 8}),
     ("0-20:15;21-24:1", {"micro_batches": 4, "schedule": "gpipe"}),
     ("0-24:4", {"plan_copies": 4, "microbatches": 2}),
+    ("0-2,8-11:8;3-7,12-24:8", {"microbatches": 4}),
 ])
 def test_evaluate_is_the_given_plan_pe_plan_prints(pe_plan_json, layout, settings):
     args = pe.cli_arguments("vgg19", SIXTEEN_SINGLE_GPU_MACHINES, 512, layout, **settings)

@@ -137,6 +137,16 @@ def test_search_options():
     assert all(p.schedule == "gpipe" and p.pipeline_replicas == 1 for p in point.plans)
 
 
+def test_interleaved_schedule():
+    options = pe.SearchOptions(schedule="interleaved", max_chunks=3)
+    assert options.schedule == "interleaved" and options.max_chunks == 3
+    assert pe.SearchOptions(schedule="all").schedule == "all"
+    point = pe.Planner(pe.load_profile("vgg19"), pe.Cluster("8,16"), search=options).plan(1024)
+    best = point.plans[0]
+    assert best.schedule == "interleaved" and 2 <= best.chunks <= 3
+    assert len(best.stages) % best.chunks == 0 and "," in best.stages_string
+
+
 def test_stage_variants_and_their_settings(vgg19_planner):
     settings = pe.TrainingSettings(max_tensor_parallel=4, tensor_parallel_efficiency=0.5,
                                    recomputation=False, zero_stage=2)

@@ -24,8 +24,7 @@ namespace {
 // r, group width w (p = W / w >= 2 groups), micro-batch size b >= the floor with M a multiple
 // of p, chunks v = 2..max_chunks with p v <= states, chunks cut at equal work, and each
 // variant every group allows. Every plan is simulated.
-std::optional<Seconds> interleaved_optimum(const detail::CostModel& cost, int gbs,
-                                           int max_chunks) {
+std::optional<Seconds> interleaved_optimum(const detail::CostModel& cost, int gbs, int max_chunks) {
   std::optional<Seconds> best;
   const int devices = cost.cluster().device_count();
   const int states = static_cast<int>(cost.states());
@@ -39,10 +38,11 @@ std::optional<Seconds> interleaved_optimum(const detail::CostModel& cost, int gb
       for (int b = std::min(cost.settings().min_micro_batch, share); b <= share; ++b) {
         if (share % b != 0 || (share / b) % p != 0) continue;
         for (int v = 2; v <= max_chunks && p * v <= states; ++v) {
-          const std::vector<std::size_t> ends =
-              detail::balanced_ends(cost, std::vector<double>(static_cast<std::size_t>(p * v), 1), b);
+          const std::vector<std::size_t> ends = detail::balanced_ends(
+              cost, std::vector<double>(static_cast<std::size_t>(p * v), 1), b);
           if (static_cast<int>(ends.size()) != p * v) continue;
-          for (const detail::StageVariant& variant : detail::stage_variants(cost, layout, 0, w, b)) {
+          for (const detail::StageVariant& variant :
+               detail::stage_variants(cost, layout, 0, w, b)) {
             detail::PipelineSpec spec{r, copy, b, share / b, Schedule::Interleaved, {}, v};
             bool allowed = true;
             std::size_t first = 0;

@@ -37,7 +37,8 @@ TEST(InterleavedOrder, EveryOperationOnceAndEachBackwardAfterItsForward) {
             ASSERT_LT(op.micro_batch, m);
             ASSERT_GE(op.chunk, 0);
             ASSERT_LT(op.chunk, v);
-            EXPECT_TRUE(at.emplace(std::make_tuple(op.forward, op.chunk, op.micro_batch), i).second);
+            EXPECT_TRUE(
+                at.emplace(std::make_tuple(op.forward, op.chunk, op.micro_batch), i).second);
           }
           for (int c = 0; c < v; ++c)
             for (int b = 0; b < m; ++b)
@@ -49,8 +50,8 @@ TEST(InterleavedOrder, FollowsMegatronsRounds) {
   // p = 2, v = 2, M = 4, group 0: warm-up 2 (p - 1) + (v - 1) p + 1 = 5 forwards
   // (chunk 0: micro-batches 0, 1; chunk 1: 0, 1; chunk 0: 2), then backward, forward, ...
   const std::vector<std::tuple<bool, int, int>> expected = {
-      {true, 0, 0},  {true, 0, 1},  {true, 1, 0},  {true, 1, 1},  {true, 0, 2},  {false, 1, 0},
-      {true, 0, 3},  {false, 1, 1}, {true, 1, 2},  {false, 0, 0}, {true, 1, 3},  {false, 0, 1},
+      {true, 0, 0},  {true, 0, 1},  {true, 1, 0},  {true, 1, 1},  {true, 0, 2}, {false, 1, 0},
+      {true, 0, 3},  {false, 1, 1}, {true, 1, 2},  {false, 0, 0}, {true, 1, 3}, {false, 0, 1},
       {false, 1, 2}, {false, 1, 3}, {false, 0, 2}, {false, 0, 3}};
   for (int i = 0; i < 16; ++i) {
     const ScheduledOp op = scheduled_op(Schedule::Interleaved, i, 0, 2, 2, 4);

@@ -248,11 +248,11 @@ PlanLayout parse_plan_layout(const std::string& text) {
       from = comma + 1;
     }
     if (!groups.empty() && chunks.size() != groups.front().size())
-      throw UsageError("parse_stage_layout",
-                       "parse_stage_layout: " + stage_name(groups.size()) + " '" + group +
-                           "' lists " + std::to_string(chunks.size()) +
-                           " chunk(s), expected as many as stage 0 (" +
-                           std::to_string(groups.front().size()) + ")");
+      throw UsageError("parse_stage_layout", "parse_stage_layout: " + stage_name(groups.size()) +
+                                                 " '" + group + "' lists " +
+                                                 std::to_string(chunks.size()) +
+                                                 " chunk(s), expected as many as stage 0 (" +
+                                                 std::to_string(groups.front().size()) + ")");
     groups.push_back(std::move(chunks));
     if (end == std::string::npos) break;
     start = end + 1;
@@ -283,7 +283,8 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   const detail::Layout devices_of(cluster_, spec.replicas, spec.replica_width);
   const std::size_t groups = layout.stages.size() / static_cast<std::size_t>(layout.chunks);
   std::vector<int> offsets{0};  // of each device group
-  for (std::size_t g = 0; g < groups; ++g) offsets.push_back(offsets.back() + layout.stages[g].width);
+  for (std::size_t g = 0; g < groups; ++g)
+    offsets.push_back(offsets.back() + layout.stages[g].width);
   for (std::size_t i = 0; i < layout.stages.size(); ++i) {
     const StageLayout& s = layout.stages[i];
     const detail::StageVariant v{s.tensor_parallel, s.recompute};

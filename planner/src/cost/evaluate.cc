@@ -83,9 +83,8 @@ void share_device_memory(Plan& plan) {
       working = std::max(working, chunk.working_memory);
       per_micro_batch.push_back(chunk.activation_memory);
     }
-    const Bytes held =
-        interleaved_activations(static_cast<int>(d), static_cast<int>(groups), plan.micro_batches,
-                                per_micro_batch);
+    const Bytes held = interleaved_activations(static_cast<int>(d), static_cast<int>(groups),
+                                               plan.micro_batches, per_micro_batch);
     for (std::size_t c = 0; c < chunks; ++c) {
       PlanStage& chunk = plan.stages[c * groups + d];
       chunk.weight_memory = weights;

@@ -305,8 +305,8 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
       << ", limited by " << to_string(plan.limiter) << "\n";
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const PlanStage& st = plan.stages[s];
-    out << "  " << chunk_name(plan, s) << ": states " << st.first_state << "-" << st.last_state << " ("
-        << model.states[st.first_state].name << " .. " << model.states[st.last_state].name
+    out << "  " << chunk_name(plan, s) << ": states " << st.first_state << "-" << st.last_state
+        << " (" << model.states[st.first_state].name << " .. " << model.states[st.last_state].name
         << ") on " << counted(st.width, (st.gpu.empty() ? "" : st.gpu + " ") + "GPU")
         << " per copy " << device_list(st.devices) << variant_text(st) << "\n    fwd "
         << ms(st.times.forward) << ", bwd " << ms(st.times.backward) << ", all-reduce "

@@ -22,7 +22,8 @@ std::vector<StageVariant> common_variants(const CostModel& cost, const Layout& l
                                           int width, int micro_batch) {
   std::vector<StageVariant> common = stage_variants(cost, layout, 0, width, micro_batch);
   for (int g = 1; g < groups; ++g) {
-    const std::vector<StageVariant> here = stage_variants(cost, layout, g * width, width, micro_batch);
+    const std::vector<StageVariant> here =
+        stage_variants(cost, layout, g * width, width, micro_batch);
     std::erase_if(common, [&](const StageVariant& v) {
       return std::none_of(here.begin(), here.end(), [&](const StageVariant& h) {
         return h.tensor_parallel == v.tensor_parallel && h.recompute == v.recompute;

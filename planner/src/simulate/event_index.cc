@@ -43,8 +43,7 @@ EventIndex::EventIndex(const Timeline& timeline) : timeline_(timeline) {
   for (std::size_t i = timeline.events.size(); i-- > 0;) {
     const Event& event = timeline.events[i];
     if (event.micro_batch < 0) continue;
-    int& slot = slots_[(static_cast<std::size_t>(event.kind) * timeline.stage_count +
-                        event.stage) *
+    int& slot = slots_[(static_cast<std::size_t>(event.kind) * timeline.stage_count + event.stage) *
                            micro_batches_ +
                        static_cast<std::size_t>(event.micro_batch)];
     // Walking backwards, an earlier event of the same chunk replaces a later one; of

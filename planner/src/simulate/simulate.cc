@@ -33,16 +33,17 @@ void check_chunks(const PipelineShape& shape) {
   const int chunks = shape.chunks;
   if (shape.schedule != Schedule::Interleaved) {
     if (chunks != 1)
-      throw InputError("pipeline shape", "chunks must be 1 unless the schedule is interleaved, got " +
-                                             std::to_string(chunks));
+      throw InputError(
+          "pipeline shape",
+          "chunks must be 1 unless the schedule is interleaved, got " + std::to_string(chunks));
     return;
   }
   const auto stages = static_cast<int>(shape.stages.size());
   if (chunks < 2 || stages % chunks != 0 || stages / chunks < 2)
-    throw InputError("pipeline shape", "the interleaved schedule needs at least 2 chunks on each of "
-                                       "at least 2 device groups; got " +
-                                           std::to_string(stages) + " stages in chunks of " +
-                                           std::to_string(chunks));
+    throw InputError("pipeline shape",
+                     "the interleaved schedule needs at least 2 chunks on each of "
+                     "at least 2 device groups; got " +
+                         std::to_string(stages) + " stages in chunks of " + std::to_string(chunks));
   if (shape.micro_batches % (stages / chunks) != 0)
     throw InputError("pipeline shape", "the interleaved schedule needs micro_batches (" +
                                            std::to_string(shape.micro_batches) +
@@ -235,23 +236,48 @@ void Simulator::emit_group(int group, std::vector<Event>& out) const {
     const std::size_t k = at(s, o.micro_batch);
     const StageTimes& t = times(s);
     if (o.forward) {
-      out.push_back({group, EventKind::Forward, o.micro_batch, forward_start_[k],
-                     forward_start_[k] + t.forward, {}, o.chunk});
+      out.push_back({group,
+                     EventKind::Forward,
+                     o.micro_batch,
+                     forward_start_[k],
+                     forward_start_[k] + t.forward,
+                     {},
+                     o.chunk});
       if (s + 1 < stage_count_)
-        out.push_back({group, EventKind::SendActivation, o.micro_batch, activation_start_[k],
-                       activation_start_[k] + t.send, {}, o.chunk});
+        out.push_back({group,
+                       EventKind::SendActivation,
+                       o.micro_batch,
+                       activation_start_[k],
+                       activation_start_[k] + t.send,
+                       {},
+                       o.chunk});
       continue;
     }
-    out.push_back({group, EventKind::Backward, o.micro_batch, backward_start_[k],
-                   backward_start_[k] + t.backward, {}, o.chunk});
+    out.push_back({group,
+                   EventKind::Backward,
+                   o.micro_batch,
+                   backward_start_[k],
+                   backward_start_[k] + t.backward,
+                   {},
+                   o.chunk});
     if (s > 0)
-      out.push_back({group, EventKind::SendGradient, o.micro_batch, gradient_start_[k],
-                     gradient_start_[k] + times(s - 1).send, {}, o.chunk});
+      out.push_back({group,
+                     EventKind::SendGradient,
+                     o.micro_batch,
+                     gradient_start_[k],
+                     gradient_start_[k] + times(s - 1).send,
+                     {},
+                     o.chunk});
   }
   for (int c = 0; c < chunks_; ++c) {
     const int s = c * groups_ + group;
-    out.push_back({group, EventKind::AllReduce, -1, allreduce_start_[s],
-                   allreduce_start_[s] + times(s).allreduce, {}, c});
+    out.push_back({group,
+                   EventKind::AllReduce,
+                   -1,
+                   allreduce_start_[s],
+                   allreduce_start_[s] + times(s).allreduce,
+                   {},
+                   c});
   }
   if (!std::is_sorted(out.begin() + first, out.end(), same_stage_less))
     std::sort(out.begin() + first, out.end(), same_stage_less);

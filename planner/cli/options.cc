@@ -453,6 +453,11 @@ Options parse_options(const std::vector<std::string>& args) {
                                      "but ") +
                          flag + " is " + std::to_string(value));
     options.max_stage_width = options.max_copies = 1;
+    if (options.schedule == "interleaved" || options.schedule == "all")
+      throw UsageError(
+          "--straight plans what PipeEdge's runtime can run, one range of layers "
+          "per host, so not --schedule " +
+          options.schedule + " (interleaved 1F1B)");
   }
   if (options.plan && options.format == Format::Csv)
     throw UsageError("--plan is reported in --format table or json, not csv");

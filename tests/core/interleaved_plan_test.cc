@@ -88,7 +88,7 @@ TEST(InterleavedLayout, BadLayoutsNameWhatIsWrong) {
   layout.schedule = Schedule::Interleaved;
   layout.stages[2].width = 2;  // chunk 2 runs on group 0, whose width is 1
   EXPECT_THAT([&] { planner.evaluate(layout, 16); },
-              ThrowsMessage<UsageError>(HasSubstr("chunk 2 runs on device group 0")));
+              ThrowsMessage<UsageError>(HasSubstr("stage 0 chunk 1 differs from chunk 0")));
 }
 
 TEST(InterleavedReports, JsonCsvTraceAndTableShowTheChunks) {

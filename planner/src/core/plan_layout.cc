@@ -17,7 +17,17 @@ constexpr const char* kStages = "PlanLayout::stages";
 constexpr const char* kMicroBatches = "PlanLayout::micro_batches";
 constexpr const char* kCopies = "PlanLayout::pipeline_replicas";
 
-std::string stage_name(std::size_t index) { return "stage " + std::to_string(index); }
+// "stage I", or with `groups` > 0 (an interleaved layout's chunks in pipeline order)
+// "stage G chunk C" as the text writes it.
+std::string stage_name(std::size_t index, std::size_t groups = 0) {
+  if (groups == 0) return "stage " + std::to_string(index);
+  return "stage " + std::to_string(index % groups) + " chunk " + std::to_string(index / groups);
+}
+
+// The device groups of an interleaved layout, 0 otherwise (for stage_name).
+std::size_t chunk_groups(const PlanLayout& layout) {
+  return layout.chunks > 1 ? layout.stages.size() / static_cast<std::size_t>(layout.chunks) : 0;
+}
 
 // A whole number without sign, leading '+' or trailing text.
 bool parse_count(const std::string& text, unsigned long long& value) {
@@ -66,11 +76,12 @@ std::string gigabytes(Bytes bytes) {
 }
 
 // When the model's cuts are not a chain, each stage's cut contains the previous one's.
-void check_nested(const std::vector<StageLayout>& stages, const ModelProfile& model) {
+void check_nested(const std::vector<StageLayout>& stages, const ModelProfile& model,
+                  std::size_t groups) {
   for (std::size_t i = 1; i < stages.size(); ++i) {
     const StageLayout& s = stages[i];
     if (!model.nested(s.first_state - 1, s.last_state))
-      throw UsageError(kStages, std::string(kStages) + ": " + stage_name(i) + " " +
+      throw UsageError(kStages, std::string(kStages) + ": " + stage_name(i, groups) + " " +
                                     std::to_string(s.first_state) + "-" +
                                     std::to_string(s.last_state) + ": the cut after state " +
                                     std::to_string(s.last_state) + " does not contain the cut " +
@@ -80,7 +91,8 @@ void check_nested(const std::vector<StageLayout>& stages, const ModelProfile& mo
 }
 
 // Stages cover states 0..states-1 once, in order.
-void check_coverage(const std::vector<StageLayout>& stages, std::size_t states) {
+void check_coverage(const std::vector<StageLayout>& stages, std::size_t states,
+                    std::size_t groups) {
   if (stages.empty())
     throw UsageError(kStages, "PlanLayout::stages is empty, expected at least one stage");
   const std::string where = std::string(kStages) + ": ";
@@ -89,16 +101,18 @@ void check_coverage(const std::vector<StageLayout>& stages, std::size_t states) 
     const StageLayout& s = stages[i];
     const std::string range = std::to_string(s.first_state) + "-" + std::to_string(s.last_state);
     if (s.last_state < s.first_state)
-      throw UsageError(kStages, where + stage_name(i) + " " + range + " ends before it starts");
+      throw UsageError(kStages,
+                       where + stage_name(i, groups) + " " + range + " ends before it starts");
     if (s.first_state != next)
       throw UsageError(kStages,
-                       where + stage_name(i) + " " + range + " starts at state " +
+                       where + stage_name(i, groups) + " " + range + " starts at state " +
                            std::to_string(s.first_state) + ", expected " + std::to_string(next) +
                            (s.first_state < next ? " (it overlaps the stage before)"
                                                  : " (states in between belong to no stage)"));
     if (s.last_state >= states)
-      throw UsageError(kStages, where + stage_name(i) + " " + range + " ends past the model's " +
-                                    "last state " + std::to_string(states - 1));
+      throw UsageError(kStages, where + stage_name(i, groups) + " " + range +
+                                    " ends past the model's " + "last state " +
+                                    std::to_string(states - 1));
     next = s.last_state + 1;
   }
   if (next != states)
@@ -164,10 +178,9 @@ void check_chunks(const PlanLayout& layout) {
   for (std::size_t j = groups; j < count; ++j) {
     const StageLayout &a = layout.stages[j % groups], &b = layout.stages[j];
     if (a.width != b.width || a.tensor_parallel != b.tensor_parallel || a.recompute != b.recompute)
-      throw UsageError(kStages, std::string(kStages) + ": chunk " + std::to_string(j) +
-                                    " runs on device group " + std::to_string(j % groups) +
-                                    " but differs from its first chunk in width, tensor "
-                                    "parallelism or recomputation");
+      throw UsageError(kStages, std::string(kStages) + ": " + stage_name(j, groups) +
+                                    " differs from chunk 0 of its device group in width, "
+                                    "tensor parallelism or recomputation");
   }
   if (layout.micro_batches % static_cast<int>(groups) != 0)
     throw UsageError(kMicroBatches, std::string(kMicroBatches) + ": " +
@@ -186,7 +199,8 @@ std::string memory_note(const Plan& plan) {
     if (over(plan.stages[i]) > over(plan.stages[worst])) worst = i;
   const PlanStage& s = plan.stages[worst];
   const Bytes memory = s.device_memory;
-  return stage_name(worst) + " needs " + gigabytes(s.peak_memory()) + " per device (" +
+  const std::size_t groups = plan.chunks > 1 ? static_cast<std::size_t>(plan.device_groups()) : 0;
+  return stage_name(worst, groups) + " needs " + gigabytes(s.peak_memory()) + " per device (" +
          gigabytes(s.weight_memory) + " weights and training state, " +
          gigabytes(s.activation_memory) + " activations" +
          (s.working_memory > 0 ? ", " + gigabytes(s.working_memory) + " working memory" : "") +
@@ -196,8 +210,8 @@ std::string memory_note(const Plan& plan) {
 // A stage's tensor-parallel degree and recomputation are ones the model, the settings and
 // where its devices sit allow.
 void check_variant(const detail::CostModel& cost, const detail::Layout& layout, int offset,
-                   const StageLayout& s, std::size_t index) {
-  const std::string where = std::string(kStages) + ": " + stage_name(index) + ": ";
+                   const StageLayout& s, std::size_t index, std::size_t groups) {
+  const std::string where = std::string(kStages) + ": " + stage_name(index, groups) + ": ";
   const int t = s.tensor_parallel;
   if (t > 1 && cost.max_tensor_parallel() == 1)
     throw UsageError(kStages, where + "splits its operators " + std::to_string(t) +
@@ -267,9 +281,9 @@ PlanLayout parse_plan_layout(const std::string& text) {
 
 LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   if (global_batch < 1) throw UsageError("global batch size must be at least 1");
-  check_coverage(layout.stages, model_.size());
-  check_nested(layout.stages, model_);
   check_chunks(layout);
+  check_coverage(layout.stages, model_.size(), chunk_groups(layout));
+  check_nested(layout.stages, model_, chunk_groups(layout));
   const int devices = cluster_.device_count();
   const int micro_batch = check_split(layout, devices, global_batch);
   detail::PipelineSpec spec{layout.pipeline_replicas,
@@ -289,7 +303,7 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
     const StageLayout& s = layout.stages[i];
     const detail::StageVariant v{s.tensor_parallel, s.recompute};
     const int offset = offsets[i % groups];
-    check_variant(cost, devices_of, offset, s, i);
+    check_variant(cost, devices_of, offset, s, i, chunk_groups(layout));
     spec.stages.push_back({s.first_state, s.last_state, offset, s.width, v});
   }
   detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);

@@ -184,6 +184,7 @@ struct ShapeResult {
   Seconds lower_bound = kInfinity;
   bool complete = true;
   std::uint64_t steps = 0, relaxed_steps = 0;
+  bool relaxed_ran_out = false;  // stopped, and its relaxed pass too (or it had none)
 };
 
 // A lower bound on every plan of a shape without searching it: some stage does at least
@@ -193,26 +194,28 @@ Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
 }
 
 // A bound on every plan of a shape from its relaxed pass (DpQuery::relaxed) within
-// `effort`, or its floor when that runs out; `settled` when no plan can make `bound`.
+// `effort`, or its floor when that runs out (`ran_out`); `settled` when no plan can make
+// `bound`.
 struct RelaxedBound {
   Seconds lower_bound = 0;
   bool settled = false;
   std::uint64_t steps = 0;
+  bool ran_out = false;
 };
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                            std::uint64_t effort, int max_width) {
   const int width = cost.cluster().device_count() / shape.replicas;
   const Seconds floor = shape_floor(cost, shape, width);
-  if (floor > bound) return {floor, true, 0};
+  if (floor > bound) return {floor, true, 0, false};
   DpQuery query{
       shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
       effort,         kPlansPerPass, max_width};
   query.relaxed = true;
   const DpResult relaxed = best_pipeline(cost, query);
-  if (relaxed.stopped) return {floor, false, relaxed.steps};
+  if (relaxed.stopped) return {floor, false, relaxed.steps, true};
   // Plans it left out have bounds above `bound`.
   return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,
-          relaxed.steps};
+          relaxed.steps, false};
 }
 
 // One shape's exact pass within `effort`; when it stops, its relaxed pass within
@@ -233,10 +236,11 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   if (dp.stopped) {
     const RelaxedBound relaxed = relaxed_effort > 0
                                      ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width)
-                                     : RelaxedBound{floor, false, 0};
+                                     : RelaxedBound{floor, false, 0, true};
     result.lower_bound = relaxed.lower_bound;
     result.complete = relaxed.settled;
     result.relaxed_steps = relaxed.steps;
+    result.relaxed_ran_out = relaxed.ran_out;
     return result;
   }
   // Every plan left out has a bound above `bound`.
@@ -495,9 +499,9 @@ class Search {
   }
   // The bounds of shapes `which` (indices into `shapes`) from their relaxed passes, with
   // equal parts of the relaxed effort left (in order, what one leaves passes on), in waves.
-  std::vector<Seconds> relaxed_bounds(const std::vector<ShapeOn>& shapes,
-                                      const std::vector<std::size_t>& which) {
-    std::vector<Seconds> bounds(which.size());
+  std::vector<RelaxedBound> relaxed_bounds(const std::vector<ShapeOn>& shapes,
+                                           const std::vector<std::size_t>& which) {
+    std::vector<RelaxedBound> bounds(which.size());
     for (std::size_t start = 0; start < which.size(); start += kWave) {
       const std::size_t end = std::min(which.size(), start + kWave);
       const std::uint64_t share = relaxed_left_ / (which.size() - start);
@@ -507,10 +511,10 @@ class Search {
         const ShapeOn& s = shapes[which[i]];
         found[i - start] =
             share > 0 ? relaxed_bound(*s.cost, s.shape, cutoff, share, options_.max_stage_width)
-                      : RelaxedBound{floor_of(s), false, 0};
+                      : RelaxedBound{floor_of(s), false, 0, true};
       });
       for (std::size_t i = start; i < end; ++i) {
-        bounds[i] = found[i - start].lower_bound;
+        bounds[i] = found[i - start];
         relaxed_left_ -= std::min(relaxed_left_, found[i - start].steps);
       }
     }
@@ -526,7 +530,8 @@ class Search {
     pool_.simulate_promising();
     std::vector<std::size_t> all(shapes.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
-    for (Seconds b : relaxed_bounds(shapes, all)) lower_ = std::min(lower_, b);
+    for (const RelaxedBound& b : relaxed_bounds(shapes, all))
+      lower_ = std::min(lower_, b.lower_bound);
     unfinished_ = unfinished_ || !shapes.empty();
   }
 
@@ -562,6 +567,7 @@ class Search {
   // timing, so the result is the same on any thread count.
   std::vector<Seconds> search_rounds(const std::vector<ShapeOn>& shapes) {
     std::vector<Seconds> bounds(shapes.size(), 0);
+    std::vector<char> relaxed_done(shapes.size(), 0);  // a relaxed pass bounded the shape
     std::vector<std::size_t> todo(shapes.size());
     std::iota(todo.begin(), todo.end(), std::size_t{0});
     for (int round = 0; round < kRounds && !todo.empty() && left_ > 0; ++round) {
@@ -590,6 +596,7 @@ class Search {
         for (std::size_t i = start; i < end; ++i) {
           ShapeResult& shape = found[i - start];
           if (!shape.complete) stopped.push_back(todo[i]);
+          if (!shape.complete && !shape.relaxed_ran_out) relaxed_done[todo[i]] = 1;
           bounds[todo[i]] = std::max(bounds[todo[i]], shape.lower_bound);
           left_ -= std::min(left_, shape.steps);
           relaxed_left_ -= std::min(relaxed_left_, shape.relaxed_steps);
@@ -602,12 +609,23 @@ class Search {
       stopped.insert(stopped.end(), todo.begin() + static_cast<std::ptrdiff_t>(start), todo.end());
       todo = std::move(stopped);
     }
-    // Shapes never reached get their relaxed pass, with what is left for those.
-    std::vector<std::size_t> unreached;
+    // Shapes never reached, and those whose relaxed pass ran out in the first round (with
+    // that round's share), get a relaxed pass with what is left for those, in equal parts;
+    // those that run out again are retried with what the others left, up to kRounds times.
+    std::vector<std::size_t> unsettled;
     for (std::size_t i : todo)
-      if (bounds[i] == 0) unreached.push_back(i);
-    const std::vector<Seconds> relaxed = relaxed_bounds(shapes, unreached);
-    for (std::size_t j = 0; j < unreached.size(); ++j) bounds[unreached[j]] = relaxed[j];
+      if (!relaxed_done[i]) unsettled.push_back(i);
+    for (int round = 0; round < kRounds && !unsettled.empty() && relaxed_left_ > 0; ++round) {
+      const std::vector<RelaxedBound> relaxed = relaxed_bounds(shapes, unsettled);
+      std::vector<std::size_t> again;
+      for (std::size_t j = 0; j < unsettled.size(); ++j) {
+        bounds[unsettled[j]] = std::max(bounds[unsettled[j]], relaxed[j].lower_bound);
+        if (relaxed[j].ran_out) again.push_back(unsettled[j]);
+      }
+      unsettled = std::move(again);
+    }
+    // A shape no relaxed pass bounded keeps its floor.
+    for (std::size_t i : unsettled) bounds[i] = std::max(bounds[i], floor_of(shapes[i]));
     unfinished_ = unfinished_ || !todo.empty();
     for (Seconds b : bounds) lower_ = std::min(lower_, b);
     return bounds;

@@ -39,7 +39,9 @@ cd "$build"
 # thread-count determinism sweeps rerun the same search; the terminal progress test needs a
 # point that plans for seconds; the README's commands plan transformers on 512 GPUs, each
 # seconds in release and a minute and more under ASan, through the same code the
-# transformer tests cover. Under ASan these would take over half of this step.
+# transformer tests cover; the relaxed-pass retry test plans GNMT-16 on 32 GPUs at the
+# default effort (2.5 s in release, 80 s under ASan) through the dynamic program the
+# exhaustive tests cover. Under ASan these would take over half of this step.
 ctest -j "$jobs" --output-on-failure --timeout 900 \
-  -E "^BundledProfiles/NeverWorse|^NeverWorseAtDefaultEffort|^PePlanDeterminism|^ProgressOnATerminal.TheTimeMoves|^ReadmeCommands.PrintWhatTheReadmeShows$"
+  -E "^BundledProfiles/NeverWorse|^NeverWorseAtDefaultEffort|^PePlanDeterminism|^ProgressOnATerminal.TheTimeMoves|^ReadmeCommands.PrintWhatTheReadmeShows$|^Planner.RelaxedPassesThatRanOutAreRetriedWithWhatIsLeft$"
 echo "== sanitize: all tests passed under ASan + UBSan"

@@ -578,7 +578,8 @@ class Search {
   // timing, so the result is the same on any thread count.
   std::vector<Seconds> search_rounds(const std::vector<ShapeOn>& shapes) {
     std::vector<Seconds> bounds(shapes.size(), 0);
-    std::vector<char> relaxed_done(shapes.size(), 0);  // a relaxed pass bounded the shape
+    std::vector<char> relaxed_done(shapes.size(), 0);           // a relaxed pass bounded the shape
+    std::vector<std::uint64_t> ran_out_with(shapes.size(), 0);  // steps of one that ran out
     std::vector<std::size_t> todo(shapes.size());
     std::iota(todo.begin(), todo.end(), std::size_t{0});
     for (int round = 0; round < kRounds && !todo.empty() && left_ > 0; ++round) {
@@ -608,6 +609,8 @@ class Search {
           ShapeResult& shape = found[i - start];
           if (!shape.complete) stopped.push_back(todo[i]);
           if (!shape.complete && !shape.relaxed_ran_out) relaxed_done[todo[i]] = 1;
+          if (shape.relaxed_ran_out)
+            ran_out_with[todo[i]] = std::max(ran_out_with[todo[i]], shape.relaxed_steps);
           bounds[todo[i]] = std::max(bounds[todo[i]], shape.lower_bound);
           left_ -= std::min(left_, shape.steps);
           relaxed_left_ -= std::min(relaxed_left_, shape.relaxed_steps);
@@ -623,16 +626,27 @@ class Search {
     // Shapes never reached, and those whose relaxed pass ran out in the first round (with
     // that round's share), get a relaxed pass with what is left for those, in equal parts;
     // those that run out again are retried with what the others left, up to kRounds times.
+    // A shape is tried only with more than it already ran out with (less cannot finish).
     std::vector<std::size_t> unsettled;
     for (std::size_t i : todo)
       if (!relaxed_done[i]) unsettled.push_back(i);
     for (int round = 0; round < kRounds && !unsettled.empty() && relaxed_left_ > 0; ++round) {
-      const std::vector<RelaxedBound> relaxed = relaxed_bounds(shapes, unsettled);
+      const std::uint64_t share = relaxed_left_ / unsettled.size();
+      std::vector<std::size_t> worth;
+      for (std::size_t i : unsettled)
+        if (ran_out_with[i] < share) worth.push_back(i);
+      if (worth.empty()) break;
+      const std::vector<RelaxedBound> relaxed = relaxed_bounds(shapes, worth);
       std::vector<std::size_t> again;
-      for (std::size_t j = 0; j < unsettled.size(); ++j) {
-        bounds[unsettled[j]] = std::max(bounds[unsettled[j]], relaxed[j].lower_bound);
-        if (relaxed[j].ran_out) again.push_back(unsettled[j]);
+      for (std::size_t j = 0; j < worth.size(); ++j) {
+        bounds[worth[j]] = std::max(bounds[worth[j]], relaxed[j].lower_bound);
+        if (relaxed[j].ran_out) {
+          again.push_back(worth[j]);
+          ran_out_with[worth[j]] = std::max(ran_out_with[worth[j]], relaxed[j].steps);
+        }
       }
+      for (std::size_t i : unsettled)
+        if (std::find(worth.begin(), worth.end(), i) == worth.end()) again.push_back(i);
       unsettled = std::move(again);
     }
     // A shape no relaxed pass bounded keeps its floor.

@@ -208,7 +208,7 @@ TEST(PePlanExitCode, ProfileThatIsADirectorySaysSo) {
 // effort limit (--search-effort) now bounds every batch size; the answer is a plan.
 TEST(PePlanExitCode, MillionGpuClusterAnswers) {
   const ProgramResult r =
-      run_program(pe_plan_program(), {"--gbs", "32", "--devices", "1000000"}, {}, 120);
+      run_program(pe_plan_program(), {"--gbs", "32", "--devices", "1000000"}, {}, kProgramTimeout);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out,
               AllOf(HasSubstr("1000000 GPUs on 1 machine"), HasSubstr("Best plan for GBS 32")));

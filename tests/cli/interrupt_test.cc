@@ -56,7 +56,7 @@ class Interrupt : public ScratchTest {
         pe_plan_program(),
         {"--profile", "vgg19", "--gbs", "8:65536:8", "--search-effort", "0", "--plot",
          path("plot.svg"), "--svg", path("gantt.svg"), "--trace", path("trace.json")},
-        {}, 120);
+        {}, kProgramTimeout);
     std::this_thread::sleep_for(std::chrono::milliseconds(1000));
     program.signal(signal_number);
     return program.finish();
@@ -91,7 +91,7 @@ TEST_F(Interrupt, ASecondSignalStopsAtOnce) {
   RunningProgram program(pe_plan_program(),
                          {"--profile", "vgg19", "--gbs", "8:65536:8", "--search-effort", "0",
                           "--plot", path("plot.svg")},
-                         {}, 120);
+                         {}, kProgramTimeout);
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   program.signal(SIGINT);
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -113,10 +113,11 @@ TEST_F(Interrupt, SigintWhileWritingALargeTraceKeepsTheOldFile) {
       pe_plan_program(),
       {"--profile", kChain, "--pbs", "8", "--gbs", "65536", "--devices", "3", "--plan",
        "0-0:1;1-1:1;2-2:1", "--microbatches", "65536", "--trace", path("trace.json")},
-      {}, 120);
+      {}, kProgramTimeout);
   // Wait for the hidden temporary file next to the trace, then interrupt.
   bool seen = false;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(kProgramTimeout - 60);
   while (!seen && std::chrono::steady_clock::now() < give_up) {
     for (const std::string& name : names_in(dir())) seen |= name.rfind(".trace.json.tmp-", 0) == 0;
     if (!seen) std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -139,16 +140,17 @@ TEST_F(Interrupt, AnIgnoredSignalStaysIgnored) {
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   ASSERT_EQ(sigaction(SIGINT, &ignore, &previous), 0);
-  // 1024 batch sizes of a three-layer chain: about 3 s.
+  // 256 batch sizes of a three-layer chain: about 1 s, well past the signal.
   RunningProgram program(
       pe_plan_program(),
-      {"--profile", kChain, "--pbs", "8", "--gbs", "8:8192:8", "--format", "csv"}, {}, 120);
+      {"--profile", kChain, "--pbs", "8", "--gbs", "8:2048:8", "--format", "csv"}, {},
+      kProgramTimeout);
   sigaction(SIGINT, &previous, nullptr);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   program.signal(SIGINT);
   const ProgramResult r = program.finish();
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("\n8192,1,"));
+  EXPECT_THAT(r.out, HasSubstr("\n2048,1,"));
 }
 
 }  // namespace

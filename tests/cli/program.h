@@ -15,6 +15,11 @@ struct ProgramResult {
   std::string err;     ///< Everything written to stderr.
 };
 
+/// Seconds a program may run before a test kills it as hung: far beyond any test's program
+/// in a release build (seconds), so slow machines and sanitized builds (10 to 30 times
+/// slower, and slower again when the tests run in parallel) do not fail by the clock.
+inline constexpr unsigned kProgramTimeout = 600;
+
 /// Extra environment variables, e.g. {"TBB_NUM_THREADS", "2"}.
 using Environment = std::vector<std::pair<std::string, std::string>>;
 
@@ -22,7 +27,8 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 /// stdin empty. A program still running after `timeout_seconds` is killed (SIGALRM, so
 /// exit_code 142). Throws std::runtime_error when the program cannot be started.
 ProgramResult run_program(const std::string& program, const std::vector<std::string>& args,
-                          const Environment& environment = {}, unsigned timeout_seconds = 120);
+                          const Environment& environment = {},
+                          unsigned timeout_seconds = kProgramTimeout);
 
 /// A program started by start_program and still running (or finished but not yet waited
 /// for). Its output goes to temporary files that finish() reads.

@@ -55,8 +55,7 @@ class Interrupt : public ScratchTest {
     RunningProgram program(
         pe_plan_program(),
         {"--profile", "vgg19", "--gbs", "8:65536:8", "--search-effort", "0", "--plot",
-         path("plot.svg"), "--svg", path("gantt.svg"), "--trace", path("trace.json")},
-        {}, kProgramTimeout);
+         path("plot.svg"), "--svg", path("gantt.svg"), "--trace", path("trace.json")});
     std::this_thread::sleep_for(std::chrono::milliseconds(1000));
     program.signal(signal_number);
     return program.finish();
@@ -88,10 +87,8 @@ TEST_F(Interrupt, SigtermDuringASweepExits143AndWritesNothing) {
 // A second signal does not wait for the batch sizes in progress: it removes the temporary
 // files of the writes under way and exits at once.
 TEST_F(Interrupt, ASecondSignalStopsAtOnce) {
-  RunningProgram program(pe_plan_program(),
-                         {"--profile", "vgg19", "--gbs", "8:65536:8", "--search-effort", "0",
-                          "--plot", path("plot.svg")},
-                         {}, kProgramTimeout);
+  RunningProgram program(pe_plan_program(), {"--profile", "vgg19", "--gbs", "8:65536:8",
+                                             "--search-effort", "0", "--plot", path("plot.svg")});
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   program.signal(SIGINT);
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -112,8 +109,7 @@ TEST_F(Interrupt, SigintWhileWritingALargeTraceKeepsTheOldFile) {
   RunningProgram program(
       pe_plan_program(),
       {"--profile", kChain, "--pbs", "8", "--gbs", "65536", "--devices", "3", "--plan",
-       "0-0:1;1-1:1;2-2:1", "--microbatches", "65536", "--trace", path("trace.json")},
-      {}, kProgramTimeout);
+       "0-0:1;1-1:1;2-2:1", "--microbatches", "65536", "--trace", path("trace.json")});
   // Wait for the hidden temporary file next to the trace, then interrupt.
   bool seen = false;
   const auto give_up =
@@ -140,17 +136,15 @@ TEST_F(Interrupt, AnIgnoredSignalStaysIgnored) {
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   ASSERT_EQ(sigaction(SIGINT, &ignore, &previous), 0);
-  // 256 batch sizes of a three-layer chain: about 1 s, well past the signal.
-  RunningProgram program(
-      pe_plan_program(),
-      {"--profile", kChain, "--pbs", "8", "--gbs", "8:2048:8", "--format", "csv"}, {},
-      kProgramTimeout);
+  // 1024 batch sizes of a three-layer chain: about 3 s.
+  RunningProgram program(pe_plan_program(), {"--profile", kChain, "--pbs", "8", "--gbs", "8:8192:8",
+                                             "--format", "csv"});
   sigaction(SIGINT, &previous, nullptr);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   program.signal(SIGINT);
   const ProgramResult r = program.finish();
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("\n2048,1,"));
+  EXPECT_THAT(r.out, HasSubstr("\n8192,1,"));
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ ProgramResult run_program(const std::string& program, const std::vector<std::str
 class RunningProgram {
  public:
   RunningProgram(const std::string& program, const std::vector<std::string>& args,
-                 const Environment& environment, unsigned timeout_seconds);
+                 const Environment& environment = {}, unsigned timeout_seconds = kProgramTimeout);
   ~RunningProgram();  ///< Kills (SIGKILL) and reaps the program if finish() was not called.
   RunningProgram(const RunningProgram&) = delete;
   RunningProgram& operator=(const RunningProgram&) = delete;

@@ -121,22 +121,15 @@ BENCHMARK(BM_Planner_Scaling)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// Every bundled profile's default sweep (GBS 32:4096:64, 65 points) on 2 x 8 GPUs, 2
-// threads, registered by main(). Counters: inexact points and the largest gap.
-void sweep_profile(benchmark::State& state, const pe::ProfileEntry& entry) {
+// The default sweep (GBS 32:4096:64, 65 points) of a planner, 2 threads. Counters:
+// inexact points and the largest gap.
+void time_sweep(benchmark::State& state, const pe::Planner& planner) {
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism, 2);
-  std::optional<pe::Planner> planner;
-  try {
-    planner.emplace(make_planner(entry, {8, 16}));
-  } catch (const std::exception& e) {  // the catalogue's test graphs include degenerate ones
-    state.SkipWithError(e.what());
-    return;
-  }
   const std::vector<int> batches = pe::parse_batch_sizes("32:4096:64");
   int inexact = 0;
   double largest = 0;
   for (auto _ : state) {
-    const std::vector<pe::PointResult> points = planner->sweep(batches);
+    const std::vector<pe::PointResult> points = planner.sweep(batches);
     inexact = 0, largest = 0;
     for (const pe::PointResult& p : points) {
       inexact += !p.exact;
@@ -146,6 +139,32 @@ void sweep_profile(benchmark::State& state, const pe::ProfileEntry& entry) {
   state.counters["inexact"] = inexact;
   state.counters["gap_percent"] = 100 * largest;
 }
+
+// Every bundled profile's default sweep on 2 x 8 GPUs, registered by main().
+void sweep_profile(benchmark::State& state, const pe::ProfileEntry& entry) {
+  std::optional<pe::Planner> planner;
+  try {
+    planner.emplace(make_planner(entry, {8, 16}));
+  } catch (const std::exception& e) {  // the catalogue's test graphs include degenerate ones
+    state.SkipWithError(e.what());
+    return;
+  }
+  time_sweep(state, *planner);
+}
+
+// The default sweep of GNMT-16 and GNMT-32 on 16 single-GPU machines (every cut crosses
+// machines: the slow links make their pipelines the hardest to bound).
+void BM_Planner_SweepSingleGpuMachines(benchmark::State& state, const char* profile) {
+  time_sweep(state, make_planner(profile, machines(16, 1)));
+}
+BENCHMARK_CAPTURE(BM_Planner_SweepSingleGpuMachines, gnmt_16, "gnmt_16")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_Planner_SweepSingleGpuMachines, gnmt_32, "gnmt_32")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 
 // The slowest bundled point we know: NASNet-A large (1,250 states) at GBS 32 on 2 x 8 GPUs,
 // where the search stops at the default effort (SearchOptions::effort). Argument: threads.

@@ -62,9 +62,10 @@ struct PointResult {
   Baselines baselines;         ///< Plain data parallelism on all devices.
   std::vector<Plan> plans;     ///< Best first; empty when no plan fits.
   std::string no_plan_reason;  ///< Why `plans` is empty ("" otherwise).
-  /// True when the search proved the best plan's simulated time optimal over the whole
-  /// search space (lower_bound meets it); otherwise `gap()` says how far from optimal it
-  /// may be.
+  /// True when the search proved the best plan optimal over the whole search space: the
+  /// fastest plan found meets lower_bound, and the best plan is it or the simplest within
+  /// 0.1 % of it (README, "Exactness and gaps"); otherwise `gap()` says how far from
+  /// optimal it may be.
   bool exact = true;
   /// A proven lower bound on the simulated iteration time of every plan in the search
   /// space (0 when nothing fits).

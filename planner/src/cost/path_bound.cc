@@ -25,7 +25,7 @@ StagePaths stage_paths(const StageTimes& t, const SuffixBound* next, const Suffi
   // T (GPipe: every stage runs its M forwards first, so the last one's round trip to the
   // end comes back before micro-batch 0's backward)
   if (schedule == Schedule::GPipe) {
-    p.backward = std::max(p.backward, (m - 1) * (f + g));
+    p.backward = std::max(p.backward, (m - 1) * (s.forward_wave + s.backward_wave));
     return p;
   }
   // Micro-batch 0's gradient reaches stage b no earlier than its round trip, nor before
@@ -91,7 +91,7 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
                       next ? next->worst : 0});
   s.exposed = paths.backward + t.allreduce;
   // After the last micro-batch's forward, GPipe runs all M backwards of a stage.
-  s.drain = t.allreduce + (schedule == Schedule::GPipe ? (micro_batches - 1) * t.backward : 0);
+  s.drain = t.allreduce + (schedule == Schedule::GPipe ? (micro_batches - 1) * s.backward_wave : 0);
   if (next) {
     const Seconds back = t.backward + send;  // from stage b + 1's last backward to b's
     s.drain = std::max(s.drain, next->drain - back);
@@ -100,6 +100,11 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     const Seconds last_sent = std::max(paths.forward, (micro_batches - 1) * send);
     s.exposed = std::max({s.exposed, next->exposed - back, last_sent + next->drain - back});
   }
+  // GPipe: the forward wave on the slowest stage or cut of the suffix, the last micro-batch
+  // to the end, micro-batch 0's gradient back to the stage s of the drain, its backward
+  // wave, the last gradient on to s, then s's all-reduce (W, paced to every all-reduce).
+  if (schedule == Schedule::GPipe)
+    s.exposed = std::max(s.exposed, (micro_batches - 1) * s.forward_wave + s.drain);
   return s;
 }
 

@@ -141,6 +141,9 @@ class Pool {
     return static_cast<int>(kept_.size()) < top_ ? kInfinity : kept_.back().time() * (1 + kSimpler);
   }
   Seconds best_time() const { return kept_.empty() ? kInfinity : kept_.front().time(); }
+  // The fastest plan simulated, also where a simpler one of its shape within the margin
+  // took its place: the certificate is measured against it.
+  Seconds fastest() const { return fastest_; }
   // The bound for one shape's pass: only one plan per shape is kept, so a plan slower than
   // the shape's kept one (beyond the margin) can never be reported, whatever `top` is.
   Seconds cutoff_for(const PipelineShapeChoice& shape) const {
@@ -163,6 +166,7 @@ class Pool {
   // Keeps the best simulated plan of each shape, and of those the best `top` shapes (plus
   // any within the margin of the last, which a simpler plan may still need).
   void insert(Candidate candidate) {
+    fastest_ = std::min(fastest_, candidate.time());
     for (Candidate& kept : kept_)
       if (matches(kept.plan, shape_of(candidate.plan))) {
         std::vector<Candidate> pair{std::move(kept), std::move(candidate)};
@@ -187,6 +191,7 @@ class Pool {
   int top_;
   std::vector<Candidate> waiting_, kept_;
   Seconds least_unsimulated_ = kInfinity;
+  Seconds fastest_ = kInfinity;
 };
 
 // What one shape's pass found: its candidates, the least bound of any of its plans (a
@@ -556,9 +561,9 @@ class Search {
   SearchResult result() const {
     SearchResult result;
     result.plans = pool_.answer();
-    const Seconds lower = std::min({lower_, pool_.least_unsimulated(), pool_.best_time()});
+    const Seconds lower = std::min({lower_, pool_.least_unsimulated(), pool_.fastest()});
     result.lower_bound = lower;
-    result.exact = !result.plans.empty() ? lower >= pool_.best_time() * (1 - kTie) : !unfinished_;
+    result.exact = !result.plans.empty() ? lower >= pool_.fastest() * (1 - kTie) : !unfinished_;
     return result;
   }
   Seconds cutoff() const { return pool_.cutoff(); }

@@ -61,7 +61,8 @@ struct SearchResult {
   std::vector<Plan> plans;  ///< Best first (simulated); empty when nothing fits.
   /// A proven lower bound on the simulated time of every plan of the search space.
   Seconds lower_bound = 0;
-  /// True when lower_bound meets the best plan's time: no plan is faster.
+  /// True when lower_bound meets the fastest plan simulated: no plan is faster than it, and
+  /// the plan reported is it or the simplest within kSimpler of it.
   bool exact = true;
 };
 

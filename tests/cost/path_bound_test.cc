@@ -139,6 +139,20 @@ TEST(PathBound, GPipeWavesPaceEveryAllReduce) {
   EXPECT_NEAR(detail::path_lower_bound(front), simulate(front).makespan, 1e-12);
 }
 
+// 1F1B, three heavy stages joined by slow links in front of a light one: after micro-batch
+// 0's round trip, stage 0's chain cycles through the window of the first three stages
+// (forward on each, the third's next operation an older backward, back to stage 0, whose
+// next is the forward three micro-batches on), each cycle C_3 = 3 (1 + 2) + 2 (1 + 1) = 13,
+// slower per micro-batch than a whole round trip (13.02 for four). With M = 12 and k = 4:
+// R_0 + R_0 + 2 C_3 + 1 (f + g) = 13.02 + 13.02 + 26 + 3 (R).
+TEST(PathBound, OneFOneBCyclesThroughAWindowOfStages) {
+  PipelineShape shape{
+      {{1, 2, 1, 0}, {1, 2, 1, 0}, {1, 2, 0, 0}, {0.01, 0.01, 0, 0}}, 12, Schedule::OneFOneB};
+  EXPECT_NEAR(detail::path_lower_bound(shape), 13.02 + 13.02 + 26 + 3, 1e-9);
+  EXPECT_LT(detail::path_lower_bound(shape, false), 55.04 - 1);
+  EXPECT_LE(detail::path_lower_bound(shape), simulate(shape).makespan);
+}
+
 // Equal stages with transfers, more micro-batches than stages: the first stage's backwards
 // are paced by round trips (A'), and the micro-batches left over by its own f + g; the
 // bound comes within 0.2 % of the simulation (0.9 % below it while the left-over

@@ -42,7 +42,14 @@ StagePaths stage_paths(const StageTimes& t, const SuffixBound* next, const Suffi
     // after (M - 1 - jk) steps of f + g, j round trips reach the last backward; the last
     // forward starts the last of them.
     const int trips = (micro_batches - 1) / k;
-    const Seconds chained = trips * s.round_trip + (micro_batches - 1 - trips * k) * (f + g) + late;
+    Seconds chained = trips * s.round_trip + (micro_batches - 1 - trips * k) * (f + g) + late;
+    // R: after the first round trip, cycles through a window of j stages, then pairs.
+    const int after_trip = micro_batches - 1 - k;
+    for (int j = 2; j < k && j <= kWindows + 1 && s.window[j - 2] > 0; ++j) {
+      const int cycles = after_trip / j;
+      chained = std::max(chained, s.round_trip + cycles * s.window[j - 2] +
+                                      (after_trip - cycles * j) * (f + g) + late);
+    }
     p.forward = std::max(p.forward, chained);
     p.backward = std::max(p.backward, chained);
   } else {  // T
@@ -70,7 +77,7 @@ Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
 }  // namespace
 
 SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* next,
-                          int micro_batches, Schedule schedule) {
+                          int micro_batches, Schedule schedule, bool windows) {
   SuffixBound s;
   s.stages = next ? std::min(next->stages + 1, micro_batches) : 1;
   s.round_trip = t.forward + t.backward + 2 * send + (next ? next->round_trip : 0);
@@ -79,6 +86,13 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     s.backward_wave = std::max({t.backward, send, next ? next->backward_wave : 0});
   } else {
     s.head_work = t.forward + t.backward;
+    // A window from b is stage b, its outgoing transfer both ways and a window from b + 1
+    // one stage shorter (that stage alone: its head_work).
+    // Only stages with fewer than M stages to the end use windows (R), and the stages in
+    // front of one with M have M too.
+    for (int i = 0;
+         windows && next && s.stages < micro_batches && i < kWindows && next->stages >= i + 1; ++i)
+      s.window[i] = s.head_work + 2 * send + (i == 0 ? next->head_work : next->window[i - 1]);
     // Stage b is x = S - M when it is the first with M stages from it to the end.
     const bool is_x = s.stages == micro_batches && (!next || next->stages < micro_batches);
     if (is_x)
@@ -151,14 +165,14 @@ Seconds interleaved_lower_bound(const PipelineShape& shape) {
   return bound;
 }
 
-Seconds path_lower_bound(const PipelineShape& shape) {
+Seconds path_lower_bound(const PipelineShape& shape, bool windows) {
   if (shape.schedule == Schedule::Interleaved) return interleaved_lower_bound(shape);
   const int stages = static_cast<int>(shape.stages.size());
   SuffixBound suffix;
   for (int b = stages - 1; b >= 0; --b) {
     const StageTimes& t = shape.stages[b];
     suffix = prepend_stage(t, b + 1 < stages ? t.send : 0, b + 1 < stages ? &suffix : nullptr,
-                           shape.micro_batches, shape.schedule);
+                           shape.micro_batches, shape.schedule, windows);
   }
   return bound_of(suffix);
 }

@@ -19,6 +19,13 @@
 //              operation is the forward of m + 2. From forward k - 2 on stage b, n =
 //              floor((M + 1 - k) / 2) such cycles, then the last micro-batch's round trip:
 //              (k - 2) f + n (f + g + 2 c + f_{b+1} + g_{b+1});
+//   R  (1F1B, k < M)  micro-batch 0's round trip from b, then the same cycle through a
+//              window of j stages b .. b+j-1 (2 <= j < k, j <= kWindows + 1): forward m on
+//              each, then on the last the backward of m - (k - j), back to b, whose next
+//              operation is the forward of m + j; it costs C_j, the window's f + g and twice
+//              its inner transfers. From forward k, n = floor((M - 1 - k) / j) cycles, then
+//              pairs of a forward and a backward up to the last micro-batch, whose round
+//              trip ends the path: R_b + n C_j + (M - 1 - k - n j)(f + g) + late;
 //   T  (1F1B, k >= M)  stage b runs its M forwards, then its M backwards; the last
 //              forward travels to stage x = S - M (also all forwards first), whose first
 //              backward comes back: (M-1)(f + g) - beyond, where `beyond` is the part of
@@ -44,6 +51,9 @@
 
 namespace pe::detail {
 
+/// Windows of 2 to kWindows + 1 stages whose 1F1B cycles the bound follows (term R below).
+inline constexpr int kWindows = 4;
+
 /// What the bound knows of the stages from b to the end (a suffix), built from the last
 /// stage forwards. The bound of a whole pipeline is bound(suffix of stage 0). Every field
 /// but `stages` can only raise the bound of any pipeline the suffix ends.
@@ -60,13 +70,17 @@ struct SuffixBound {
   Seconds after_x = 0;        ///< 1F1B, stages >= M: minus `beyond` of T (0 otherwise).
   Seconds forward_wave = 0;   ///< GPipe: max over the suffix of max(f, c).
   Seconds backward_wave = 0;  ///< GPipe: max over the suffix of max(g, c).
-  int stages = 0;             ///< S - b, capped at M (no term depends on more).
+  /// 1F1B: window[i] is the cycle of the window of stages b .. b + i + 1 (j = i + 2 stages):
+  /// the sum of their f + g and twice the transfers between them; 0 past the suffix's end.
+  Seconds window[kWindows] = {};
+  int stages = 0;  ///< S - b, capped at M (no term depends on more).
 };
 
 /// The suffix of stage b: stage b (its times; `send` the transfer to the next stage, 0
-/// when it is the last) in front of `next` (null for the last stage).
+/// when it is the last) in front of `next` (null for the last stage). Without `windows` the
+/// R terms are left out (window stays 0): a weaker bound, with fewer fields that differ.
 SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,
-                          int micro_batches, Schedule schedule);
+                          int micro_batches, Schedule schedule, bool windows = true);
 
 /// fill_drain + max(worst, exposed): a lower bound on the simulated makespan of a pipeline
 /// whose suffix of stage 0 this is.
@@ -86,7 +100,7 @@ inline Seconds bound_of(const SuffixBound& s) {
 Seconds interleaved_lower_bound(const PipelineShape& shape);
 
 /// The bound of a whole pipeline (interleaved_lower_bound for that schedule). Never above
-/// simulate(shape).makespan.
-Seconds path_lower_bound(const PipelineShape& shape);
+/// simulate(shape).makespan. Without `windows`, the weaker bound of prepend_stage's.
+Seconds path_lower_bound(const PipelineShape& shape, bool windows = true);
 
 }  // namespace pe::detail

@@ -6,6 +6,7 @@
 //   y + x = round_trip + exposed, the all-reduce term,
 //   y + D = round_trip + drain, what follows an earlier stage's Q in the all-reduce term,
 //   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
+//   and the window cycles (1F1B: window, kWindows of them, 0 past the suffix's end),
 //   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
 //           whether the cut in front of it stays inside a machine), and its
@@ -18,6 +19,7 @@
 #include "search/pipeline_dp.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <tuple>
@@ -53,16 +55,19 @@ struct Entry {
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after k and head).
+  static_assert(kWindows == 4, "fields() lists every window");
   auto fields() const {
     const SuffixBound& b = bound;
     return std::make_tuple(b.round_trip, b.worst, total(), drained(), b.head_work, b.after_x,
-                           b.forward_wave, b.backward_wave);
+                           b.forward_wave, b.backward_wave, b.window[0], b.window[1], b.window[2],
+                           b.window[3]);
   }
   bool no_worse_than(const Entry& o) const {
     const SuffixBound &a = bound, &b = o.bound;
     return a.round_trip <= b.round_trip && a.worst <= b.worst && total() <= o.total() &&
            drained() <= o.drained() && a.head_work <= b.head_work && a.after_x <= b.after_x &&
-           a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave;
+           a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave &&
+           std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>());
   }
 };
 
@@ -114,6 +119,8 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
     least.after_x = std::min(least.after_x, c.bound.after_x);
     least.forward_wave = std::min(least.forward_wave, c.bound.forward_wave);
     least.backward_wave = std::min(least.backward_wave, c.bound.backward_wave);
+    for (int i = 0; i < kWindows; ++i)
+      least.window[i] = std::min(least.window[i], c.bound.window[i]);
   }
   const std::uint64_t steps = candidates.size();
   candidates.clear();
@@ -379,13 +386,13 @@ void Dp::offer_whole_model(int r) {
 // The entry for stage s in front of a suffix entry (`next` null: s is the last stage),
 // with `send` the transfer across the cut between them.
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
-  return {
-      prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule),
-      s.head,
-      s.last,
-      s.width,
-      index,
-      s.variant};
+  return {prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
+                        q_.windows),
+          s.head,
+          s.last,
+          s.width,
+          index,
+          s.variant};
 }
 
 // Puts stage s in front of every entry of the cell that follows it.

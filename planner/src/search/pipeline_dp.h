@@ -35,6 +35,11 @@ struct DpQuery {
   /// pipeline_dp.cc), so the least bound of the first cell is a lower bound on the path bound
   /// of every plan of the shape, found with far fewer entries; no plans are returned.
   bool relaxed = false;
+  /// Bound each plan with the window cycles too (path_bound.h, R): tighter, but entries then
+  /// differ in four more fields, so an exact pass keeps more of them. Off for the search's
+  /// first exact passes; on for relaxed passes (one entry per group either way) and for
+  /// the closing passes of shapes whose bound is still below the best plan.
+  bool windows = false;
 };
 
 /// A plan of the pass and its path lower bound (cost/path_bound.h).

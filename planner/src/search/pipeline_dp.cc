@@ -54,13 +54,21 @@ struct Entry {
   auto group() const { return std::make_tuple(k(), !head, t()); }
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
-  // The fields that only raise a bound, in a fixed order (the sort key after k and head).
-  static_assert(kWindows == 4, "fields() lists every window");
-  auto fields() const {
+  // The fields that only raise a bound, in a fixed order (the sort key after the group).
+  static constexpr int kFields = 8 + kWindows;
+  Seconds field(int i) const {
     const SuffixBound& b = bound;
-    return std::make_tuple(b.round_trip, b.worst, total(), drained(), b.head_work, b.after_x,
-                           b.forward_wave, b.backward_wave, b.window[0], b.window[1], b.window[2],
-                           b.window[3]);
+    switch (i) {
+      case 0: return b.round_trip;
+      case 1: return b.worst;
+      case 2: return total();
+      case 3: return drained();
+      case 4: return b.head_work;
+      case 5: return b.after_x;
+      case 6: return b.forward_wave;
+      case 7: return b.backward_wave;
+      default: return b.window[i - 8];
+    }
   }
   bool no_worse_than(const Entry& o) const {
     const SuffixBound &a = bound, &b = o.bound;
@@ -75,10 +83,16 @@ struct Entry {
 // sorted by y, a candidate is dropped when a kept one is no worse in every field. Returns
 // the comparisons made (search effort).
 std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
-  // A total order, so the result does not depend on how candidates arrived.
+  // A total order, so the result does not depend on how candidates arrived: the group, the
+  // fields, then the plan, compared one at a time (most pairs differ in the first ones).
   std::sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
-    return std::make_tuple(a.group(), a.fields(), a.last, a.width, a.child, a.variant.recompute) <
-           std::make_tuple(b.group(), b.fields(), b.last, b.width, b.child, b.variant.recompute);
+    if (a.group() != b.group()) return a.group() < b.group();
+    for (int i = 0; i < Entry::kFields; ++i) {
+      const Seconds x = a.field(i), y = b.field(i);
+      if (x != y) return x < y;
+    }
+    return std::make_tuple(a.last, a.width, a.child, a.variant.recompute) <
+           std::make_tuple(b.last, b.width, b.child, b.variant.recompute);
   });
   std::size_t group = cell.size();
   std::uint64_t comparisons = candidates.size();

@@ -59,15 +59,24 @@ struct Entry {
   Seconds field(int i) const {
     const SuffixBound& b = bound;
     switch (i) {
-      case 0: return b.round_trip;
-      case 1: return b.worst;
-      case 2: return total();
-      case 3: return drained();
-      case 4: return b.head_work;
-      case 5: return b.after_x;
-      case 6: return b.forward_wave;
-      case 7: return b.backward_wave;
-      default: return b.window[i - 8];
+      case 0:
+        return b.round_trip;
+      case 1:
+        return b.worst;
+      case 2:
+        return total();
+      case 3:
+        return drained();
+      case 4:
+        return b.head_work;
+      case 5:
+        return b.after_x;
+      case 6:
+        return b.forward_wave;
+      case 7:
+        return b.backward_wave;
+      default:
+        return b.window[i - 8];
     }
   }
   bool no_worse_than(const Entry& o) const {

@@ -60,3 +60,65 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
 
 }  // namespace
 }  // namespace pe
+
+namespace pe {
+namespace {
+
+// Whether a plan is one a coarse pass of granule g searches: every stage starts at a
+// multiple of g of its copy, and every stage but the last is a multiple of g wide.
+bool on_granules(const Plan& p, int g) {
+  int offset = 0;
+  for (std::size_t i = 0; i < p.stages.size(); ++i) {
+    if (offset % g != 0) return false;
+    if (i + 1 < p.stages.size() && p.stages[i].width % g != 0) return false;
+    offset += p.stages[i].width;
+  }
+  return true;
+}
+
+// A coarse pass (DpQuery::granule) is exact over the plans on its granules: on random
+// instances its least bound is the least plain path bound of those plans (enumerated
+// exhaustively), never below the exact pass's over the whole shape, and every plan it returns
+// is one of them, with the bound it was ranked by.
+TEST(PipelineDp, CoarsePassIsExactOverThePlansOnItsGranules) {
+  std::mt19937 rng(20261127);
+  int shapes = 0, narrower = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    const int devices = 8, g = trial % 2 ? 2 : 4;
+    const testing::Instance in = testing::random_instance(rng, trial % 3 ? 5 : 7, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    std::map<ShapeKey, Seconds> least;
+    testing::for_each_plan(
+        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+          if (p.uneven_micro_batches() || !on_granules(p, g)) return;
+          const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
+          const Seconds plain = detail::path_lower_bound(p.shape(), false);
+          const auto it = least.find(key);
+          if (it == least.end() || plain < it->second) least[key] = plain;
+        });
+    for (const auto& [key, bound] : least) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+      const detail::DpResult exact = detail::best_pipeline(cost, query);
+      query.granule = g;
+      const detail::DpResult coarse = detail::best_pipeline(cost, query);
+      ASSERT_FALSE(coarse.stopped);
+      for (const detail::DpPlan& plan : coarse.plans) {
+        const detail::Evaluation ev = detail::evaluate(cost, plan.spec, in.global_batch);
+        ASSERT_TRUE(ev.fits);
+        EXPECT_TRUE(on_granules(ev.plan, g)) << "trial " << trial;
+        EXPECT_NEAR(detail::path_lower_bound(ev.plan.shape(), false), plan.lower_bound,
+                    plan.lower_bound * 1e-12);
+      }
+      EXPECT_NEAR(coarse.least_bound, bound, bound * 1e-12) << "trial " << trial;
+      EXPECT_GE(coarse.least_bound, exact.least_bound * (1 - 1e-12)) << "trial " << trial;
+      ++shapes;
+      narrower += coarse.least_bound > exact.least_bound * (1 + 1e-9);
+    }
+  }
+  EXPECT_GT(shapes, 200);
+  EXPECT_GT(narrower, 0);  // the granules do leave plans out
+}
+
+}  // namespace
+}  // namespace pe

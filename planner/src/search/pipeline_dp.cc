@@ -173,6 +173,7 @@ class Dp {
         layout_(cost.cluster(), q.replicas, q.replica_width),
         n_(cost.states()),
         w_(q.replica_width),
+        g_(std::max(1, q.granule)),
         bound_(q.bound * (1 + kSlack)) {}
 
   DpResult run() {
@@ -180,7 +181,7 @@ class Dp {
     if (!spend(cells)) return {{}, steps_, true};
     cells_.resize(n_ * w_);
     for (std::size_t a = n_; a-- > 0 && !stopped_;)
-      for (int o = 0; o < w_; ++o)
+      for (int o = 0; o < w_; o += g_)
         if (viable(a, o)) fill(a, o);
     if (stopped_) return {{}, steps_, true};
     DpResult result{q_.relaxed ? std::vector<DpPlan>{} : best(), steps_, false};
@@ -273,7 +274,11 @@ class Dp {
     if (a == 0)
       for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
         offer_whole_model(r);
-    for (int r = 1; r <= parallelism(w_ - o); ++r) widen(a, o, r);
+    for (int r = 1; r <= parallelism(w_ - o); ++r)
+      if (r % g_ == 0)
+        widen(a, o, r);
+      else if (a > 0)
+        finish(a, o, r);
     spend(q_.relaxed ? keep_least(candidates_, cell(a, o))
                      : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
   }
@@ -290,6 +295,7 @@ class Dp {
   };
   std::vector<Trial>& trials(std::size_t a, int o, int r, bool one_stage);
   void widen(std::size_t a, int o, int r);
+  void finish(std::size_t a, int o, int r);
   bool try_stage(Stage& s, Trial& trial);
   void offer_whole_model(int r);
   Entry prepend(const Stage& s, const Entry* next, Seconds send, int index) const;
@@ -303,6 +309,7 @@ class Dp {
   Layout layout_;
   std::size_t n_;
   int w_;
+  int g_;  // DpQuery::granule
   std::vector<std::vector<Entry>> cells_;
   std::vector<Entry> candidates_;
   std::vector<Trial> trials_;           // trials()' answer, reused
@@ -365,6 +372,15 @@ void Dp::widen(std::size_t a, int o, int r) {
     s.last = last;
     try_all();
   }
+}
+
+// The last stage, states [a, n - 1] on devices [o, o + r), in each variant: a coarse
+// pass's stage narrower than its granule.
+void Dp::finish(std::size_t a, int o, int r) {
+  if (!cost_.stage(a, n_ - 1)) return;
+  Stage s{a, n_ - 1, o, r, {}, 0, 0, layout_.compact(o, r), false, {}, 0, 0, 0};
+  for (Trial& trial : trials(a, o, r, false))
+    if (spend(1)) try_stage(s, trial);
 }
 
 // Offers stage s (its first, last, offset and width set) in the trial's variant to

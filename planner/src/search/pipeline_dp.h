@@ -40,6 +40,11 @@ struct DpQuery {
   /// first exact passes; on for relaxed passes (one entry per group either way) and for
   /// the closing passes of shapes whose bound is still below the best plan.
   bool windows = false;
+  /// A coarse pass: every stage starts at a multiple of this many devices of its copy, and
+  /// every stage but the last is a multiple of it wide (W / granule cells a state, not W).
+  /// Its plans are plans of the shape, and its bound holds for them only: the search takes
+  /// its plans as candidates and nothing else.
+  int granule = 1;
 };
 
 /// A plan of the pass and its path lower bound (cost/path_bound.h).

@@ -75,11 +75,17 @@ std::vector<PipelineSpec> moves(const PipelineSpec& spec, std::size_t states) {
     for (std::size_t j : {i - 1, i + 1}) {  // from stage i to neighbour j (i - 1 wraps at 0)
       if (j >= n) continue;
       const int t = spec.stages[i].variant.tensor_parallel;
-      if (spec.stages[j].variant.tensor_parallel != t || spec.stages[i].width <= t) continue;
-      PipelineSpec m = spec;
-      m.stages[i].width -= t;
-      m.stages[j].width += t;
-      out.push_back(std::move(m));
+      if (spec.stages[j].variant.tensor_parallel != t) continue;
+      // Groups of t devices: the most a power of two of them that leaves stage i some, then
+      // halves of that, down to one group.
+      int groups = 1;
+      while ((2 * groups + 1) * t <= spec.stages[i].width) groups *= 2;
+      for (; groups >= 1 && groups * t < spec.stages[i].width; groups /= 2) {
+        PipelineSpec m = spec;
+        m.stages[i].width -= groups * t;
+        m.stages[j].width += groups * t;
+        out.push_back(std::move(m));
+      }
     }
   return out;
 }

@@ -86,12 +86,14 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     s.backward_wave = std::max({t.backward, send, next ? next->backward_wave : 0});
   } else {
     s.head_work = t.forward + t.backward;
-    // A window from b is stage b, its outgoing transfer both ways and a window from b + 1
-    // one stage shorter (that stage alone: its head_work).
-    // Only stages with fewer than M stages to the end use windows (R), and the stages in
-    // front of one with M have M too.
-    for (int i = 0;
-         windows && next && s.stages < micro_batches && i < kWindows && next->stages >= i + 1; ++i)
+    // Windows (R) start only at stages with fewer than M stages to the end (the stages in
+    // front of one with M have M too) and need a stage after b.
+    const bool windowed = windows && next && s.stages < micro_batches;
+    // A window of i + 2 stages from b is stage b, its outgoing transfer both ways and the
+    // window of i + 1 stages from b + 1 (one stage: b + 1's head_work); it fits when b + 1
+    // has at least i + 1 stages to the end.
+    const int fitting = windowed ? std::min(kWindows, next->stages) : 0;
+    for (int i = 0; i < fitting; ++i)
       s.window[i] = s.head_work + 2 * send + (i == 0 ? next->head_work : next->window[i - 1]);
     // Stage b is x = S - M when it is the first with M stages from it to the end.
     const bool is_x = s.stages == micro_batches && (!next || next->stages < micro_batches);

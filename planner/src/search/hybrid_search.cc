@@ -813,7 +813,7 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
     // Every plan on `used` devices takes at least the whole batch's work over them
     // (shape_floor), more on fewer devices: once a part cannot beat the cutoff, neither can
     // the smaller ones.
-    const Seconds floor = cost.whole_model_time(global_batch) / used;
+    const Seconds floor = cost.whole_model_time(global_batch) / (used * cost.fastest());
     if (floor > search.cutoff()) {
       search.bound_unsearched(floor, false);
       break;

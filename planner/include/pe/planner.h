@@ -40,7 +40,9 @@ struct SearchOptions {
   /// with a floor bound (its busiest stage's share of the work) when that
   /// runs out too, instead of its searched one, and the best plans
   /// found are returned, never worse than the seeds (one-stage data parallelism inside
-  /// each copy and equal-work pipelines). See README, "Exactness and gaps".
+  /// each copy and equal-work pipelines). On copies wider than 16 devices, coarse passes
+  /// (stages on granules of devices) share a quarter of it more for candidate plans.
+  /// See README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
   /// Most devices any stage may have in one pipeline copy (its width); 0 = no limit. 1
   /// keeps every stage on one device, as PipeEdge's runtime needs (one host per stage).

@@ -552,7 +552,9 @@ class Search {
         left -= std::min(left, pass.steps);
         for (const DpPlan& plan : pass.plans) {
           Evaluation ev = evaluate(*shapes[wide[i]].cost, plan.spec, global_batch_);
-          if (ev.fits) pool_.add(ev.plan), seeds.push_back({plan.spec, std::move(ev.plan)});
+          if (!ev.fits) continue;
+          pool_.add(ev.plan);
+          seeds.push_back({plan.spec, std::move(ev.plan)});
         }
       }
       pool_.simulate_promising();
@@ -621,8 +623,7 @@ class Search {
   void bound_only(const CostModel& cost, const std::vector<ShapeOn>& shapes) {
     std::vector<CostedPlan> seeds;
     seed_accumulation(cost, global_batch_, options_, seeds);
-    for (CostedPlan& s : seeds) pool_.add(std::move(s.plan));
-    pool_.simulate_promising();
+    offer(seeds, 0);
     std::vector<std::size_t> all(shapes.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
     for (const RelaxedBound& b : relaxed_bounds(shapes, all))

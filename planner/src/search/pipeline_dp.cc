@@ -275,10 +275,7 @@ class Dp {
       for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
         offer_whole_model(r);
     for (int r = 1; r <= parallelism(w_ - o); ++r)
-      if (r % g_ == 0)
-        widen(a, o, r);
-      else if (a > 0)
-        finish(a, o, r);
+      if (r % g_ == 0 || a > 0) widen(a, o, r);
     spend(q_.relaxed ? keep_least(candidates_, cell(a, o))
                      : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
   }
@@ -295,7 +292,6 @@ class Dp {
   };
   std::vector<Trial>& trials(std::size_t a, int o, int r, bool one_stage);
   void widen(std::size_t a, int o, int r);
-  void finish(std::size_t a, int o, int r);
   bool try_stage(Stage& s, Trial& trial);
   void offer_whole_model(int r);
   Entry prepend(const Stage& s, const Entry* next, Seconds send, int index) const;
@@ -341,8 +337,10 @@ std::vector<Dp::Trial>& Dp::trials(std::size_t a, int o, int r, bool one_stage) 
 
 // Every stage [a, e] on devices [o, o + r), in each variant: in a chain for growing e until
 // no variant fits (stages only grow with e); otherwise for every e whose cut contains state
-// a - 1's.
+// a - 1's. A coarse pass's stage narrower than its granule can only be the last, [a, n - 1].
 void Dp::widen(std::size_t a, int o, int r) {
+  const bool last_only = r % g_ != 0;
+  if (last_only && !cost_.stage(a, n_ - 1)) return;
   std::vector<Trial>& variants = trials(a, o, r, false);
   Stage s{a,  a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
           {}, 0, 0, 0};
@@ -358,6 +356,11 @@ void Dp::widen(std::size_t a, int o, int r) {
     return any;
   };
   const std::size_t end = a == 0 ? n_ - 1 : n_;  // the whole model is offer_whole_model's
+  if (last_only) {
+    s.last = n_ - 1;
+    try_all();
+    return;
+  }
   if (chain) {
     for (s.last = a; s.last < end && !stopped_; ++s.last)
       if (!try_all()) break;
@@ -372,15 +375,6 @@ void Dp::widen(std::size_t a, int o, int r) {
     s.last = last;
     try_all();
   }
-}
-
-// The last stage, states [a, n - 1] on devices [o, o + r), in each variant: a coarse
-// pass's stage narrower than its granule.
-void Dp::finish(std::size_t a, int o, int r) {
-  if (!cost_.stage(a, n_ - 1)) return;
-  Stage s{a, n_ - 1, o, r, {}, 0, 0, layout_.compact(o, r), false, {}, 0, 0, 0};
-  for (Trial& trial : trials(a, o, r, false))
-    if (spend(1)) try_stage(s, trial);
 }
 
 // Offers stage s (its first, last, offset and width set) in the trial's variant to

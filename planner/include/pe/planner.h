@@ -35,8 +35,9 @@ struct SearchOptions {
   /// one core); 0 =
   /// unlimited. The pipeline shapes share it in a fixed order (what one leaves passes on).
   /// A shape that needs more counts in PointResult::lower_bound with the bound of a
-  /// relaxed pass (the same dynamic program keeping one entry per group; the relaxed
-  /// passes share twice the effort on up to 64 GPUs, proportionally less on more), or
+  /// relaxed pass (the same dynamic program keeping one entry per group, run before the
+  /// exact pass, which a shape it proves unable to beat the best plan does not need; the
+  /// relaxed passes share twice the effort on up to 64 GPUs, proportionally less on more), or
   /// with a floor bound (its busiest stage's share of the work) when that
   /// runs out too, instead of its searched one, and the best plans
   /// found are returned, never worse than the seeds (one-stage data parallelism inside

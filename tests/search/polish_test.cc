@@ -1,5 +1,5 @@
 // Local improvement of seeds (search/polish.h): only ever better, always a valid plan, and
-// it finds the better boundary or width next to a poor one.
+// it finds the better boundary, width or number of stages next to a poor one.
 #include "search/polish.h"
 
 #include <gtest/gtest.h>
@@ -87,6 +87,49 @@ TEST(Polish, MovesABoundaryOffAHeavyCut) {
   EXPECT_NE(polished->spec.stages.front().last, 3u);
   EXPECT_LT(polished->plan.iteration_time,
             simulated_makespan(detail::evaluate(cost, start, 4).plan.shape()));
+}
+
+// Single-GPU machines on a slow network, layers with large weights: two stages of two
+// devices all-reduce their weights across machines, four stages of one device do not, and
+// no boundary or device move can give a stage of one device to each half.
+TEST(Polish, SplitsStagesWhoseAllReduceCostsMoreThanAPipeline) {
+  std::vector<Layer> layers;
+  for (int i = 0; i < 8; ++i) layers.push_back({"l" + std::to_string(i), 0.01, 0.02, 1e5, 4e8});
+  const ModelProfile model = make_chain_model("heavy weights", 1, layers);
+  Cluster cluster = cluster_from_machine_ends({1, 2, 3, 4});
+  cluster.device_memory = 1e12;
+  const CostModel cost(model, cluster, {});
+  const PipelineSpec start = halves(cost, 4, 2, 4);  // a micro-batch of 2 can split 2 ways
+  std::int64_t pairs = 1 << 20;
+  std::optional<CostedPlan> polished = detail::polish(cost, start, 8, 0, pairs);
+  ASSERT_TRUE(polished);
+  EXPECT_GT(polished->spec.stages.size(), 2u);
+  EXPECT_LT(polished->plan.iteration_time,
+            simulated_makespan(detail::evaluate(cost, start, 8).plan.shape()));
+}
+
+// Every cut sends 4 GB over a slow link and the weights are small: fewer stages win, which
+// only a merge can give.
+TEST(Polish, MergesStagesWhenEveryCutIsExpensive) {
+  std::vector<Layer> layers;
+  for (int i = 0; i < 8; ++i) layers.push_back({"l" + std::to_string(i), 0.01, 0.02, 4e9, 1e3});
+  const ModelProfile model = make_chain_model("heavy cuts", 1, layers);
+  Cluster cluster = cluster_from_machine_ends({1, 2, 3, 4});
+  cluster.device_memory = 1e12;
+  const CostModel cost(model, cluster, {});
+  const PipelineSpec start{
+      1,
+      4,
+      2,  // a micro-batch of 2 can split over a merged stage's 2 devices
+      4,
+      Schedule::OneFOneB,
+      {{0, 1, 0, 1, {}}, {2, 3, 1, 1, {}}, {4, 5, 2, 1, {}}, {6, 7, 3, 1, {}}}};
+  std::int64_t pairs = 1 << 20;
+  std::optional<CostedPlan> polished = detail::polish(cost, start, 8, 0, pairs);
+  ASSERT_TRUE(polished);
+  EXPECT_LT(polished->spec.stages.size(), 4u);
+  EXPECT_LT(polished->plan.iteration_time,
+            simulated_makespan(detail::evaluate(cost, start, 8).plan.shape()));
 }
 
 TEST(Polish, StopsWhenItsBudgetIsSpent) {

@@ -52,8 +52,42 @@ std::optional<CostedPlan> try_spec(const CostModel& cost, const PipelineSpec& sp
   return CostedPlan{spec, std::move(ev.plan)};
 }
 
+// A stage of at least two groups of t devices split into two stages, at its middle state,
+// the first with half of its groups (rounded down).
+void add_splits(const PipelineSpec& spec, std::vector<PipelineSpec>& out) {
+  for (std::size_t i = 0; i < spec.stages.size(); ++i) {
+    const StageSpec& stage = spec.stages[i];
+    const int t = stage.variant.tensor_parallel;
+    if (stage.width / t < 2 || stage.first == stage.last) continue;
+    StageSpec front = stage, back = stage;
+    front.last = (stage.first + stage.last) / 2;
+    front.width = stage.width / t / 2 * t;
+    back.first = front.last + 1;
+    back.width = stage.width - front.width;
+    PipelineSpec m = spec;
+    m.stages[i] = front;
+    m.stages.insert(m.stages.begin() + static_cast<std::ptrdiff_t>(i) + 1, back);
+    out.push_back(std::move(m));
+  }
+}
+
+// Two neighbouring stages of one variant merged into one stage on their devices.
+void add_merges(const PipelineSpec& spec, std::vector<PipelineSpec>& out) {
+  for (std::size_t i = 0; i + 1 < spec.stages.size(); ++i) {
+    const StageSpec &front = spec.stages[i], &back = spec.stages[i + 1];
+    if (front.variant.tensor_parallel != back.variant.tensor_parallel ||
+        front.variant.recompute != back.variant.recompute)
+      continue;
+    PipelineSpec m = spec;
+    m.stages[i].last = back.last;
+    m.stages[i].width += back.width;
+    m.stages.erase(m.stages.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    out.push_back(std::move(m));
+  }
+}
+
 // The moves from `spec`, in a fixed order: boundary shifts (largest first, up to an eighth
-// of the model's states), then device moves between neighbours.
+// of the model's states), device moves between neighbours, then splits and merges of stages.
 std::vector<PipelineSpec> moves(const PipelineSpec& spec, std::size_t states) {
   std::vector<PipelineSpec> out;
   const std::size_t n = spec.stages.size();
@@ -87,6 +121,8 @@ std::vector<PipelineSpec> moves(const PipelineSpec& spec, std::size_t states) {
         out.push_back(std::move(m));
       }
     }
+  add_splits(spec, out);
+  add_merges(spec, out);
   return out;
 }
 

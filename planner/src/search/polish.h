@@ -1,6 +1,6 @@
 // Local improvement of candidate plans: moves of one stage boundary or of devices between
-// neighbouring stages, splits and merges of stages, kept while the simulated time falls. It only finds candidates (better
-// first incumbents let the exact passes prune more); it proves nothing.
+// neighbouring stages, splits and merges of stages, kept while the simulated time falls. It only
+// finds candidates (better first incumbents let the exact passes prune more); it proves nothing.
 #pragma once
 
 #include <cstdint>

@@ -47,5 +47,5 @@ cd "$build"
 # 10 s in release, 1 to 5 minutes under ASan). Under ASan these would take over two thirds
 # of this step.
 ctest -j "$jobs" --output-on-failure --timeout 900 \
-  -E "^BundledProfiles/NeverWorse|^NeverWorseAtDefaultEffort|^PePlanDeterminism|^ProgressOnATerminal.TheTimeMoves|^ReadmeCommands.PrintWhatTheReadmeShows$|^Planner.RelaxedPassesThatRanOutAreRetriedWithWhatIsLeft$|^NumericModel.TenThousandLayerChainThatNeedsAPipelinePlansInSeconds$|^PePlanExitCode.MillionGpuClusterAnswers$|^MoreDevices.NeverSlowerOnBundledProfiles$|^ModelFlag.TheFlagsBoundEachStagesSplitAndRecomputation$|^Report.SweepTableColumnsNeverRunTogether$|^Planner.CoarsePassesFindWidePlansWhereExactPassesRunOut$"
+  -E "^BundledProfiles/NeverWorse|^NeverWorseAtDefaultEffort|^PePlanDeterminism|^ProgressOnATerminal.TheTimeMoves|^ReadmeCommands.PrintWhatTheReadmeShows$|^Planner.RelaxedPassesThatRanOutAreRetriedWithWhatIsLeft$|^NumericModel.TenThousandLayerChainThatNeedsAPipelinePlansInSeconds$|^PePlanExitCode.MillionGpuClusterAnswers$|^MoreDevices.NeverSlowerOnBundledProfiles$|^ModelFlag.TheFlagsBoundEachStagesSplitAndRecomputation$|^Report.SweepTableColumnsNeverRunTogether$|^Planner.CoarsePassesFindWidePlansWhereExactPassesRunOut$|^Planner.GreedyPassesReachTheUnlimitedSearchsPlanOnFourMachines$"
 echo "== sanitize: all tests passed under ASan + UBSan"

@@ -41,8 +41,9 @@ struct SearchOptions {
   /// with a floor bound (its busiest stage's share of the work) when that
   /// runs out too, instead of its searched one, and the best plans
   /// found are returned, never worse than the seeds (one-stage data parallelism inside
-  /// each copy and equal-work pipelines). On copies wider than 16 devices, coarse passes
-  /// (stages on granules of devices) share a quarter of it more for candidate plans.
+  /// each copy and equal-work pipelines). On copies wider than 16 devices, greedy passes
+  /// (one suffix per cell and group, stages a power of two wide) and coarse passes (stages
+  /// on granules of devices) share a quarter of it more each, for candidate plans.
   /// See README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
   /// Most devices any stage may have in one pipeline copy (its width); 0 = no limit. 1

@@ -39,6 +39,8 @@ constexpr double kSlack = 1e-12;  // relative tolerance so that ties survive the
 // nanosecond, a stage tried or an entry extended ten to thirty.
 constexpr std::uint64_t kComparisonsPerStep = 8;
 
+bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
 struct Entry {
   SuffixBound bound;
   bool head = false;
@@ -145,6 +147,29 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
     for (int i = 0; i < kWindows; ++i)
       least.window[i] = std::min(least.window[i], c.bound.window[i]);
   }
+  const std::uint64_t steps = candidates.size();
+  candidates.clear();
+  return steps;
+}
+
+// The greedy pass's cell (DpQuery::greedy): per (head, t), the candidate of least bound_of,
+// ties broken by the plan; then sorted by (k, head, t, y) as extend() expects. Returns the
+// steps.
+std::uint64_t keep_greedy(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
+  auto key = [](const Entry& e) {
+    return std::make_tuple(!e.head, e.t(), bound_of(e.bound), e.bound.round_trip, e.k(), e.last,
+                           e.width, e.child, e.variant.recompute);
+  };
+  std::sort(candidates.begin(), candidates.end(),
+            [&](const Entry& a, const Entry& b) { return key(a) < key(b); });
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (i == 0 || candidates[i].head != candidates[i - 1].head ||
+        candidates[i].t() != candidates[i - 1].t())
+      cell.push_back(candidates[i]);
+  std::sort(cell.begin(), cell.end(), [](const Entry& a, const Entry& b) {
+    return std::make_tuple(a.group(), a.bound.round_trip) <
+           std::make_tuple(b.group(), b.bound.round_trip);
+  });
   const std::uint64_t steps = candidates.size();
   candidates.clear();
   return steps;
@@ -275,9 +300,11 @@ class Dp {
       for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
         offer_whole_model(r);
     for (int r = 1; r <= parallelism(w_ - o); ++r)
-      if (r % g_ == 0 || a > 0) widen(a, o, r);
-    spend(q_.relaxed ? keep_least(candidates_, cell(a, o))
-                     : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
+      if ((r % g_ == 0 || a > 0) && !(q_.greedy && r % g_ == 0 && !power_of_two(r / g_)))
+        widen(a, o, r);
+    spend(q_.greedy    ? keep_greedy(candidates_, cell(a, o))
+          : q_.relaxed ? keep_least(candidates_, cell(a, o))
+                       : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
   }
 
   // One variant of the stages from a state on a set of devices, as their last state grows.

@@ -2,7 +2,7 @@
 // bound: on random instances, for every shape, it is never above the least path bound of
 // any plan of the shape (enumerated exhaustively), and it is not vacuous. The exact pass with
 // the window cycles (DpQuery::windows) finds that least bound, and without them one no
-// larger.
+// larger. Coarse and greedy passes return plans of the shape with their bounds.
 #include "search/pipeline_dp.h"
 
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
 // The hybrid search for one global batch size: branch and bound on the simulated time.
-// Candidates come from the seeds (one-stage and equal-work pipelines, accumulation plans;
-// the fastest few polished by local moves, search/polish.h) and from one dynamic-programming pass
-// per pipeline shape, which returns the plans of the shape with the least path lower bound
-// (cost/path_bound.h). Candidates are simulated in order of their lower bounds while a bound is
-// below the best simulated time found (the incumbent); the passes drop every plan whose bound
-// cannot beat the incumbent. What no pass could rule out is the certificate: the least lower bound
-// over every shape.
+// Candidates come from the seeds (one-stage and equal-work pipelines, accumulation plans, and
+// on wide copies the plans of greedy and coarse passes; the fastest few polished by local
+// moves, search/polish.h) and from one dynamic-programming pass per pipeline shape, which returns
+// the plans of the shape with the least path lower bound (cost/path_bound.h). Candidates are
+// simulated in order of their lower bounds while a bound is below the best simulated time found
+// (the incumbent); the passes drop every plan whose bound cannot beat the incumbent. What no pass
+// could rule out is the certificate: the least lower bound over every shape.
 #include "search/hybrid_search.h"
 
 #include <tbb/parallel_for.h>
@@ -49,7 +49,7 @@ constexpr std::uint64_t kCoarseShare = 4;
 // effort on top: stages of one or two GPUs that keep slow cuts on machine boundaries, which
 // coarse passes cannot express and exact passes run out before reaching (GNMT-16 at GBS 256
 // on 4 machines of 8: speedup 11.5 -> 15.6, the plan of the unlimited search, which they
-// also take from 8 minutes to 14 s; on 8 machines of 8 at GBS 512, 12.8 -> 17.2).
+// also take from 66 to 15 s on one thread; on 8 machines of 8 at GBS 512, 12.8 -> 17.2).
 constexpr int kGreedyUnits = 64;
 constexpr std::uint64_t kGreedyShare = 4;
 // A closing pass (Search::close_gaps) gets at most this many times the steps of the shape's
@@ -538,9 +538,9 @@ class Search {
   }
   // The plans of greedy passes (DpQuery::greedy, on at most kGreedyUnits granules) or of
   // coarse passes (DpQuery::granule, on at most kCoarseUnits, when that is more than one
-  // device) of the shapes whose copies are wider than kCoarseUnits devices, in parallel, kept in
-  // shape order, in waves of kWave with equal parts of their effort left (what a pass leaves passes
-  // on).
+  // device) of the shapes whose copies are wider than kCoarseUnits devices, in parallel,
+  // kept in shape order, in waves of kWave with equal parts of their effort left (what a
+  // pass leaves passes on).
   void candidate_passes(const std::vector<ShapeOn>& shapes, bool greedy,
                         std::vector<CostedPlan>& seeds) {
     std::vector<std::size_t> wide;

@@ -48,11 +48,11 @@ struct DpQuery {
   /// A greedy pass: each cell keeps, per (head, tensor-parallel degree), only the suffix of
   /// least bound taken as a whole plan (bound_of), whatever its stage count, and the stages
   /// of a pipeline are a power of two granules wide (a last stage narrower than one granule
-  /// aside; a one-stage plan may have any width). Far cheaper than
-  /// the exact pass on wide copies (one entry per cell and group instead of the undominated
-  /// ones of every stage count, log W widths instead of W); its plans are plans of the shape,
-  /// and it proves nothing: DpResult::least_bound is the least bound of its own plans. The
-  /// search takes them as candidates.
+  /// aside; a one-stage plan may have any width). Far cheaper than the exact pass on wide
+  /// copies (one entry per cell and group instead of the undominated ones of every stage
+  /// count, log W widths instead of W); its plans are plans of the shape, and it proves
+  /// nothing: DpResult::least_bound is the least bound of its own plans. The search takes
+  /// them as candidates.
   bool greedy = false;
 };
 

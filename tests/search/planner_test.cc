@@ -247,6 +247,17 @@ TEST(Planner, ClosingPassesProveGnmtOptimalAtSmallBatches) {
 namespace pe {
 namespace {
 
+// Plans `global_batch` and checks that the plan found is no slower than `hand` (within the
+// simplicity margin), which must fit, and that its certificate stays below it.
+void expect_no_slower_than(const Planner& planner, const PlanLayout& hand, int global_batch) {
+  const LayoutCost given = planner.evaluate(hand, global_batch);
+  ASSERT_TRUE(given.fits);
+  const PointResult point = planner.plan(global_batch);
+  ASSERT_NE(point.best(), nullptr);
+  EXPECT_LE(point.best()->iteration_time, given.plan.iteration_time * (1 + detail::kSimpler));
+  EXPECT_LE(point.lower_bound, point.best()->iteration_time);
+}
+
 // VGG-19 at GBS 512 on 32 machines of 8 GPUs: no exact pass finishes on copies this wide,
 // and the seeds alone gave a plan of 8 copies whose fully connected stage all-reduces across
 // machines (speedup 9.6). The coarse passes search whole granules of devices in time, and
@@ -259,12 +270,7 @@ TEST(Planner, CoarsePassesFindWidePlansWhereExactPassesRunOut) {
   const Planner planner(l.model, cluster_from_machine_ends(ends), l.settings);
   PlanLayout hand = parse_plan_layout("0-20:248;21-24:8");
   hand.micro_batches = 4;
-  const LayoutCost given = planner.evaluate(hand, 512);
-  ASSERT_TRUE(given.fits);
-  const PointResult point = planner.plan(512);
-  ASSERT_NE(point.best(), nullptr);
-  EXPECT_LE(point.best()->iteration_time, given.plan.iteration_time * (1 + detail::kSimpler));
-  EXPECT_LE(point.lower_bound, point.best()->iteration_time);
+  expect_no_slower_than(planner, hand, 512);
 }
 
 }  // namespace
@@ -285,11 +291,7 @@ TEST(Planner, GreedyPassesReachTheUnlimitedSearchsPlanOnFourMachines) {
       "0-9:1;10-13:2;14-21:2;22-28:2;29-29:1;30-30:1;31-33:1;34-38:1;39-44:4;45-45:1;46-46:1;"
       "47-50:2;51-64:4;65-65:1;66-66:1;67-74:4;75-75:1;76-76:2");
   unlimited.micro_batches = 64;
-  const LayoutCost given = planner.evaluate(unlimited, 256);
-  ASSERT_TRUE(given.fits);
-  const PointResult point = planner.plan(256);
-  ASSERT_NE(point.best(), nullptr);
-  EXPECT_LE(point.best()->iteration_time, given.plan.iteration_time * (1 + detail::kSimpler));
+  expect_no_slower_than(planner, unlimited, 256);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <map>
 #include <random>
 #include <tuple>
@@ -127,8 +128,6 @@ TEST(PipelineDp, CoarsePassIsExactOverThePlansOnItsGranules) {
 namespace pe {
 namespace {
 
-bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
 // A greedy pass (DpQuery::greedy) returns plans of the shape, every stage a power of two
 // devices wide, ranked by their own path bound, never below the least bound of the shape
 // (the exact pass's); it finds that least bound on most shapes of random instances, with
@@ -158,7 +157,8 @@ TEST(PipelineDp, GreedyPassFindsPlansOfTheShapeWithTheirBounds) {
         const detail::Evaluation ev = detail::evaluate(cost, plan.spec, in.global_batch);
         ASSERT_TRUE(ev.fits) << "trial " << trial;
         for (std::size_t s = 0; s + 1 < ev.plan.stages.size(); ++s)
-          EXPECT_TRUE(power_of_two(ev.plan.stages[s].width)) << "trial " << trial;
+          EXPECT_TRUE(std::has_single_bit(static_cast<unsigned>(ev.plan.stages[s].width)))
+              << "trial " << trial;
         EXPECT_NEAR(detail::path_lower_bound(ev.plan.shape(), false), plan.lower_bound,
                     plan.lower_bound * 1e-12);
       }

@@ -19,6 +19,7 @@
 #include "search/pipeline_dp.h"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -38,8 +39,6 @@ constexpr double kSlack = 1e-12;  // relative tolerance so that ties survive the
 // Comparisons of two entries that count as one step: a comparison costs about a
 // nanosecond, a stage tried or an entry extended ten to thirty.
 constexpr std::uint64_t kComparisonsPerStep = 8;
-
-bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
 struct Entry {
   SuffixBound bound;
@@ -300,7 +299,8 @@ class Dp {
       for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
         offer_whole_model(r);
     for (int r = 1; r <= parallelism(w_ - o); ++r)
-      if ((r % g_ == 0 || a > 0) && !(q_.greedy && r % g_ == 0 && !power_of_two(r / g_)))
+      if ((r % g_ == 0 || a > 0) &&
+          !(q_.greedy && r % g_ == 0 && !std::has_single_bit(static_cast<unsigned>(r / g_))))
         widen(a, o, r);
     spend(q_.greedy    ? keep_greedy(candidates_, cell(a, o))
           : q_.relaxed ? keep_least(candidates_, cell(a, o))

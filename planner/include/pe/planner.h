@@ -43,7 +43,8 @@ struct SearchOptions {
   /// found are returned, never worse than the seeds (one-stage data parallelism inside
   /// each copy and equal-work pipelines). On copies wider than 16 devices, greedy passes
   /// (one suffix per cell and group, stages a power of two wide) and coarse passes (stages
-  /// on granules of devices) share a quarter of it more each, for candidate plans.
+  /// on granules of devices) share a quarter of it more each, for candidate plans; narrower
+  /// copies get greedy passes at the end, for the shapes no exact pass finished.
   /// See README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
   /// Most devices any stage may have in one pipeline copy (its width); 0 = no limit. 1

@@ -1,10 +1,11 @@
 // The hybrid search for one global batch size: branch and bound on the simulated time.
 // Candidates come from the seeds (one-stage and equal-work pipelines, accumulation plans, and
 // on wide copies the plans of greedy and coarse passes; the fastest few polished by local
-// moves, search/polish.h) and from one dynamic-programming pass per pipeline shape, which returns
-// the plans of the shape with the least path lower bound (cost/path_bound.h). Candidates are
-// simulated in order of their lower bounds while a bound is below the best simulated time found
-// (the incumbent); the passes drop every plan whose bound cannot beat the incumbent. What no pass
+// moves, search/polish.h), from one dynamic-programming pass per pipeline shape, which returns
+// the plans of the shape with the least path lower bound (cost/path_bound.h), and at the end
+// from greedy passes of the narrow shapes whose pass ran out. Candidates are simulated in
+// order of their lower bounds while a bound is below the best simulated time found (the
+// incumbent); the passes drop every plan whose bound cannot beat the incumbent. What no pass
 // could rule out is the certificate: the least lower bound over every shape.
 #include "search/hybrid_search.h"
 
@@ -50,6 +51,7 @@ constexpr std::uint64_t kCoarseShare = 4;
 // coarse passes cannot express and exact passes run out before reaching (GNMT-16 at GBS 256
 // on 4 machines of 8: speedup 11.5 -> 15.6, the plan of the unlimited search, which they
 // also take from 66 to 15 s on one thread; on 8 machines of 8 at GBS 512, 12.8 -> 17.2).
+// Narrower copies get one late, with what is left of that quarter (late_greedy_passes).
 constexpr int kGreedyUnits = 64;
 constexpr std::uint64_t kGreedyShare = 4;
 // A closing pass (Search::close_gaps) gets at most this many times the steps of the shape's
@@ -522,12 +524,14 @@ class Search {
       seed(cost, global_batch_, s.shape, options_.max_stage_width, seeds);
     seed_accumulation(cost, global_batch_, options_, seeds);
     offer(seeds, 0);
-    candidate_passes(shapes, true, seeds);
-    candidate_passes(shapes, false, seeds);
+    candidate_passes(shapes, wide(shapes, true), true, seeds);
+    candidate_passes(shapes, wide(shapes, false), false, seeds);
     const std::size_t offered = seeds.size();
     polish_seeds(cost, global_batch_, options_.max_stage_width, polish_left_, seeds);
     offer(seeds, offered);
-    std::vector<Seconds> bounds = search_rounds(shapes);
+    std::vector<std::size_t> unfinished;
+    std::vector<Seconds> bounds = search_rounds(shapes, unfinished);
+    late_greedy_passes(shapes, unfinished, bounds);
     offer_interleaved(cost);
     return bounds;
   }
@@ -536,30 +540,34 @@ class Search {
     for (std::size_t i = from; i < seeds.size(); ++i) pool_.add(seeds[i].plan);
     pool_.simulate_promising();
   }
-  // The plans of greedy passes (DpQuery::greedy, on at most kGreedyUnits granules) or of
-  // coarse passes (DpQuery::granule, on at most kCoarseUnits, when that is more than one
-  // device) of the shapes whose copies are wider than kCoarseUnits devices, in parallel,
-  // kept in shape order, in waves of kWave with equal parts of their effort left (what a
-  // pass leaves passes on).
-  void candidate_passes(const std::vector<ShapeOn>& shapes, bool greedy,
-                        std::vector<CostedPlan>& seeds) {
+  // The shapes whose copies are wider than kCoarseUnits devices: all of them for greedy
+  // passes, those of a granule above one device for coarse passes.
+  static std::vector<std::size_t> wide(const std::vector<ShapeOn>& shapes, bool greedy) {
     std::vector<std::size_t> wide;
     for (std::size_t i = 0; i < shapes.size(); ++i)
       if (greedy ? width_of(shapes[i]) > kCoarseUnits : granule(shapes[i], kCoarseUnits) > 1)
         wide.push_back(i);
+    return wide;
+  }
+  // The plans of greedy passes (DpQuery::greedy, on at most kGreedyUnits granules) or of
+  // coarse passes (DpQuery::granule, on at most kCoarseUnits) of shapes `which` (indices into
+  // `shapes`), in parallel, kept in shape order, in waves of kWave with equal parts of their
+  // effort left (what a pass leaves passes on).
+  void candidate_passes(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& which,
+                        bool greedy, std::vector<CostedPlan>& seeds) {
     std::uint64_t& left = greedy ? greedy_left_ : coarse_left_;
-    for (std::size_t start = 0; start < wide.size() && left >= wide.size() - start;
+    for (std::size_t start = 0; start < which.size() && left >= which.size() - start;
          start += kWave) {
-      const std::size_t end = std::min(wide.size(), start + kWave);
-      const std::uint64_t share = left / (wide.size() - start);
+      const std::size_t end = std::min(which.size(), start + kWave);
+      const std::uint64_t share = left / (which.size() - start);
       std::vector<DpResult> found(end - start);
       std::vector<Seconds> bound(end - start);
       for (std::size_t i = start; i < end; ++i)
-        bound[i - start] = pool_.cutoff_for(shapes[wide[i]].shape);
+        bound[i - start] = pool_.cutoff_for(shapes[which[i]].shape);
       tbb::parallel_for(start, end, [&](std::size_t i) {
-        const PipelineShapeChoice& s = shapes[wide[i]].shape;
+        const PipelineShapeChoice& s = shapes[which[i]].shape;
         DpQuery query{s.replicas,
-                      width_of(shapes[wide[i]]),
+                      width_of(shapes[which[i]]),
                       s.micro_batch,
                       s.micro_batches,
                       s.schedule,
@@ -567,15 +575,15 @@ class Search {
                       share,
                       kPlansPerPass,
                       options_.max_stage_width};
-        query.granule = granule(shapes[wide[i]], greedy ? kGreedyUnits : kCoarseUnits);
+        query.granule = granule(shapes[which[i]], greedy ? kGreedyUnits : kCoarseUnits);
         query.greedy = greedy;
-        found[i - start] = best_pipeline(*shapes[wide[i]].cost, query);
+        found[i - start] = best_pipeline(*shapes[which[i]].cost, query);
       });
       for (std::size_t i = start; i < end; ++i) {
         const DpResult& pass = found[i - start];
         left -= std::min(left, pass.steps);
         for (const DpPlan& plan : pass.plans) {
-          Evaluation ev = evaluate(*shapes[wide[i]].cost, plan.spec, global_batch_);
+          Evaluation ev = evaluate(*shapes[which[i]].cost, plan.spec, global_batch_);
           if (!ev.fits) continue;
           pool_.add(ev.plan);
           seeds.push_back({plan.spec, std::move(ev.plan)});
@@ -686,7 +694,9 @@ class Search {
   // no longer makes the cutoff is settled. Those never finished keep the bound of their
   // relaxed pass or their floor. All of it depends on the steps each shape took, not on
   // timing, so the result is the same on any thread count.
-  std::vector<Seconds> search_rounds(const std::vector<ShapeOn>& shapes) {
+  // The shapes never finished are left in `unfinished`, in shape order.
+  std::vector<Seconds> search_rounds(const std::vector<ShapeOn>& shapes,
+                                     std::vector<std::size_t>& unfinished) {
     std::vector<Seconds> bounds(shapes.size(), 0);
     std::vector<char> relaxed_done(shapes.size(), 0);            // a relaxed pass bounded the shape
     std::vector<std::uint64_t> ran_out_with(shapes.size(), 0);   // steps of one that ran out
@@ -736,6 +746,8 @@ class Search {
       todo = std::move(stopped);
     }
     close_gaps(shapes, todo, finished_with, bounds);
+    unfinished = todo;
+    std::sort(unfinished.begin(), unfinished.end());
     // Shapes never reached, and those whose relaxed pass ran out in the first round (with
     // that round's share), get a relaxed pass with what is left for those, in equal parts;
     // those that run out again are retried with what the others left, up to kRounds times.
@@ -767,6 +779,21 @@ class Search {
     unfinished_ = unfinished_ || !todo.empty();
     for (Seconds b : bounds) lower_ = std::min(lower_, b);
     return bounds;
+  }
+
+  // Late greedy passes: the shapes of copies of at most kCoarseUnits devices (which had no
+  // candidate pass) that no exact pass finished and whose bound still makes the cutoff get a
+  // greedy pass at granule one with what the greedy effort left; their plans are candidates.
+  // Only batch sizes the search leaves unfinished pay for them.
+  void late_greedy_passes(const std::vector<ShapeOn>& shapes,
+                          const std::vector<std::size_t>& unfinished,
+                          const std::vector<Seconds>& bounds) {
+    std::vector<std::size_t> narrow;
+    for (std::size_t i : unfinished)
+      if (width_of(shapes[i]) <= kCoarseUnits && bounds[i] <= pool_.cutoff_for(shapes[i].shape))
+        narrow.push_back(i);
+    std::vector<CostedPlan> found;
+    candidate_passes(shapes, narrow, true, found);
   }
 
   // Closing passes: a finished 1F1B shape whose bound is still below the fastest plan is

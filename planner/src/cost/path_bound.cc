@@ -9,12 +9,12 @@ namespace {
 // How long after stage b's first forward starts its last forward can start (`forward`) and
 // its last backward can end (`backward`), each beyond the round trip from b for the latter:
 // the terms of stage b that pass its last forward (Q, A') or end at its last backward (A,
-// A', T, G, B and Q).
+// A', L, T, G, B and Q).
 struct StagePaths {
   Seconds forward = 0, backward = 0;
 };
-StagePaths stage_paths(const StageTimes& t, const SuffixBound* next, const SuffixBound& s,
-                       int micro_batches, Schedule schedule) {
+StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* next,
+                       const SuffixBound& s, int micro_batches, Schedule schedule) {
   const double m = micro_batches;
   const Seconds f = t.forward, g = t.backward;
   const int k = s.stages;
@@ -29,14 +29,19 @@ StagePaths stage_paths(const StageTimes& t, const SuffixBound* next, const Suffi
     return p;
   }
   // Micro-batch 0's gradient reaches stage b no earlier than its round trip, nor before
-  // stage b + 1 has run its warm-up forwards (the last of them sent by b) and its first
-  // backward: `late` is how much later that is. A and A' start there.
+  // stage b + 1 has run its warm-up forwards (the last of them sent by b, each forward and
+  // each transfer on the cut's link one after another) and its first backward: `late` is
+  // how much later that is. A, A' and L start there.
   Seconds late = 0;
   if (next) {
     const int next_warmup = std::min(micro_batches, next->stages);
-    late = std::max(0.0, (next_warmup - 1) * f + next->head_work - next->round_trip);
+    late = std::max(0.0, (next_warmup - 1) * std::max(f, send) + next->head_work -
+                             next->round_trip);
   }
   p.backward = std::max(p.backward, (m - 1) * g + (m - warmup) * f + late);  // A
+  // L: from stage b + 1's first backward, the cut's link carries the M gradients one after
+  // another, the last one then runs its backward on stage b.
+  p.backward = std::max(p.backward, (m - 1) * send + late);
   if (k < micro_batches) {                                                   // A'
     // Backward i is followed by forward i + k, whose round trip ends in backward i + k:
     // after (M - 1 - jk) steps of f + g, j round trips reach the last backward; the last
@@ -102,7 +107,7 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     else if (s.stages == micro_batches)
       s.after_x = next->after_x;
   }
-  const StagePaths paths = stage_paths(t, next, s, micro_batches, schedule);
+  const StagePaths paths = stage_paths(t, send, next, s, micro_batches, schedule);
   s.worst = std::max({paths.backward, other_terms(t, send, next, s, micro_batches, schedule),
                       next ? next->worst : 0});
   s.exposed = paths.backward + t.allreduce;

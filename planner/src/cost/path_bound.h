@@ -9,7 +9,11 @@
 //   A  (1F1B)  after micro-batch 0's backward, stage b still runs (M-1) backwards and
 //              M - w forwards: (M-1) g + (M-w) f + late, where late is how much stage
 //              b+1's warm-up delays that backward beyond the round trip (its w' forwards
-//              come from b): max(0, (w' - 1) f + f_{b+1} + g_{b+1} - R_{b+1});
+//              come from b, over the cut's link one after another):
+//              max(0, (w' - 1) max(f, c) + f_{b+1} + g_{b+1} - R_{b+1});
+//   L  (1F1B)  from stage b+1's first backward the cut's backward link carries the M
+//              gradients one after another, the last into stage b's last backward:
+//              (M-1) c + late;
 //   A' (1F1B, k < M)  stage b starts forward m + k only after the backward of m, and that
 //              forward's round trip R_b ends in backward m + k: with j = floor((M-1)/k),
 //              M-1-jk pairs of a forward and a backward, then j round trips: j R_b +
@@ -37,7 +41,7 @@
 //   G  (both)  (M-1) g, the backwards after the first; B (both) every operation of stage b:
 //              M (f + g) - R_b; C (both) a cut's link carries M transfers: (M-1) c.
 // A stage's all-reduce starts when its last backward ends, which is at least fill_drain -
-// (sum over earlier stages of g + c) + the largest of A, A', T, G, B, Q of that stage:
+// (sum over earlier stages of g + c) + the largest of A, A', L, T, G, B, Q of that stage:
 //   Q  (both)  the stage's operations before its last forward, then the last micro-batch
 //              to the end and back: (M-1) f + (M - w) g (also a term of its own).
 // Q of stage b also paces every later stage s: the last micro-batch's round trip passes

@@ -98,12 +98,10 @@ TEST(PathBound, ASlowLinkBoundsTheIteration) {
 // backward and its all-reduce. The bound without those two stayed 18 % below (114.7 ms
 // against 139.2 ms for these times).
 TEST(PathBound, TheLinkCarriesTheWarmUpAndEveryGradientBeforeTheLastBackward) {
-  PipelineShape shape{{{4.4, 8.9, 12, 41},
-                       {0.2, 0.5, 2, 27},
-                       {0.15, 0.3, 0.02, 4.8},
-                       {0.01, 0.2, 0, 0}},
-                      4,
-                      Schedule::OneFOneB};
+  PipelineShape shape{
+      {{4.4, 8.9, 12, 41}, {0.2, 0.5, 2, 27}, {0.15, 0.3, 0.02, 4.8}, {0.01, 0.2, 0, 0}},
+      4,
+      Schedule::OneFOneB};
   const Seconds third_arrives = 4.4 + 3 * 12;  // at stage 1, which then runs it and a backward
   EXPECT_NEAR(simulate(shape).makespan, third_arrives + 0.2 + 0.5 + 4 * 12 + 8.9 + 41, 1e-9);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);

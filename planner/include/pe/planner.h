@@ -38,10 +38,11 @@ struct SearchOptions {
   /// relaxed pass (the same dynamic program keeping one entry per group, run before the
   /// exact pass, which a shape it proves unable to beat the best plan does not need; the
   /// relaxed passes share twice the effort on up to 64 GPUs, proportionally less on more), or
-  /// with a floor bound (its busiest stage's share of the work) when that
-  /// runs out too, instead of its searched one, and the best plans
-  /// found are returned, never worse than the seeds (one-stage data parallelism inside
-  /// each copy and equal-work pipelines). On copies wider than 16 devices, greedy passes
+  /// with a floor bound (its busiest stage's share of the work) when that runs out too and
+  /// so does a last relaxed pass (half the effort more, shared by the shapes left at their
+  /// floor, narrowest first), instead of its searched one, and the best plans found are
+  /// returned, never worse than the seeds (one-stage data parallelism inside each copy and
+  /// equal-work pipelines). On copies wider than 16 devices, greedy passes
   /// (one suffix per cell and group, stages a power of two wide) and coarse passes (stages
   /// on granules of devices) share a quarter of it more each, for candidate plans; narrower
   /// copies get greedy passes at the end, for the shapes no exact pass finished.

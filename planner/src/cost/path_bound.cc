@@ -35,14 +35,14 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
   Seconds late = 0;
   if (next) {
     const int next_warmup = std::min(micro_batches, next->stages);
-    late = std::max(0.0, (next_warmup - 1) * std::max(f, send) + next->head_work -
-                             next->round_trip);
+    late =
+        std::max(0.0, (next_warmup - 1) * std::max(f, send) + next->head_work - next->round_trip);
   }
   p.backward = std::max(p.backward, (m - 1) * g + (m - warmup) * f + late);  // A
   // L: from stage b + 1's first backward, the cut's link carries the M gradients one after
   // another, the last one then runs its backward on stage b.
   p.backward = std::max(p.backward, (m - 1) * send + late);
-  if (k < micro_batches) {                                                   // A'
+  if (k < micro_batches) {  // A'
     // Backward i is followed by forward i + k, whose round trip ends in backward i + k:
     // after (M - 1 - jk) steps of f + g, j round trips reach the last backward; the last
     // forward starts the last of them.

@@ -63,20 +63,17 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
   return p;
 }
 
-// The terms that do not end at stage b's last backward: C, P (1F1B) and W (GPipe).
+// The terms that do not end at stage b's last backward: C and W (GPipe), P (1F1B; its C is
+// L's (M - 1) c, which L never falls below).
 Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
                     const SuffixBound& s, int micro_batches, Schedule schedule) {
   const double m = micro_batches;
-  Seconds term = (m - 1) * send;  // C
   if (schedule == Schedule::GPipe)
-    return std::max(term, (m - 1) * (s.forward_wave + s.backward_wave));
+    return std::max((m - 1) * send, (m - 1) * (s.forward_wave + s.backward_wave));  // C, W
   const int k = s.stages;
-  if (next && k >= 2 && k < micro_batches) {  // P
-    const int cycles = (micro_batches + 1 - k) / 2;
-    term = std::max(
-        term, (k - 2) * t.forward + cycles * (t.forward + t.backward + 2 * send + next->head_work));
-  }
-  return term;
+  if (!next || k < 2 || k >= micro_batches) return 0;
+  const int cycles = (micro_batches + 1 - k) / 2;  // P
+  return (k - 2) * t.forward + cycles * (t.forward + t.backward + 2 * send + next->head_work);
 }
 
 }  // namespace

@@ -39,7 +39,8 @@
 //              transfers on a cut), the last micro-batch to the end, M backwards on a stage
 //              b (or transfers): (M-1)(max over stages of max(f, c) + the same of g);
 //   G  (both)  (M-1) g, the backwards after the first; B (both) every operation of stage b:
-//              M (f + g) - R_b; C (both) a cut's link carries M transfers: (M-1) c.
+//              M (f + g) - R_b; C (GPipe; 1F1B: L, never less) a cut's
+//              link carries M transfers: (M-1) c.
 // A stage's all-reduce starts when its last backward ends, which is at least fill_drain -
 // (sum over earlier stages of g + c) + the largest of A, A', L, T, G, B, Q of that stage:
 //   Q  (both)  the stage's operations before its last forward, then the last micro-batch

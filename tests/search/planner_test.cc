@@ -32,9 +32,10 @@ Loaded load(const std::string& name) {
   return l;
 }
 
-std::vector<int> one_to(int n) {
+// The machine ends of `machines` machines of `gpus` GPUs each.
+std::vector<int> machine_ends(int machines, int gpus = 1) {
   std::vector<int> ends;
-  for (int i = 1; i <= n; ++i) ends.push_back(i);
+  for (int m = 1; m <= machines; ++m) ends.push_back(m * gpus);
   return ends;
 }
 
@@ -49,8 +50,8 @@ TEST(Planner, HpgoReferenceDataParallelSpeedups) {
   const double vgg_dp =
       data_parallel_baselines(vgg.model, cluster_from_machine_ends({8, 16}), vgg.settings, 512).dp;
   const double resnet_dp =
-      data_parallel_baselines(resnet.model, cluster_from_machine_ends(one_to(16)), resnet.settings,
-                              512)
+      data_parallel_baselines(resnet.model, cluster_from_machine_ends(machine_ends(16)),
+                              resnet.settings, 512)
           .dp;
   EXPECT_NEAR(vgg_dp, 4.7404, 4.7404e-3);
   EXPECT_NEAR(resnet_dp, 13.985, 13.985e-3);
@@ -211,7 +212,8 @@ TEST(Planner, RelaxedPassesThatRanOutAreRetriedWithWhatIsLeft) {
 // GNMT-32 planned at one batch size on 16 single-GPU machines, at default settings.
 PointResult gnmt_32_on_single_gpu_machines(int global_batch) {
   Loaded l = load("gnmt_32");
-  return Planner(l.model, cluster_from_machine_ends(one_to(16)), l.settings).plan(global_batch);
+  return Planner(l.model, cluster_from_machine_ends(machine_ends(16)), l.settings)
+      .plan(global_batch);
 }
 
 // GNMT-32 at GBS 2048 on 16 single-GPU machines: the fastest plan is a GPipe pipeline
@@ -265,9 +267,7 @@ void expect_no_slower_than(const Planner& planner, const PlanLayout& hand, int g
 // connected layers on one machine (speedup 19.4). Release build only (.ci/sanitize.sh).
 TEST(Planner, CoarsePassesFindWidePlansWhereExactPassesRunOut) {
   Loaded l = load("vgg19");
-  std::vector<int> ends;
-  for (int m = 1; m <= 32; ++m) ends.push_back(8 * m);
-  const Planner planner(l.model, cluster_from_machine_ends(ends), l.settings);
+  const Planner planner(l.model, cluster_from_machine_ends(machine_ends(32, 8)), l.settings);
   PlanLayout hand = parse_plan_layout("0-20:248;21-24:8");
   hand.micro_batches = 4;
   expect_no_slower_than(planner, hand, 512);
@@ -317,9 +317,7 @@ TEST(Planner, LateGreedyPassesImprovePlansOfNarrowShapesThatRanOut) {
 // (.ci/sanitize.sh).
 TEST(Planner, LastRelaxedPassesLiftTheShapesLeftAtTheirFloor) {
   Loaded l = load("gnmt_16");
-  std::vector<int> ends;
-  for (int m = 1; m <= 8; ++m) ends.push_back(8 * m);
-  const Planner planner(l.model, cluster_from_machine_ends(ends), l.settings);
+  const Planner planner(l.model, cluster_from_machine_ends(machine_ends(8, 8)), l.settings);
   const PointResult point = planner.plan(512);
   ASSERT_NE(point.best(), nullptr);
   EXPECT_LE(point.lower_bound, point.best()->iteration_time);

@@ -195,5 +195,33 @@ TEST(PathBound, LinksAndRoundTripsPaceALaterAllReduce) {
   EXPECT_NEAR(detail::path_lower_bound(trips), simulate(trips).makespan, 1e-12);
 }
 
+// Stage 0 of four equal stages with transfers runs its forwards 4 .. 11 through a mix of
+// cycles: one round trip through all four stages (4 forwards on, 12.6) and one through a
+// window of three (3 forwards on, 9.4), which beats either cycle alone with pairs of f + g
+// (3 each) for the rest: 1 + 0.6 + 0.4 more than the pairs, where round trips alone gave
+// 0.6 and windows of three alone 0.8. The simulator takes that path: the bound meets it.
+TEST(PathBound, MixesRoundTripsAndWindowCycles) {
+  PipelineShape shape{std::vector<StageTimes>(4, {1, 2, 0.1, 0}), 12, Schedule::OneFOneB};
+  shape.stages.back().send = 0;
+  const Seconds round_trip = 4 * 3 + 6 * 0.1;
+  EXPECT_NEAR(detail::path_lower_bound(shape), 2 * round_trip + 7 * 3 + 1.0, 1e-9);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
+}
+
+// Stage 1 is busy for all its M forwards and backwards (B), and stage 0's last backward
+// comes after stage 1's, so stage 0's all-reduce starts no earlier: round trip 2.2, then
+// 8 - 2 of stage 1's work beyond it, then the all-reduce of 10. Without `paced` (the greedy
+// passes' bound), stage 0's all-reduce follows only stage 0's own terms: 14.6.
+TEST(PathBound, ALaterStagesWorkPacesAnEarlierAllReduce) {
+  PipelineShape shape{{{0.1, 0.1, 0, 10}, {1, 1, 0, 0}}, 4, Schedule::OneFOneB};
+  EXPECT_NEAR(detail::path_lower_bound(shape), 2.2 + 6 + 10, 1e-9);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
+  const detail::SuffixBound last =
+      detail::prepend_stage(shape.stages[1], 0, nullptr, 4, Schedule::OneFOneB);
+  const detail::SuffixBound unpaced =
+      detail::prepend_stage(shape.stages[0], 0, &last, 4, Schedule::OneFOneB, true, false);
+  EXPECT_NEAR(detail::bound_of(unpaced), 14.6, 1e-9);
+}
+
 }  // namespace
 }  // namespace pe

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <limits>
 #include <map>
 #include <random>
 #include <tuple>
@@ -153,19 +154,23 @@ TEST(PipelineDp, GreedyPassFindsPlansOfTheShapeWithTheirBounds) {
         continue;
       }
       if (greedy.plans.empty()) continue;
+      // A greedy pass ranks by the bound without the later stages' pacing (`paced`); the
+      // exact pass minimizes the paced one over every plan.
+      Seconds paced = std::numeric_limits<Seconds>::infinity();
       for (const detail::DpPlan& plan : greedy.plans) {
         const detail::Evaluation ev = detail::evaluate(cost, plan.spec, in.global_batch);
         ASSERT_TRUE(ev.fits) << "trial " << trial;
         for (std::size_t s = 0; s + 1 < ev.plan.stages.size(); ++s)
           EXPECT_TRUE(std::has_single_bit(static_cast<unsigned>(ev.plan.stages[s].width)))
               << "trial " << trial;
-        EXPECT_NEAR(detail::path_lower_bound(ev.plan.shape(), false), plan.lower_bound,
+        EXPECT_NEAR(detail::path_lower_bound(ev.plan.shape(), false, false), plan.lower_bound,
                     plan.lower_bound * 1e-12);
+        paced = std::min(paced, detail::path_lower_bound(ev.plan.shape(), false));
       }
       EXPECT_NEAR(greedy.least_bound, greedy.plans.front().lower_bound, greedy.least_bound * 1e-12);
-      EXPECT_GE(greedy.least_bound, exact.least_bound * (1 - 1e-12)) << "trial " << trial;
+      EXPECT_GE(paced, exact.least_bound * (1 - 1e-12)) << "trial " << trial;
       ++shapes;
-      optimal += greedy.least_bound <= exact.least_bound * (1 + 1e-12);
+      optimal += paced <= exact.least_bound * (1 + 1e-12);
       greedy_steps += greedy.steps;
       exact_steps += exact.steps;
     }

@@ -281,17 +281,24 @@ namespace {
 
 // GNMT-16 at GBS 256 on 4 machines of 8 GPUs: no exact pass of a one-copy shape finishes at
 // the default effort, and the seeds, polishing and coarse passes (stages on pairs of GPUs)
-// gave speedup 11.5. The unlimited search's plan (speedup 15.6) has stages of one and two
-// GPUs whose slow cuts sit on machine boundaries; the greedy passes reach a plan at least as
-// fast at the default effort. Release build only (.ci/sanitize.sh).
+// gave speedup 11.5. The unlimited search's plan (speedup 16.09) has stages of one and two
+// GPUs whose slow cuts sit on machine boundaries; the greedy passes and the exact passes'
+// 16 plans of least bound reach one within 1 % of it at the default effort (16.00; 15.59
+// before the 16, when the unlimited search's plan was one of 15.60). Release build only
+// (.ci/sanitize.sh).
 TEST(Planner, GreedyPassesReachTheUnlimitedSearchsPlanOnFourMachines) {
   Loaded l = load("gnmt_16");
   const Planner planner(l.model, cluster_from_machine_ends({8, 16, 24, 32}), l.settings);
   PlanLayout unlimited = parse_plan_layout(
-      "0-9:1;10-13:2;14-21:2;22-28:2;29-29:1;30-30:1;31-33:1;34-38:1;39-44:4;45-45:1;46-46:1;"
-      "47-50:2;51-64:4;65-65:1;66-66:1;67-74:4;75-75:1;76-76:2");
+      "0-9:1;10-13:2;14-21:2;22-28:2;29-29:1;30-30:1;31-38:2;39-49:4;50-50:1;51-51:1;52-55:2;"
+      "56-69:4;70-70:1;71-72:2;73-75:4;76-76:2");
   unlimited.micro_batches = 64;
-  expect_no_slower_than(planner, unlimited, 256);
+  const LayoutCost given = planner.evaluate(unlimited, 256);
+  ASSERT_TRUE(given.fits);
+  const PointResult point = planner.plan(256);
+  ASSERT_NE(point.best(), nullptr);
+  EXPECT_LE(point.best()->iteration_time, given.plan.iteration_time * 1.01);
+  EXPECT_LE(point.lower_bound, point.best()->iteration_time);
 }
 
 // NASNet-A large (1,250 states) at GBS 128 on 2 x 8 GPUs: the exact passes of its narrow

@@ -1,10 +1,37 @@
 #include "cost/path_bound.h"
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 namespace pe::detail {
 namespace {
+
+// A cycle of a 1F1B stage that moves `forwards` of its forwards on and takes `time`.
+struct Cycle {
+  int forwards = 1;
+  Seconds time = 0;
+};
+// How much longer than `steps` pairs (`pair` each) a mix of the `count` cycles that moves no
+// more than `steps` forwards on can be (0 at least): each cycle as often as fits, or once
+// less, and what is left with one shorter cycle as often as fits. Every mix is a path, so
+// each one tried gives a valid bound; these cover the paths the simulator takes (a round
+// trip M / k times and one window cycle, as on BERT-48 with micro-batches of 1).
+Seconds mixed_gain(const Cycle* cycles, int count, int steps, Seconds pair) {
+  Seconds best = 0;
+  for (const Cycle& a : std::span(cycles, count)) {
+    const int fit = steps / a.forwards;
+    for (int n = fit; n >= std::max(0, fit - 1); --n) {
+      const Seconds base = n * (a.time - a.forwards * pair);
+      const int rest = steps - n * a.forwards;
+      best = std::max(best, base);
+      for (const Cycle& c : std::span(cycles, count))
+        if (c.forwards < a.forwards)
+          best = std::max(best, base + (rest / c.forwards) * (c.time - c.forwards * pair));
+    }
+  }
+  return best;
+}
 
 // How long after stage b's first forward starts its last forward can start (`forward`) and
 // its last backward can end (`backward`), each beyond the round trip from b for the latter:
@@ -42,19 +69,19 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
   // L: from stage b + 1's first backward, the cut's link carries the M gradients one after
   // another, the last one then runs its backward on stage b.
   p.backward = std::max(p.backward, (m - 1) * send + late);
-  if (k < micro_batches) {  // A'
-    // Backward i is followed by forward i + k, whose round trip ends in backward i + k:
-    // after (M - 1 - jk) steps of f + g, j round trips reach the last backward; the last
-    // forward starts the last of them.
-    const int trips = (micro_batches - 1) / k;
-    Seconds chained = trips * s.round_trip + (micro_batches - 1 - trips * k) * (f + g) + late;
-    // R: after the first round trip, cycles through a window of j stages, then pairs.
-    const int after_trip = micro_batches - 1 - k;
-    for (int j = 2; j < k && j <= kWindows + 1 && s.window[j - 2] > 0; ++j) {
-      const int cycles = after_trip / j;
-      chained = std::max(chained, s.round_trip + cycles * s.window[j - 2] +
-                                      (after_trip - cycles * j) * (f + g) + late);
-    }
+  if (k < micro_batches) {  // A' and R
+    // After micro-batch 0's round trip from b, stage b's forwards k .. M - 1 follow one
+    // another through cycles: a pair (f + g) moves one forward on, a window of j stages
+    // (R) j of them, all k stages (A': a round trip) k; the last forward's round trip ends
+    // the path. Any mix of them is a path.
+    Cycle cycles[kWindows + 1];
+    int count = 0;
+    for (int j = 2; j < k && j <= kWindows + 1 && s.window[j - 2] > 0; ++j)
+      cycles[count++] = {j, s.window[j - 2]};
+    cycles[count++] = {k, s.round_trip};
+    const int steps = micro_batches - 1 - k;
+    const Seconds chained =
+        s.round_trip + steps * (f + g) + mixed_gain(cycles, count, steps, f + g) + late;
     p.forward = std::max(p.forward, chained);
     p.backward = std::max(p.backward, chained);
   } else {  // T
@@ -79,7 +106,7 @@ Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
 }  // namespace
 
 SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* next,
-                          int micro_batches, Schedule schedule, bool windows) {
+                          int micro_batches, Schedule schedule, bool windows, bool paced) {
   SuffixBound s;
   s.stages = next ? std::min(next->stages + 1, micro_batches) : 1;
   s.round_trip = t.forward + t.backward + 2 * send + (next ? next->round_trip : 0);
@@ -107,7 +134,9 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
   const StagePaths paths = stage_paths(t, send, next, s, micro_batches, schedule);
   s.worst = std::max({paths.backward, other_terms(t, send, next, s, micro_batches, schedule),
                       next ? next->worst : 0});
-  s.exposed = paths.backward + t.allreduce;
+  // Stage b's last backward ends after its own terms and, when `paced`, after every term of
+  // the later stages and cuts (their last backwards come first, then the gradient passes b).
+  s.exposed = std::max(paths.backward, next && paced ? next->worst : 0) + t.allreduce;
   // After the last micro-batch's forward, GPipe runs all M backwards of a stage.
   s.drain = t.allreduce + (schedule == Schedule::GPipe ? (micro_batches - 1) * s.backward_wave : 0);
   if (next) {
@@ -169,14 +198,14 @@ Seconds interleaved_lower_bound(const PipelineShape& shape) {
   return bound;
 }
 
-Seconds path_lower_bound(const PipelineShape& shape, bool windows) {
+Seconds path_lower_bound(const PipelineShape& shape, bool windows, bool paced) {
   if (shape.schedule == Schedule::Interleaved) return interleaved_lower_bound(shape);
   const int stages = static_cast<int>(shape.stages.size());
   SuffixBound suffix;
   for (int b = stages - 1; b >= 0; --b) {
     const StageTimes& t = shape.stages[b];
     suffix = prepend_stage(t, b + 1 < stages ? t.send : 0, b + 1 < stages ? &suffix : nullptr,
-                           shape.micro_batches, shape.schedule, windows);
+                           shape.micro_batches, shape.schedule, windows, paced);
   }
   return bound_of(suffix);
 }

@@ -29,7 +29,12 @@
 //              operation is the forward of m + j; it costs C_j, the window's f + g and twice
 //              its inner transfers. From forward k, n = floor((M - 1 - k) / j) cycles, then
 //              pairs of a forward and a backward up to the last micro-batch, whose round
-//              trip ends the path: R_b + n C_j + (M - 1 - k - n j)(f + g) + late;
+//              trip ends the path: R_b + n C_j + (M - 1 - k - n j)(f + g) + late.
+//              A pair is the cycle of one stage (C_1 = f + g) and a round trip that of all
+//              k (C_k = R_b, A'), and cycles of any sizes follow one another: the bound
+//              takes the best of the mixes with one size as often as fits (or once less)
+//              and one smaller size in what is left (a round trip 63 times and a window of
+//              three once, on BERT-48 at GBS 1024 on 2 x 8 GPUs);
 //   T  (1F1B, k >= M)  stage b runs its M forwards, then its M backwards; the last
 //              forward travels to stage x = S - M (also all forwards first), whose first
 //              backward comes back: (M-1)(f + g) - beyond, where `beyond` is the part of
@@ -42,7 +47,9 @@
 //              M (f + g) - R_b; C (GPipe; 1F1B: L, never less) a cut's
 //              link carries M transfers: (M-1) c.
 // A stage's all-reduce starts when its last backward ends, which is at least fill_drain -
-// (sum over earlier stages of g + c) + the largest of A, A', L, T, G, B, Q of that stage:
+// (sum over earlier stages of g + c) + the largest of A, A', L, T, G, B, Q of that stage,
+// and of every term of a later stage or cut (each ends at or before the last backward of
+// a later stage, whose gradient then passes stage b: `worst` of the suffix after b):
 //   Q  (both)  the stage's operations before its last forward, then the last micro-batch
 //              to the end and back: (M-1) f + (M - w) g (also a term of its own).
 // Q of stage b also paces every later stage s: the last micro-batch's round trip passes
@@ -64,8 +71,10 @@ inline constexpr int kWindows = 4;
 /// but `stages` can only raise the bound of any pipeline the suffix ends.
 struct SuffixBound {
   Seconds round_trip = 0;  ///< fill_drain of the suffix: R_b.
-  Seconds worst = 0;       ///< The largest term of a stage, cut or pair in the suffix.
-  Seconds exposed = 0;     ///< The all-reduce term measured from stage b's last backward.
+  /// The largest term of a stage, cut or pair in the suffix. Each ends at or before the last
+  /// backward of a stage of the suffix (the all-reduce terms of earlier stages rely on it).
+  Seconds worst = 0;
+  Seconds exposed = 0;  ///< The all-reduce term measured from stage b's last backward.
   /// What follows the last micro-batch's backward on stage b, if the later stages end as
   /// early as the backward wave allows: max over s >= b of AR_s (GPipe: + (M - 1) g_s, the
   /// backwards stage s runs after the last forward) - sum over b <= t < s of (g_t + c_t).
@@ -84,8 +93,11 @@ struct SuffixBound {
 /// The suffix of stage b: stage b (its times; `send` the transfer to the next stage, 0
 /// when it is the last) in front of `next` (null for the last stage). Without `windows` the
 /// R terms are left out (window stays 0): a weaker bound, with fewer fields that differ.
+/// Without `paced`, stage b's all-reduce follows only its own terms, not those of the later
+/// stages: a weaker bound too (greedy passes rank suffixes by it, pipeline_dp.h).
 SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,
-                          int micro_batches, Schedule schedule, bool windows = true);
+                          int micro_batches, Schedule schedule, bool windows = true,
+                          bool paced = true);
 
 /// fill_drain + max(worst, exposed): a lower bound on the simulated makespan of a pipeline
 /// whose suffix of stage 0 this is.
@@ -105,7 +117,8 @@ inline Seconds bound_of(const SuffixBound& s) {
 Seconds interleaved_lower_bound(const PipelineShape& shape);
 
 /// The bound of a whole pipeline (interleaved_lower_bound for that schedule). Never above
-/// simulate(shape).makespan. Without `windows`, the weaker bound of prepend_stage's.
-Seconds path_lower_bound(const PipelineShape& shape, bool windows = true);
+/// simulate(shape).makespan. Without `windows` or `paced`, the weaker bounds of
+/// prepend_stage's.
+Seconds path_lower_bound(const PipelineShape& shape, bool windows = true, bool paced = true);
 
 }  // namespace pe::detail

@@ -447,7 +447,7 @@ void Dp::offer_whole_model(int r) {
 // with `send` the transfer across the cut between them.
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
   return {prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
-                        q_.windows),
+                        q_.windows, !q_.greedy),
           s.head,
           s.last,
           s.width,

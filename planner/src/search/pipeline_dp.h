@@ -52,7 +52,9 @@ struct DpQuery {
   /// copies (one entry per cell and group instead of the undominated ones of every stage
   /// count, log W widths instead of W); its plans are plans of the shape, and it proves
   /// nothing: DpResult::least_bound is the least bound of its own plans. The search takes
-  /// them as candidates.
+  /// them as candidates. It ranks suffixes by the bound without the later stages' pacing of
+  /// an all-reduce (prepend_stage's `paced`): with it, the plans it found on GNMT-16 at GBS
+  /// 512 on 8 machines of 8 GPUs polished to 4 % slower plans than without.
   bool greedy = false;
 };
 

@@ -115,18 +115,21 @@ Simplicity simplicity(const Plan& p) {
           stages_string(p)};
 }
 
-// A plan with its simplicity, computed once.
+// A plan with its simplicity, computed once, and the fastest time of its shape seen.
 struct Candidate {
   Plan plan;
   Simplicity simple;
+  Seconds shape_fastest = kInfinity;
   Seconds time() const { return plan.iteration_time; }
 };
 
-// Plans within kSimpler of the fastest count as tied and the simplest of them leads; the
-// rest follow by time.
-void rank(std::vector<Candidate>& plans) {
+// Plans within kSimpler of `fastest` (by default the fastest of them) count as tied and the
+// simplest of them leads; the rest follow by time. Measuring every tie against one fastest
+// plan keeps a chain of simpler plans, each within the margin of the one before, from
+// drifting further from it (VGG-19 at GBS 128 on 2 x 8 GPUs: four plans 0.06 % apart
+// ended 0.18 % slower than the fastest).
+void rank(std::vector<Candidate>& plans, Seconds fastest = kInfinity) {
   if (plans.empty()) return;
-  Seconds fastest = kInfinity;
   for (const Candidate& c : plans) fastest = std::min(fastest, c.time());
   auto key = [&](const Candidate& c) {
     const bool tied = c.time() <= fastest * (1 + kSimpler);
@@ -189,7 +192,7 @@ class Pool {
   Seconds least_unsimulated() const { return least_unsimulated_; }
   std::vector<Plan> answer() const {
     std::vector<Candidate> ranked = kept_;
-    rank(ranked);
+    rank(ranked, fastest_);
     std::vector<Plan> plans;
     for (Candidate& c : ranked)
       if (static_cast<int>(plans.size()) < top_) plans.push_back(std::move(c.plan));
@@ -201,11 +204,14 @@ class Pool {
   // any within the margin of the last, which a simpler plan may still need).
   void insert(Candidate candidate) {
     fastest_ = std::min(fastest_, candidate.time());
+    candidate.shape_fastest = candidate.time();
     for (Candidate& kept : kept_)
       if (matches(kept.plan, shape_of(candidate.plan))) {
+        const Seconds shape_fastest = std::min(kept.shape_fastest, candidate.time());
         std::vector<Candidate> pair{std::move(kept), std::move(candidate)};
-        rank(pair);
+        rank(pair, shape_fastest);
         kept = std::move(pair.front());
+        kept.shape_fastest = shape_fastest;
         sort_and_trim();
         return;
       }

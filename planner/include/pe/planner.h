@@ -31,7 +31,8 @@ struct SearchOptions {
   /// How many plans to return per batch size (the best of distinct shapes).
   int top = 1;
   /// Search effort per global batch size, in steps of the exact search (a cell, a stage
-  /// tried, a suffix entry extended or eight comparisons of two entries; 5 to 30 ns each on
+  /// tried, a suffix entry extended, or eight comparisons of two entries or checks of a
+  /// stage no suffix can follow; 5 to 30 ns each on
   /// one core); 0 =
   /// unlimited. The pipeline shapes share it in a fixed order (what one leaves passes on).
   /// A shape that needs more counts in PointResult::lower_bound with the bound of a

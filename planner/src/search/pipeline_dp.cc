@@ -479,8 +479,16 @@ void Dp::extend(const Stage& s) {
   Entry last{};
   bool any = false;
   for (std::size_t i = 0; i < next.size(); ++i) {
+    // What offer() would refuse before the bound is built: a stage that does not fit memory
+    // (or needs no recomputation) with this many stages after it, or whose round trip and
+    // the next entry's worst term (which prepending never lowers) break the bound.
+    const int k = std::min(next[i].k() + 1, q_.micro_batches);
+    if (!fits(s, k) || needless(s, k)) continue;
     const int split = std::min(s.variant.tensor_parallel, next[i].t());
     const Seconds c = cost_.transfer(crossing / split, next[i].head && s.cut_compact);
+    const SuffixBound& after = next[i].bound;
+    const Seconds round_trip = s.times.forward + s.times.backward + 2 * c + after.round_trip;
+    if (before + round_trip + after.worst > bound_) continue;
     const Entry e = prepend(s, &next[i], c, static_cast<int>(i));
     const bool same_group = any && last.group() == e.group();
     if (same_group && last.no_worse_than(e)) continue;

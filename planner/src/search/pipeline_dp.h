@@ -22,7 +22,8 @@ struct DpQuery {
   /// far, with the simplicity margin; infinity disables it).
   Seconds bound = std::numeric_limits<Seconds>::infinity();
   /// Work allowed to this pass, in steps (one step: a cell allocated, a stage tried, a
-  /// suffix entry extended, or eight comparisons of two entries, which cost about as much).
+  /// suffix entry extended, or eight comparisons of two entries or checks of a stage that no
+  /// suffix can follow, which cost about as much).
   /// A pass that needs more stops without a plan.
   std::uint64_t step_limit = std::numeric_limits<std::uint64_t>::max();
   /// Most plans to return (the least bounds first).

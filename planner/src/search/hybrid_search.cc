@@ -643,10 +643,13 @@ class Search {
     pool_.simulate_promising();
   }
   // The bounds of shapes `which` (indices into `shapes`) from their relaxed passes, with
-  // equal parts of the effort `left` (in order, what one leaves passes on), in waves.
+  // equal parts of the effort `left` (in order, what one leaves passes on), in waves. A
+  // shape whose relaxed pass already ran out with at least its part (`ran_out_with`, per
+  // shape; empty: none did) is not searched again: it would run out again.
   std::vector<RelaxedBound> relaxed_bounds(const std::vector<ShapeOn>& shapes,
                                            const std::vector<std::size_t>& which,
-                                           std::uint64_t& left) {
+                                           std::uint64_t& left,
+                                           const std::vector<std::uint64_t>& ran_out_with = {}) {
     std::vector<RelaxedBound> bounds(which.size());
     for (std::size_t start = 0; start < which.size(); start += kWave) {
       const std::size_t end = std::min(which.size(), start + kWave);
@@ -655,9 +658,10 @@ class Search {
       std::vector<RelaxedBound> found(end - start);
       tbb::parallel_for(start, end, [&](std::size_t i) {
         const ShapeOn& s = shapes[which[i]];
-        found[i - start] =
-            share > 0 ? relaxed_bound(*s.cost, s.shape, cutoff, share, options_.max_stage_width)
-                      : RelaxedBound{floor_of(s), false, 0, true};
+        const bool hopeless = !ran_out_with.empty() && ran_out_with[which[i]] >= share;
+        found[i - start] = share > 0 && !hopeless ? relaxed_bound(*s.cost, s.shape, cutoff, share,
+                                                                  options_.max_stage_width)
+                                                  : RelaxedBound{floor_of(s), false, 0, true};
       });
       for (std::size_t i = start; i < end; ++i) {
         bounds[i] = found[i - start];
@@ -669,14 +673,17 @@ class Search {
   // Last relaxed passes, with the effort kept for them (floor_left_), for the shapes `which`
   // whose relaxed passes ran out or never ran (so that they count with their floor), the
   // narrowest copies first: their passes are the cheapest, and what one leaves passes on.
-  // Raises `bounds` (one per shape) and leaves in `which` the shapes that ran out again.
+  // Raises `bounds` (one per shape) and leaves in `which` the shapes that ran out again (or
+  // were not tried again: `ran_out_with`, as for relaxed_bounds).
   void last_relaxed_passes(const std::vector<ShapeOn>& shapes, std::vector<std::size_t>& which,
-                           std::vector<Seconds>& bounds) {
+                           std::vector<Seconds>& bounds,
+                           const std::vector<std::uint64_t>& ran_out_with) {
     std::vector<std::size_t> order = which;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return width_of(shapes[a]) < width_of(shapes[b]);
     });
-    const std::vector<RelaxedBound> found = relaxed_bounds(shapes, order, floor_left_);
+    const std::vector<RelaxedBound> found =
+        relaxed_bounds(shapes, order, floor_left_, ran_out_with);
     which.clear();
     for (std::size_t j = 0; j < order.size(); ++j) {
       bounds[order[j]] = std::max(bounds[order[j]], found[j].lower_bound);
@@ -695,11 +702,12 @@ class Search {
     const std::vector<RelaxedBound> relaxed = relaxed_bounds(shapes, all, relaxed_left_);
     std::vector<Seconds> bounds(shapes.size());
     std::vector<std::size_t> ran_out;
+    std::vector<std::uint64_t> ran_out_with(shapes.size(), 0);
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       bounds[i] = relaxed[i].lower_bound;
-      if (relaxed[i].ran_out) ran_out.push_back(i);
+      if (relaxed[i].ran_out) ran_out.push_back(i), ran_out_with[i] = relaxed[i].steps;
     }
-    last_relaxed_passes(shapes, ran_out, bounds);
+    last_relaxed_passes(shapes, ran_out, bounds, ran_out_with);
     for (Seconds b : bounds) lower_ = std::min(lower_, b);
     unfinished_ = unfinished_ || !shapes.empty();
   }
@@ -815,7 +823,7 @@ class Search {
         if (std::find(worth.begin(), worth.end(), i) == worth.end()) again.push_back(i);
       unsettled = std::move(again);
     }
-    last_relaxed_passes(shapes, unsettled, bounds);
+    last_relaxed_passes(shapes, unsettled, bounds, ran_out_with);
     // A shape no relaxed pass bounded keeps its floor.
     for (std::size_t i : unsettled) bounds[i] = std::max(bounds[i], floor_of(shapes[i]));
     unfinished_ = unfinished_ || !todo.empty();

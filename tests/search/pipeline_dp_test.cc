@@ -182,3 +182,48 @@ TEST(PipelineDp, GreedyPassFindsPlansOfTheShapeWithTheirBounds) {
 
 }  // namespace
 }  // namespace pe
+
+namespace pe {
+namespace {
+
+// A pass stops exactly at its step limit: with the steps it took unlimited it finishes with
+// the same answer, with one step less it stops without plans, within the limit. The search
+// shares its effort on this (a shape that finished within its share is settled); the bound
+// leaves many cells empty, so many stages tried are ones no suffix can follow (checked, not
+// costed, eight to a step).
+TEST(PipelineDp, APassStopsExactlyAtItsStepLimit) {
+  std::mt19937 rng(20261127);
+  int tried = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    const testing::Instance in = testing::random_instance(rng, 8, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    detail::DpQuery query{1, devices, in.global_batch, 1, Schedule::OneFOneB};
+    query.micro_batch = std::max(1, in.global_batch / 2);
+    query.micro_batches = in.global_batch / query.micro_batch;
+    if (query.micro_batch * query.micro_batches != in.global_batch) continue;
+    query.windows = trial % 3 == 0;
+    const detail::DpResult open = detail::best_pipeline(cost, query);
+    ASSERT_FALSE(open.stopped);
+    if (open.plans.empty()) continue;
+    query.bound = open.least_bound * 1.05;  // prunes: many cells stay empty
+    const detail::DpResult full = detail::best_pipeline(cost, query);
+    ASSERT_FALSE(full.stopped);
+    query.step_limit = full.steps;
+    const detail::DpResult enough = detail::best_pipeline(cost, query);
+    ASSERT_FALSE(enough.stopped) << "trial " << trial;
+    EXPECT_EQ(enough.steps, full.steps);
+    EXPECT_EQ(enough.least_bound, full.least_bound);
+    ASSERT_EQ(enough.plans.size(), full.plans.size());
+    query.step_limit = full.steps - 1;
+    const detail::DpResult short_one = detail::best_pipeline(cost, query);
+    EXPECT_TRUE(short_one.stopped) << "trial " << trial;
+    EXPECT_TRUE(short_one.plans.empty());
+    EXPECT_LE(short_one.steps, query.step_limit);
+    ++tried;
+  }
+  EXPECT_GT(tried, 20) << tried;
+}
+
+}  // namespace
+}  // namespace pe

@@ -291,6 +291,11 @@ class Dp {
     return s.variant.recompute &&
            fits(s.plain_weights, s.plain_activations, s.memory, stages_from_here);
   }
+  // Whether a stage with this many stages from it on is refused on memory alone: it does
+  // not fit, or it recomputes where it need not.
+  bool refused(const Stage& s, int stages_from_here) const {
+    return !fits(s, stages_from_here) || needless(s, stages_from_here);
+  }
 
   // A one-stage plan (a = 0, which the loop of widen() stops short of) may be wider than
   // a pipeline stage (max_stage_width).
@@ -323,7 +328,7 @@ class Dp {
   void offer_whole_model(int r);
   Entry prepend(const Stage& s, const Entry* next, Seconds send, int index) const;
   void extend(const Stage& s);
-  bool offer(const Stage& s, const Entry& entry, Seconds before);
+  bool offer(const Entry& entry, Seconds before);
   std::vector<DpPlan> best();
   PipelineSpec spec_from(std::size_t pick) const;
 
@@ -466,7 +471,7 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) co
 // Puts stage s in front of every entry of the cell that follows it.
 void Dp::extend(const Stage& s) {
   if (s.last + 1 == n_) {
-    offer(s, prepend(s, nullptr, 0, -1), prefix_bound(s.first, s.offset));
+    if (!refused(s, 1)) offer(prepend(s, nullptr, 0, -1), prefix_bound(s.first, s.offset));
     return;
   }
   if (s.offset + s.width >= w_) return;
@@ -479,11 +484,10 @@ void Dp::extend(const Stage& s) {
   Entry last{};
   bool any = false;
   for (std::size_t i = 0; i < next.size(); ++i) {
-    // What offer() would refuse before the bound is built: a stage that does not fit memory
-    // (or needs no recomputation) with this many stages after it, or whose round trip and
-    // the next entry's worst term (which prepending never lowers) break the bound.
-    const int k = std::min(next[i].k() + 1, q_.micro_batches);
-    if (!fits(s, k) || needless(s, k)) continue;
+    // Refused before the bound is built: a stage that does not fit memory (or needs no
+    // recomputation) with this many stages from it on, or whose round trip and the next
+    // entry's worst term (which prepending never lowers) break the bound.
+    if (refused(s, std::min(next[i].k() + 1, q_.micro_batches))) continue;
     const int split = std::min(s.variant.tensor_parallel, next[i].t());
     const Seconds c = cost_.transfer(crossing / split, next[i].head && s.cut_compact);
     const SuffixBound& after = next[i].bound;
@@ -492,16 +496,16 @@ void Dp::extend(const Stage& s) {
     const Entry e = prepend(s, &next[i], c, static_cast<int>(i));
     const bool same_group = any && last.group() == e.group();
     if (same_group && last.no_worse_than(e)) continue;
-    if (offer(s, e, before)) last = e, any = true;
+    if (offer(e, before)) last = e, any = true;
   }
 }
 
-// Keeps a candidate that fits memory and whose plans can still end within the bound: the
-// stages in front add at least prefix_bound to y, and never lower e or y + x.
-bool Dp::offer(const Stage& s, const Entry& entry, Seconds before) {
+// Keeps a candidate (whose stage extend() found fits memory) whose plans can still end
+// within the bound: the stages in front add at least prefix_bound to y, and never lower e
+// or y + x.
+bool Dp::offer(const Entry& entry, Seconds before) {
   const SuffixBound& b = entry.bound;
   if (before + b.round_trip + b.worst > bound_ || entry.total() > bound_) return false;
-  if (!fits(s, entry.k()) || needless(s, entry.k())) return false;
   candidates_.push_back(entry);
   return true;
 }

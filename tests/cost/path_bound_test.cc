@@ -6,6 +6,7 @@
 #include <random>
 
 #include "pe/timeline.h"
+#include "random_trials.h"
 
 namespace pe {
 namespace {
@@ -30,7 +31,7 @@ PipelineShape random_shape(std::mt19937& rng) {
 TEST(PathBound, NeverAboveTheSimulationOnRandomPipelines) {
   std::mt19937 rng(2026);
   int tight = 0;
-  const int trials = 20000;
+  const int trials = random_trials(20000);
   for (int trial = 0; trial < trials; ++trial) {
     const PipelineShape shape = random_shape(rng);
     const Seconds bound = detail::path_lower_bound(shape);

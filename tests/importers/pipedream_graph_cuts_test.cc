@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "random_trials.h"
 #include "test_paths.h"
 #include "yaml_input.h"
 
@@ -56,7 +57,7 @@ std::vector<std::size_t> reverse_ready_order(const OperatorGraph& g) {
 
 TEST(PipedreamGraphCuts, AreExactlyTheDownwardClosedSetsOnRandomDags) {
   std::mt19937 rng(14);
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < random_trials(300); ++trial) {
     const std::size_t n = 1 + trial % 10;
     const OperatorGraph g = random_dag(n, (trial % 4 + 1) * 0.15, rng);
     const std::vector<std::size_t> order = reverse_ready_order(g);
@@ -86,7 +87,7 @@ void number_operators(OperatorGraph& g) {
 
 TEST(PipedreamGraphCuts, TableSumsCrossingAndContainmentMatchBruteForce) {
   std::mt19937 rng(7);
-  for (int trial = 0; trial < 200; ++trial) {
+  for (int trial = 0; trial < random_trials(200); ++trial) {
     const std::size_t n = 1 + trial % 9;
     OperatorGraph g = random_dag(n, (trial % 3 + 1) * 0.2, rng);
     number_operators(g);

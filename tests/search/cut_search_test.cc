@@ -11,6 +11,7 @@
 #include "pe/planner.h"
 #include "pipedream_graph_cuts.h"
 #include "pipedream_graph_states.h"
+#include "random_trials.h"
 #include "search/exhaustive.h"
 #include "search/hybrid_search.h"
 #include "search/random_instances.h"
@@ -59,7 +60,7 @@ ModelProfile cut_model(const OperatorGraph& g) {
 TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
   std::mt19937 rng(14);
   int feasible = 0, multi_stage = 0, branching = 0;
-  for (int trial = 0; trial < 120; ++trial) {
+  for (int trial = 0; trial < random_trials(120); ++trial) {
     const int devices = trial % 2 ? 4 : 3;
     testing::Instance in = testing::random_instance(rng, 1, devices);
     in.model = cut_model(random_graph(rng, 2 + trial % 5));
@@ -73,8 +74,8 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
     for (const PlanStage& s : check.found()->stages)
       EXPECT_TRUE(cost.stage(s.first_state, s.last_state)) << "trial " << trial;
   }
-  EXPECT_GT(branching, 60);
-  EXPECT_GT(feasible, 60);
+  EXPECT_GT(branching, random_trials(60));
+  EXPECT_GT(feasible, random_trials(60));
   EXPECT_GT(multi_stage, 10);
 }
 
@@ -84,7 +85,7 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
 TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
   std::mt19937 rng(16);
   int compared = 0, spine_won = 0;
-  for (int trial = 0; trial < 80; ++trial) {
+  for (int trial = 0; trial < random_trials(80); ++trial) {
     testing::Instance in = testing::random_instance(rng, 1, 4);
     in.model = cut_model(random_graph(rng, 5 + trial % 4));
     if (in.model.spine.empty()) continue;
@@ -119,7 +120,7 @@ TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
     spine_won +=
         full.plans.empty() || full.plans.front().iteration_time > best.iteration_time * (1 + 1e-12);
   }
-  EXPECT_GT(compared, 40);
+  EXPECT_GT(compared, random_trials(40));
   EXPECT_GT(spine_won, 0);  // the effort limit does stop the search on every cut
 }
 

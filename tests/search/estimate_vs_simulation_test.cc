@@ -7,6 +7,7 @@
 
 #include "cost/evaluate.h"
 #include "pe/timeline.h"
+#include "random_trials.h"
 #include "search/hybrid_search.h"
 #include "search/random_instances.h"
 
@@ -18,7 +19,7 @@ Seconds simulated(const Plan& plan) { return simulate(plan.shape()).makespan; }
 // S equal stages with no transfers and one device each: both give (M + S - 1) x (f + g).
 TEST(EstimateVsSimulation, EqualStagesAgreeExactly) {
   std::mt19937 rng(7);
-  for (int trial = 0; trial < 200; ++trial) {
+  for (int trial = 0; trial < random_trials(200); ++trial) {
     const int stages = std::uniform_int_distribution<>(1, 6)(rng);
     const int micro_batches = std::uniform_int_distribution<>(1, 12)(rng);
     const double f = std::uniform_real_distribution<>(0.01, 1)(rng);
@@ -42,7 +43,7 @@ TEST(EstimateVsSimulation, EqualStagesAgreeExactly) {
 // on random models and clusters: the estimate is the simulation.
 TEST(EstimateVsSimulation, OneStagePlansAgreeExactly) {
   std::mt19937 rng(11);
-  for (int trial = 0; trial < 200; ++trial) {
+  for (int trial = 0; trial < random_trials(200); ++trial) {
     const testing::Instance in = testing::random_instance(rng, 8, 8);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     const int width = std::min(in.cluster.device_count(), in.global_batch);
@@ -64,7 +65,7 @@ TEST(EstimateVsSimulation, OneStagePlansAgreeExactly) {
 // through every stage and cut and back, nor the busiest stage's compute.
 TEST(EstimateVsSimulation, SimulationRespectsTheEstimatesLowerBounds) {
   std::mt19937 rng(13);
-  for (int trial = 0; trial < 150; ++trial) {
+  for (int trial = 0; trial < random_trials(150); ++trial) {
     const testing::Instance in = testing::random_instance(rng, 8, 8);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     for (const Plan& plan : detail::search_plans(cost, in.global_batch, {}).plans) {

@@ -9,6 +9,7 @@
 #include "pe/baselines.h"
 #include "pe/timeline.h"
 
+#include "random_trials.h"
 #include "search/exhaustive.h"
 #include "search/random_instances.h"
 
@@ -20,7 +21,7 @@ using testing::random_instance;
 TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
   std::mt19937 rng(20261122);
   int feasible = 0, multi_stage = 0, exact = 0;
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < random_trials(300); ++trial) {
     const int devices = trial % 2 ? 8 : 4;
     testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
@@ -32,7 +33,7 @@ TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
   }
   // The instances must exercise both the feasible space and real pipelines, and the bound
   // must prove most answers optimal.
-  EXPECT_GT(feasible, 150);
+  EXPECT_GT(feasible, random_trials(150));
   EXPECT_GT(multi_stage, 20);
   EXPECT_GT(exact, feasible / 2);
 }
@@ -43,7 +44,7 @@ TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
 TEST(HybridSearch, StageWidthAndCopyLimitsMatchExhaustiveEnumeration) {
   std::mt19937 rng(20261125);
   int feasible = 0, limited = 0;
-  for (int trial = 0; trial < 240; ++trial) {
+  for (int trial = 0; trial < random_trials(240); ++trial) {
     const int devices = trial % 2 ? 8 : 4;
     testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
@@ -80,7 +81,7 @@ TEST(HybridSearch, StageWidthAndCopyLimitsMatchExhaustiveEnumeration) {
     EXPECT_LE(*free.time, *oracle.time * (1 + 1e-9));
     limited += *free.time < *oracle.time * (1 - 1e-9);
   }
-  EXPECT_GT(feasible, 100);
+  EXPECT_GT(feasible, random_trials(100));
   EXPECT_GT(limited, 20);
 }
 
@@ -111,7 +112,7 @@ TEST(HybridSearch, StraightPlansOfVgg19HaveOneDevicePerStageAndOneCopy) {
 
 TEST(HybridSearch, ReportsTheEvaluatedCostOfItsPlan) {
   std::mt19937 rng(7);
-  for (int trial = 0; trial < 50; ++trial) {
+  for (int trial = 0; trial < random_trials(50); ++trial) {
     testing::Instance in = random_instance(rng, 8, 8);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     for (const Plan& p :
@@ -140,7 +141,7 @@ TEST(HybridSearch, ReportsTheEvaluatedCostOfItsPlan) {
 TEST(HybridSearch, RankedTimeIsTheTimelinesMakespan) {
   std::mt19937 rng(20261126);
   int plans = 0;
-  for (int trial = 0; trial < 60; ++trial) {
+  for (int trial = 0; trial < random_trials(60); ++trial) {
     testing::Instance in = random_instance(rng, 8, trial % 2 ? 8 : 4);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     for (const Plan& plan :
@@ -150,7 +151,7 @@ TEST(HybridSearch, RankedTimeIsTheTimelinesMakespan) {
       ++plans;
     }
   }
-  EXPECT_GT(plans, 60);
+  EXPECT_GT(plans, random_trials(60));
 }
 
 TEST(HybridSearch, TopPlansAreSortedAndOfDistinctShapes) {

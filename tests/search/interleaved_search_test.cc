@@ -12,6 +12,7 @@
 #include "cost/stage_variants.h"
 #include "pe/planner.h"
 #include "pe/timeline.h"
+#include "random_trials.h"
 #include "search/balanced_ends.h"
 #include "search/exhaustive.h"
 #include "search/hybrid_search.h"
@@ -80,7 +81,7 @@ SearchOptions interleaved_only(int max_chunks) {
 TEST(InterleavedSearch, MatchesExhaustiveEnumerationOfItsSpace) {
   std::mt19937 rng(4242);
   int found = 0;
-  for (int trial = 0; trial < 120; ++trial) {
+  for (int trial = 0; trial < random_trials(120); ++trial) {
     testing::Instance in = testing::random_instance(rng, 12, trial % 2 ? 4 : 8);
     const int max_chunks = 2 + trial % 3;
     const detail::CostModel cost(in.model, in.cluster, in.settings);
@@ -102,12 +103,12 @@ TEST(InterleavedSearch, MatchesExhaustiveEnumerationOfItsSpace) {
     EXPECT_LE(plan.lower_bound, plan.iteration_time * (1 + 1e-12));
     for (const PlanStage& s : plan.stages) EXPECT_LE(s.peak_memory(), s.device_memory);
   }
-  EXPECT_GT(found, 30);
+  EXPECT_GT(found, random_trials(30));
 }
 
 TEST(InterleavedSearch, AddingTheScheduleNeverGivesASlowerPlan) {
   std::mt19937 rng(77);
-  for (int trial = 0; trial < 60; ++trial) {
+  for (int trial = 0; trial < random_trials(60); ++trial) {
     testing::Instance in = testing::random_instance(rng, 10, 4);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     SearchOptions classic;

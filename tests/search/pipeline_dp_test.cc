@@ -13,6 +13,7 @@
 #include <random>
 #include <tuple>
 
+#include "random_trials.h"
 #include "search/exhaustive.h"
 #include "search/hybrid_search.h"
 #include "search/random_instances.h"
@@ -25,7 +26,7 @@ using ShapeKey = std::tuple<int, int, int, Schedule>;
 TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
   std::mt19937 rng(20261125);
   int shapes = 0, close = 0;
-  for (int trial = 0; trial < 200; ++trial) {
+  for (int trial = 0; trial < random_trials(200); ++trial) {
     const int devices = trial % 2 ? 8 : 4;
     const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
@@ -86,7 +87,7 @@ bool on_granules(const Plan& p, int g) {
 TEST(PipelineDp, CoarsePassIsExactOverThePlansOnItsGranules) {
   std::mt19937 rng(20261127);
   int shapes = 0, narrower = 0;
-  for (int trial = 0; trial < 120; ++trial) {
+  for (int trial = 0; trial < random_trials(120); ++trial) {
     const int devices = 8, g = trial % 2 ? 2 : 4;
     const testing::Instance in = testing::random_instance(rng, trial % 3 ? 5 : 7, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
@@ -137,7 +138,7 @@ TEST(PipelineDp, GreedyPassFindsPlansOfTheShapeWithTheirBounds) {
   std::mt19937 rng(20261128);
   int shapes = 0, optimal = 0;
   std::uint64_t greedy_steps = 0, exact_steps = 0;
-  for (int trial = 0; trial < 120; ++trial) {
+  for (int trial = 0; trial < random_trials(120); ++trial) {
     const int devices = 8;
     const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 9, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
@@ -194,7 +195,7 @@ namespace {
 TEST(PipelineDp, APassStopsExactlyAtItsStepLimit) {
   std::mt19937 rng(20261127);
   int tried = 0;
-  for (int trial = 0; trial < 60; ++trial) {
+  for (int trial = 0; trial < random_trials(60); ++trial) {
     const int devices = trial % 2 ? 8 : 4;
     const testing::Instance in = testing::random_instance(rng, 8, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
@@ -222,7 +223,7 @@ TEST(PipelineDp, APassStopsExactlyAtItsStepLimit) {
     EXPECT_LE(short_one.steps, query.step_limit);
     ++tried;
   }
-  EXPECT_GT(tried, 20) << tried;
+  EXPECT_GT(tried, random_trials(20)) << tried;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "cost/evaluate.h"
 #include "pe/timeline.h"
 #include "random_instances.h"
+#include "random_trials.h"
 
 namespace pe {
 namespace {
@@ -32,7 +33,7 @@ PipelineSpec halves(const CostModel& cost, int devices, int micro_batch, int mic
 TEST(Polish, OnlyBetterAndAlwaysAValidPlanOfTheModel) {
   std::mt19937 rng(17);
   int improved = 0, tried = 0;
-  for (int trial = 0; trial < 200; ++trial) {
+  for (int trial = 0; trial < random_trials(200); ++trial) {
     testing::Instance in = testing::random_instance(rng, 12, 8);
     in.cluster.device_memory = 1e12;  // memory is not what this test is about
     const CostModel cost(in.model, in.cluster, in.settings);
@@ -66,7 +67,7 @@ TEST(Polish, OnlyBetterAndAlwaysAValidPlanOfTheModel) {
     EXPECT_EQ(stages_string(detail::polish(cost, start, 16, 0, same_pairs)->plan),
               stages_string(polished->plan));
   }
-  EXPECT_GT(tried, 100);
+  EXPECT_GT(tried, random_trials(100));
   EXPECT_GT(improved, tried / 4);  // halves are rarely the best cut
 }
 

@@ -8,6 +8,7 @@
 #include "pe/error.h"
 #include "pe/planner.h"
 #include "pe/transformer.h"
+#include "random_trials.h"
 #include "search/exhaustive.h"
 #include "search/random_instances.h"
 
@@ -47,7 +48,7 @@ testing::Instance splittable_instance(std::mt19937& rng, int max_states, int dev
 TEST(StageVariantSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
   std::mt19937 rng(20261126);
   int feasible = 0, split = 0, recomputed = 0, exact = 0;
-  for (int trial = 0; trial < 160; ++trial) {
+  for (int trial = 0; trial < random_trials(160); ++trial) {
     const int devices = trial % 2 ? 4 : 8;
     testing::Instance in = splittable_instance(rng, trial % 3 ? 4 : 5, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
@@ -62,9 +63,9 @@ TEST(StageVariantSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
     }
   }
   // The instances must reach plans that split and plans that recompute.
-  EXPECT_GT(feasible, 60);
-  EXPECT_GT(split, 10);
-  EXPECT_GT(recomputed, 5);
+  EXPECT_GT(feasible, random_trials(60));
+  EXPECT_GT(split, random_trials(10));
+  EXPECT_GT(recomputed, random_trials(5));
   EXPECT_GT(exact, feasible / 2);
 }
 
@@ -106,7 +107,7 @@ TEST(StageVariantSearch, SmallTransformerMatchesExhaustiveEnumeration) {
 // same instance plans the same with or without recomputation and splitting allowed.
 TEST(StageVariantSearch, SettingsThatForbidVariantsGiveThePlainSpace) {
   std::mt19937 rng(7);
-  for (int trial = 0; trial < 40; ++trial) {
+  for (int trial = 0; trial < random_trials(40); ++trial) {
     testing::Instance in = splittable_instance(rng, 4, 4);
     in.settings.zero_stage = 0;
     TrainingSettings plain = in.settings;
@@ -133,7 +134,7 @@ TEST(GpuTypes, MixedMachinesMatchExhaustiveEnumeration) {
     return std::uniform_real_distribution<>(lo, hi)(rng);
   };
   int feasible = 0, exact = 0;
-  for (int trial = 0; trial < 120; ++trial) {
+  for (int trial = 0; trial < random_trials(120); ++trial) {
     testing::Instance in = splittable_instance(rng, 4, trial % 2 ? 4 : 8);
     in.model.gpu = {"model-gpu", 100e12, in.cluster.device_memory, 0, "test"};
     const Bytes memory = in.cluster.device_memory;

@@ -11,6 +11,7 @@
 #include "cost/path_bound.h"
 #include "pe/error.h"
 #include "pe/timeline.h"
+#include "random_trials.h"
 
 namespace pe {
 namespace {
@@ -119,7 +120,7 @@ TEST(InterleavedSimulation, TimelineRowsAreDeviceGroupsAndChunksAreLabelled) {
 TEST(InterleavedSimulation, LowerBoundNeverAboveTheSimulation) {
   std::mt19937 rng(17);
   std::uniform_real_distribution<double> time(0.0, 3.0);
-  for (int trial = 0; trial < 3000; ++trial) {
+  for (int trial = 0; trial < random_trials(3000); ++trial) {
     const int p = 2 + static_cast<int>(rng() % 4), v = 2 + static_cast<int>(rng() % 3);
     PipelineShape shape;
     shape.schedule = Schedule::Interleaved;

@@ -26,7 +26,15 @@ int Layout::machine_of(int device) const {
 }
 
 bool Layout::compact(int offset, int count) const {
-  // With machines of one size, the copies repeat their positions every period_ copies.
+  // With machines of one size m, copy k's device `offset` sits at position
+  // (k * width + offset) mod m of its machine, and the copies repeat their positions every
+  // period_ = m / g copies (g = gcd(width, m)). Copies that fill a period take every position
+  // congruent to `offset` mod g, the last m - g + offset mod g: the range fits from there on
+  // when offset mod g + count <= g.
+  if (machine_size_ > 0 && replicas_ >= period_) {
+    const int g = machine_size_ / period_;
+    return offset % g + count <= g;
+  }
   const int copies = machine_size_ > 0 ? std::min(replicas_, period_) : replicas_;
   for (int k = 0; k < copies; ++k)
     if (machine(k, offset) != machine(k, offset + count - 1)) return false;

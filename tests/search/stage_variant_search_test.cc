@@ -150,7 +150,7 @@ TEST(GpuTypes, MixedMachinesMatchExhaustiveEnumeration) {
     for (const PlanStage& s : check.found()->stages)
       EXPECT_LE(s.peak_memory(), s.device_memory) << "trial " << trial;
   }
-  EXPECT_GT(feasible, 50);
+  EXPECT_GT(feasible, random_trials(50));
   EXPECT_GT(exact, feasible / 2);
 }
 

@@ -131,6 +131,24 @@ TEST(Planner, ShapesThatRunOutOfEffortAreSearchedAgainWithWhatIsLeft) {
   EXPECT_LE(rough.best()->speedup, exact.best()->speedup * (1 + 1e-12));
 }
 
+// More devices than samples, and far too little effort for any pass: the seeds answer, and
+// among them are the plans on as many devices as a copy has samples. ResNet-50 at GBS 32 on
+// one machine of 4,096 GPUs: the one-stage plan on all of them leaves 4,064 without a sample
+// and reduces over every one; the plan found uses at most 32 and is faster.
+TEST(Planner, MoreDevicesThanSamplesPlansOnNoMoreDevicesThanSamples) {
+  const Loaded resnet = load("resnet50");
+  SearchOptions rough;
+  rough.effort = 1000;
+  const Planner planner(resnet.model, cluster_from_machine_ends({4096}), resnet.settings, rough);
+  const PointResult point = planner.plan(32);
+  ASSERT_TRUE(point.best());
+  EXPECT_LE(point.best()->device_count(), 32);
+  const LayoutCost everywhere =
+      planner.evaluate({{{0, resnet.model.states.size() - 1, 4096}}, 1}, 32);
+  ASSERT_TRUE(everywhere.fits);
+  EXPECT_LT(point.best()->iteration_time, everywhere.plan.iteration_time);
+}
+
 // GBS 4001 (prime) on 2 x 8 GPUs: only gradient accumulation fits ResNet-50's memory, and
 // that is a 1F1B plan; searching GPipe alone says so instead of a bare "no plan fits".
 TEST(Planner, PrimeBatchSizeFitsAsAccumulationAndGpipeAloneSaysWhy) {

@@ -342,9 +342,10 @@ void seed_variant(const CostModel& cost, const Layout& layout, int global_batch,
 
 // Cheap first bounds that let the exact passes prune from the start: per shape, the
 // one-stage plan (plain data parallelism inside each copy) and equal-width pipelines of
-// 2, 4, 8, ... stages cut at equal work, on the whole copy and on its first 1, 2, 4, ...
-// machines' worth of devices (slow links between machines often leave devices idle); for
-// a model that can split, each with every stage split t ways, for each degree t.
+// 2, 4, 8, ... stages cut at equal work, on the whole copy, on its first 1, 2, 4, ...
+// machines' worth of devices (slow links between machines often leave devices idle) and on
+// as many devices as the copy has samples, when fewer; for a model that can split, each with
+// every stage split t ways, for each degree t.
 void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, int max_width,
           std::vector<CostedPlan>& seeds) {
   const int width = cost.cluster().device_count() / shape.replicas;
@@ -352,6 +353,11 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
   std::vector<int> used{width};
   for (int part = cost.cluster().machine_gpus.front(); part < width; part *= 2)
     used.push_back(part);
+  // A copy wider than its share of the batch leaves devices without a sample: the same
+  // plans on as many devices as samples compute as fast and reduce over fewer devices.
+  const int share = global_batch / shape.replicas;
+  if (share < width && std::find(used.begin(), used.end(), share) == used.end())
+    used.push_back(share);
   for (int devices : used)
     for (int stages = 1; stages <= devices && stages <= static_cast<int>(cost.states());
          stages *= 2)

@@ -14,7 +14,7 @@ using ::testing::HasSubstr;
 
 // The full default sweep (ResNet-50, GBS 32:4096:64, 2 x 8 GPUs) with TBB_NUM_THREADS set.
 ProgramResult default_sweep(int threads, const std::vector<std::string>& format) {
-  return run_program(pe_plan_program(), format, {{"TBB_NUM_THREADS", std::to_string(threads)}});
+  return pe_plan(format, {{"TBB_NUM_THREADS", std::to_string(threads)}});
 }
 
 TEST(PePlanDeterminism, DefaultSweepIsByteIdenticalWithOneTwoAndEightThreads) {

@@ -21,13 +21,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-const std::string kData = PE_TEST_DATA_DIR;
-const std::string kChain = kData + "/graphs/chain.txt";
-
-ProgramResult pe_plan(const std::vector<std::string>& args, const Environment& env = {}) {
-  return run_program(pe_plan_program(), args, env);
-}
-
 ProgramResult sched_pipeline(const std::vector<std::string>& args) {
   return run_program(sched_pipeline_program(), args);
 }
@@ -207,7 +200,7 @@ TEST(PePlanExitCode, ProfileThatIsADirectorySaysSo) {
 // Was docs/bad-inputs.md K2: planning ResNet-50 on 10^6 GPUs ran for hours. The search's
 // effort limit (--search-effort) now bounds every batch size; the answer is a plan.
 TEST(PePlanExitCode, MillionGpuClusterAnswers) {
-  const ProgramResult r = run_program(pe_plan_program(), {"--gbs", "32", "--devices", "1000000"});
+  const ProgramResult r = pe_plan({"--gbs", "32", "--devices", "1000000"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out,
               AllOf(HasSubstr("1000000 GPUs on 1 machine"), HasSubstr("Best plan for GBS 32")));

@@ -15,6 +15,7 @@
 
 #include "cli/program.h"
 #include "cli/scratch.h"
+#include "file_text.h"
 #include "test_paths.h"
 
 namespace pe::testing {
@@ -24,20 +25,6 @@ namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-const std::string kData = PE_TEST_DATA_DIR;
-const std::string kChain = kData + "/graphs/chain.txt";
-
-ProgramResult pe_plan(const std::vector<std::string>& args) {
-  return run_program(pe_plan_program(), args);
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string sixteen_machines() {
   std::string ends;
@@ -106,7 +93,7 @@ TEST_F(Export, StraightPlansExportWithOneHostPerStage) {
   const ProgramResult r = pe_plan(export_args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("PipeEdge partition (-pt): 1,"));
-  const std::string yaml = read(path("s.yml"));
+  const std::string yaml = file_text(path("s.yml"));
   EXPECT_THAT(yaml, HasSubstr("# h0: device 0, stage 0, states 0-"));
   EXPECT_THAT(yaml, HasSubstr("# h1: device 1, stage 1, states "));
   const YAML::Node list = YAML::Load(yaml);
@@ -147,7 +134,7 @@ TEST_F(Export, GraphExportSetsStageIdsAndImportsUnchanged) {
   const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--devices",
                                    "2", "--plan", "0-1:1;2-2:1", "--export-graph", path("staged")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string graph = read(path("staged/graph.txt"));
+  const std::string graph = file_text(path("staged/graph.txt"));
   EXPECT_THAT(graph, HasSubstr("node1 -- Input0 -- forward_compute_time=0.000, "
                                "backward_compute_time=0.000, activation_size=100.0, "
                                "parameter_size=0.000 -- stage_id=0\n"));
@@ -165,19 +152,19 @@ TEST_F(Export, GraphExportSetsStageIdsAndImportsUnchanged) {
   const ProgramResult best = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16",
                                       "--plan-gbs", "8", "--export-graph", path("staged")});
   ASSERT_EQ(best.exit_code, 0) << best.err;
-  EXPECT_THAT(read(path("staged/graph.txt")), HasSubstr("stage_id=0\n"));
+  EXPECT_THAT(file_text(path("staged/graph.txt")), HasSubstr("stage_id=0\n"));
 }
 
 TEST_F(Export, GraphExportPathsAreCheckedBeforePlanning) {
   fs::create_directories(path("model"));
   fs::copy_file(kChain, path("model/graph.txt"));
-  const std::string original = read(path("model/graph.txt"));
+  const std::string original = file_text(path("model/graph.txt"));
   const ProgramResult input = pe_plan({"--profile", path("model/graph.txt"), "--pbs", "8", "--gbs",
                                        "8", "--export-graph", path("model")});
   EXPECT_EQ(input.exit_code, 2) << input.err;
   EXPECT_THAT(input.err, AllOf(HasSubstr("--export-graph '"), HasSubstr("--profile '"),
                                HasSubstr("an output would overwrite an input")));
-  EXPECT_EQ(read(path("model/graph.txt")), original);
+  EXPECT_EQ(file_text(path("model/graph.txt")), original);
   std::ofstream(path("file")) << "x";
   const ProgramResult file =
       pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8", "--export-graph", path("file")});

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/program.h"
+#include "file_text.h"
 #include "test_paths.h"
 
 namespace pe::testing {
@@ -22,24 +23,16 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kChain = std::string(PE_TEST_DATA_DIR) + "/graphs/chain.txt";
-
-ProgramResult pe_plan(std::vector<std::string> args) {
+ProgramResult chain_on_two_devices(std::vector<std::string> args) {
   const std::vector<std::string> common{"--profile", kChain, "--pbs", "8", "--devices", "2"};
   args.insert(args.begin(), common.begin(), common.end());
-  return run_program(pe_plan_program(), args);
-}
-
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return pe_plan(args);
 }
 
 TEST(GivenPlan, IsExplainedAndComparedWithTheBestPlan) {
-  const ProgramResult r = pe_plan({"--gbs", "8,16", "--plan-gbs", "8", "--plan", "0-0:1;1-2:1",
-                                   "--microbatches", "2", "--schedule", "gpipe"});
+  const ProgramResult r =
+      chain_on_two_devices({"--gbs", "8,16", "--plan-gbs", "8", "--plan", "0-0:1;1-2:1",
+                            "--microbatches", "2", "--schedule", "gpipe"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\nGiven plan for GBS 8: 1 pipeline copy x 2 stages, "
                                "2 micro-batches of 4, gpipe\n"));
@@ -52,8 +45,8 @@ TEST(GivenPlan, IsExplainedAndComparedWithTheBestPlan) {
 }
 
 TEST(GivenPlanJson, CarriesTheGivenPlanAndItsRatio) {
-  const ProgramResult r =
-      pe_plan({"--gbs", "8", "--plan", "0-2:2", "--microbatches", "2", "--format", "json"});
+  const ProgramResult r = chain_on_two_devices(
+      {"--gbs", "8", "--plan", "0-2:2", "--microbatches", "2", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   const nlohmann::json& given = doc.at("given_plan");
@@ -69,7 +62,8 @@ TEST(GivenPlanJson, CarriesTheGivenPlanAndItsRatio) {
 }
 
 TEST(GivenPlan, ThatDoesNotFitIsAnAnswer) {
-  const ProgramResult r = pe_plan({"--gbs", "64", "--plan", "0-2:1", "--memory-gb", "1e-9"});
+  const ProgramResult r =
+      chain_on_two_devices({"--gbs", "64", "--plan", "0-2:1", "--memory-gb", "1e-9"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  does not fit: stage 0 needs "));
   EXPECT_THAT(r.out, HasSubstr("no plan found by the search to compare with"));
@@ -80,16 +74,17 @@ TEST(GivenPlan, TraceAndChartShowTheGivenPlan) {
       std::filesystem::temp_directory_path() / ("pe_given_plan_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const ProgramResult r =
-      pe_plan({"--gbs", "8", "--plan", "0-1:1;2-2:1", "--microbatches", "4", "--trace",
-               (dir / "t.json").string(), "--svg", (dir / "g.svg").string()});
+      chain_on_two_devices({"--gbs", "8", "--plan", "0-1:1;2-2:1", "--microbatches", "4", "--trace",
+                            (dir / "t.json").string(), "--svg", (dir / "g.svg").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string given = "your plan at GBS 8: 1 pipeline copy x 2 stages, 4 micro-batches";
-  EXPECT_THAT(read(dir / "t.json"), HasSubstr(given));
-  EXPECT_THAT(read(dir / "g.svg"), HasSubstr(given));
-  EXPECT_THAT(read(dir / "g.svg"), HasSubstr("stage 1 (states 2-2, 1 GPU)"));
-  const ProgramResult best = pe_plan({"--gbs", "8", "--trace", (dir / "b.json").string()});
+  EXPECT_THAT(file_text(dir / "t.json"), HasSubstr(given));
+  EXPECT_THAT(file_text(dir / "g.svg"), HasSubstr(given));
+  EXPECT_THAT(file_text(dir / "g.svg"), HasSubstr("stage 1 (states 2-2, 1 GPU)"));
+  const ProgramResult best =
+      chain_on_two_devices({"--gbs", "8", "--trace", (dir / "b.json").string()});
   ASSERT_EQ(best.exit_code, 0) << best.err;
-  EXPECT_THAT(read(dir / "b.json"), Not(HasSubstr("your plan")));
+  EXPECT_THAT(file_text(dir / "b.json"), Not(HasSubstr("your plan")));
   std::filesystem::remove_all(dir);
 }
 
@@ -105,17 +100,17 @@ TEST(GivenPlan, TransformerStagesShowTheirSplitAndRecomputationEverywhere) {
   std::vector<std::string> args = common;
   args.insert(args.end(),
               {"--trace", (dir / "t.json").string(), "--svg", (dir / "g.svg").string()});
-  const ProgramResult r = run_program(pe_plan_program(), args);
+  const ProgramResult r = pe_plan(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string given = r.out.substr(r.out.find("\nGiven plan for "));
   EXPECT_THAT(given,
               HasSubstr(" per copy [0-3] as 1 replica x 4-way tensor parallel, recomputed\n"));
   EXPECT_THAT(given, HasSubstr(" per copy [4-7] as 2 replicas x 2-way tensor parallel\n"));
   for (const char* file : {"t.json", "g.svg"}) {
-    EXPECT_THAT(read(dir / file),
+    EXPECT_THAT(file_text(dir / file),
                 HasSubstr("stage 0 (states 0-16, 4 GPUs, 4-way tensor parallel, recomputed)"))
         << file;
-    EXPECT_THAT(read(dir / file),
+    EXPECT_THAT(file_text(dir / file),
                 HasSubstr("stage 1 (states 17-33, 4 GPUs, 2-way tensor parallel)"))
         << file;
   }
@@ -123,7 +118,7 @@ TEST(GivenPlan, TransformerStagesShowTheirSplitAndRecomputationEverywhere) {
 
   args = common;
   args.insert(args.end(), {"--format", "json"});
-  const ProgramResult json = run_program(pe_plan_program(), args);
+  const ProgramResult json = pe_plan(args);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json stages = nlohmann::json::parse(json.out).at("given_plan").at("stages");
   ASSERT_EQ(stages.size(), 2u);
@@ -138,7 +133,8 @@ TEST(GivenPlan, TransformerStagesShowTheirSplitAndRecomputationEverywhere) {
 
 // A graph.txt profile's outputs name none of the transformer choices.
 TEST(GivenPlan, ProfilesWithoutTheChoicesShowNoneOfThem) {
-  const ProgramResult r = pe_plan({"--gbs", "8", "--plan", "0-1:1;2-2:1", "--microbatches", "4"});
+  const ProgramResult r =
+      chain_on_two_devices({"--gbs", "8", "--plan", "0-1:1;2-2:1", "--microbatches", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* word : {"tensor parallel", "recomputed", "ZeRO", "working", "fwd+bwd"})
     EXPECT_THAT(r.out, Not(HasSubstr(word))) << word;

@@ -9,19 +9,11 @@
 #include <string>
 
 #include "cli/program.h"
+#include "file_text.h"
 #include "test_paths.h"
 
 namespace pe::testing {
 namespace {
-
-const std::string kData = PE_TEST_DATA_DIR;
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Compares `actual` with tests/data/cli/NAME, or rewrites it under PE_UPDATE_GOLDEN=1.
 void expect_golden(const std::string& name, const std::string& actual) {
@@ -31,7 +23,8 @@ void expect_golden(const std::string& name, const std::string& actual) {
     std::ofstream(path, std::ios::binary) << actual;
     GTEST_SKIP() << "rewrote " << path;
   }
-  EXPECT_EQ(actual, read(path)) << "differs from " << path << " (PE_UPDATE_GOLDEN=1 rewrites it)";
+  EXPECT_EQ(actual, file_text(path))
+      << "differs from " << path << " (PE_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 TEST(CliGolden, SchedPipelineReadmeExample) {
@@ -53,9 +46,8 @@ TEST(CliGolden, SchedPipelineTinyModel) {
 }
 
 TEST(CliGolden, PePlanChainCsv) {
-  const ProgramResult r =
-      run_program(pe_plan_program(), {"--profile", kData + "/graphs/chain.txt", "--pbs", "8",
-                                      "--gbs", "8:64:8", "--devices", "2,4", "--format", "csv"});
+  const ProgramResult r = pe_plan({"--profile", kData + "/graphs/chain.txt", "--pbs", "8", "--gbs",
+                                   "8:64:8", "--devices", "2,4", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_golden("pe_plan_chain.csv", r.out);
 }

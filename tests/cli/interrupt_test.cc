@@ -17,6 +17,7 @@
 
 #include "cli/program.h"
 #include "cli/scratch.h"
+#include "file_text.h"
 #include "test_paths.h"
 
 namespace pe::testing {
@@ -24,15 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
-
-const std::string kChain = std::string(PE_TEST_DATA_DIR) + "/graphs/chain.txt";
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Every name in `dir`, hidden ones included.
 std::vector<std::string> names_in(const fs::path& dir) {
@@ -72,7 +64,7 @@ TEST_F(Interrupt, SigintDuringASweepExits130AndWritesNothing) {
   EXPECT_THAT(r.err, HasSubstr("pe-plan: interrupted by SIGINT: stopped after planning "));
   EXPECT_THAT(r.err, HasSubstr(" of 8192 batch sizes; nothing written"));
   EXPECT_EQ(r.out, "");  // no table of a partial sweep
-  EXPECT_EQ(read(path("plot.svg")), "old chart\n");
+  EXPECT_EQ(file_text(path("plot.svg")), "old chart\n");
   EXPECT_EQ(names_in(dir()), std::vector<std::string>{"plot.svg"});
 }
 
@@ -80,7 +72,7 @@ TEST_F(Interrupt, SigtermDuringASweepExits143AndWritesNothing) {
   const ProgramResult r = interrupt_sweep(SIGTERM);
   EXPECT_EQ(r.exit_code, 143) << r.err;
   EXPECT_THAT(r.err, HasSubstr("pe-plan: interrupted by SIGTERM"));
-  EXPECT_EQ(read(path("plot.svg")), "old chart\n");
+  EXPECT_EQ(file_text(path("plot.svg")), "old chart\n");
   EXPECT_EQ(names_in(dir()), std::vector<std::string>{"plot.svg"});
 }
 
@@ -124,7 +116,7 @@ TEST_F(Interrupt, SigintWhileWritingALargeTraceKeepsTheOldFile) {
   EXPECT_EQ(r.exit_code, 130) << r.err;
   EXPECT_THAT(r.err, HasSubstr("interrupted by SIGINT: writing '" + path("trace.json") +
                                "' was cancelled; the file is as it was"));
-  EXPECT_EQ(read(path("trace.json")), "{\"old\": true}\n");
+  EXPECT_EQ(file_text(path("trace.json")), "{\"old\": true}\n");
   EXPECT_EQ(names_in(dir()), std::vector<std::string>{"trace.json"});
 }
 

@@ -15,20 +15,19 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 TEST(Listings, StatesOfABundledProfileInsteadOfAPlan) {
-  const ProgramResult r = run_program(pe_plan_program(), {"--profile", "vgg19", "--states"});
+  const ProgramResult r = pe_plan({"--profile", "vgg19", "--states"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("vgg19: 25 states, profile batch 32;"));
   EXPECT_THAT(r.out, HasSubstr("  FC1\n"));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("GBS")));
-  const ProgramResult json =
-      run_program(pe_plan_program(), {"--profile", "vgg19", "--states", "--format", "json"});
+  const ProgramResult json = pe_plan({"--profile", "vgg19", "--states", "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(nlohmann::json::parse(json.out).at("states").size(), 25u);
 }
 
 TEST(Listings, ListProfilesNamesEveryBundledProfile) {
-  const ProgramResult r = run_program(pe_plan_program(), {"--list-profiles", "--format", "json"},
-                                      {{"PE_PROFILES_DIR", PE_TEST_PROFILES_DIR}});
+  const ProgramResult r =
+      pe_plan({"--list-profiles", "--format", "json"}, {{"PE_PROFILES_DIR", PE_TEST_PROFILES_DIR}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json profiles = nlohmann::json::parse(r.out).at("profiles");
   EXPECT_GE(profiles.size(), 45u);
@@ -41,8 +40,8 @@ TEST(Listings, ListProfilesNamesEveryBundledProfile) {
       EXPECT_EQ(p.at("file"), "pipedream/resnet50/graph.txt");
     }
   EXPECT_TRUE(resnet50);
-  const ProgramResult table = run_program(pe_plan_program(), {"--list-profiles"},
-                                          {{"PE_PROFILES_DIR", PE_TEST_PROFILES_DIR}});
+  const ProgramResult table =
+      pe_plan({"--list-profiles"}, {{"PE_PROFILES_DIR", PE_TEST_PROFILES_DIR}});
   EXPECT_THAT(table.out, StartsWith("name "));
   EXPECT_THAT(table.out, HasSubstr("\nresnet50 "));
 }

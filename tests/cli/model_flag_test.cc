@@ -19,8 +19,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 TEST(ModelFlag, PlansABundledTransformerOnItsGpusMemory) {
-  const ProgramResult r =
-      run_program(pe_plan_program(), {"--model", "llama2-7b", "--devices", "8,16", "--gbs", "64"});
+  const ProgramResult r = pe_plan({"--model", "llama2-7b", "--devices", "8,16", "--gbs", "64"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("llama2-7b: 34 states, profile batch 1 | 16 GPUs on 2 machines, "
                                 "80.0 GB each"));
@@ -35,13 +34,11 @@ TEST(ModelFlag, PlansABundledTransformerOnItsGpusMemory) {
 
 TEST(ModelFlag, TheMfuIsTheModelFlopsOfTheIterationOverThePeak) {
   const ProgramResult json =
-      run_program(pe_plan_program(),
-                  {"--model", "gpt3-350m", "--devices", "8", "--gbs", "32", "--format", "json"});
+      pe_plan({"--model", "gpt3-350m", "--devices", "8", "--gbs", "32", "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json plan = nlohmann::json::parse(json.out).at("points").at(0).at("plans").at(0);
   const double time = plan.at("iteration_time_s").get<double>();
-  const ProgramResult table =
-      run_program(pe_plan_program(), {"--model", "gpt3-350m", "--devices", "8", "--gbs", "32"});
+  const ProgramResult table = pe_plan({"--model", "gpt3-350m", "--devices", "8", "--gbs", "32"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   const TransformerInput in = load_transformer_yaml(find_transformer("gpt3-350m"));
   int devices = 0;
@@ -56,8 +53,7 @@ TEST(ModelFlag, TheMfuIsTheModelFlopsOfTheIterationOverThePeak) {
   EXPECT_NEAR(plan.at("model_flops_per_gpu").get<double>(), mfu * in.gpu.peak_flops,
               1e-9 * mfu * in.gpu.peak_flops);
   // A graph.txt profile does not know its FLOPs.
-  const ProgramResult profile =
-      run_program(pe_plan_program(), {"--profile", "vgg19", "--gbs", "64", "--format", "json"});
+  const ProgramResult profile = pe_plan({"--profile", "vgg19", "--gbs", "64", "--format", "json"});
   ASSERT_EQ(profile.exit_code, 0) << profile.err;
   const nlohmann::json cnn =
       nlohmann::json::parse(profile.out).at("points").at(0).at("plans").at(0);
@@ -65,21 +61,20 @@ TEST(ModelFlag, TheMfuIsTheModelFlopsOfTheIterationOverThePeak) {
 }
 
 TEST(ModelFlag, ConflictsAndUnknownNamesAreErrors) {
-  const ProgramResult both =
-      run_program(pe_plan_program(), {"--model", "llama2-7b", "--profile", "vgg19"});
+  const ProgramResult both = pe_plan({"--model", "llama2-7b", "--profile", "vgg19"});
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_THAT(both.err, HasSubstr("--model and --profile both name a model"));
-  const ProgramResult pbs = run_program(pe_plan_program(), {"--model", "llama2-7b", "--pbs", "4"});
+  const ProgramResult pbs = pe_plan({"--model", "llama2-7b", "--pbs", "4"});
   EXPECT_EQ(pbs.exit_code, 2);
   EXPECT_THAT(pbs.err, HasSubstr("--pbs applies to --profile"));
-  const ProgramResult unknown = run_program(pe_plan_program(), {"--model", "gpt5"});
+  const ProgramResult unknown = pe_plan({"--model", "gpt5"});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_THAT(unknown.err, HasSubstr("no bundled transformer of that name"));
   EXPECT_THAT(unknown.err, HasSubstr("llama2-70b"));
 }
 
 TEST(ModelFlag, StatesListTheLayers) {
-  const ProgramResult r = run_program(pe_plan_program(), {"--model", "gpt3-350m", "--states"});
+  const ProgramResult r = pe_plan({"--model", "gpt3-350m", "--states"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("gpt3-350m: 26 states"));
   EXPECT_THAT(r.out, HasSubstr("layer 24"));
@@ -89,7 +84,7 @@ ProgramResult plan_70b(std::vector<std::string> extra) {
   std::vector<std::string> args{"--model", "llama2-70b", "--devices", "8,16,24,32",
                                 "--gbs",   "256",        "--format",  "json"};
   args.insert(args.end(), extra.begin(), extra.end());
-  return run_program(pe_plan_program(), args);
+  return pe_plan(args);
 }
 
 // The stages of the best plan of the only point.
@@ -142,7 +137,7 @@ TEST(ModelFlag, ShardingLowersTheMemoryOfTheSamePlan) {
 TEST(ModelFlag, BadSplitsAndSettingsNameTheFlag) {
   auto error_of = [](std::vector<std::string> args) {
     args.insert(args.begin(), {"--gbs", "64"});
-    const ProgramResult r = run_program(pe_plan_program(), args);
+    const ProgramResult r = pe_plan(args);
     EXPECT_EQ(r.exit_code, 2) << r.out;
     return r.err;
   };
@@ -168,8 +163,8 @@ TEST(ModelFlag, BadSplitsAndSettingsNameTheFlag) {
 }
 
 TEST(ModelFlag, NoPlanFitsNamesTheLayerAtItsSmallest) {
-  const ProgramResult r = run_program(pe_plan_program(), {"--model", "llama2-70b", "--devices", "8",
-                                                          "--memory-gb", "1", "--gbs", "8"});
+  const ProgramResult r =
+      pe_plan({"--model", "llama2-70b", "--devices", "8", "--memory-gb", "1", "--gbs", "8"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("no plan fits: state 1 alone needs"));
   EXPECT_THAT(r.out, HasSubstr("split 8 ways, recomputed"));
@@ -184,12 +179,12 @@ TEST_F(ModelFlagFiles, MachinesOfTwoGpuTypesRunEachStageAtItsSlowestGpu) {
                             "  - count: 2\n    gpus: 8\n    gpu: A100-80GB\n"
                             "bandwidth_GBps: {intra: 450, inter_allreduce: 50, inter_p2p: 50}\n";
   const std::vector<std::string> args{"--model", "llama2-7b", "--cluster", cluster, "--gbs", "128"};
-  const ProgramResult table = run_program(pe_plan_program(), args);
+  const ProgramResult table = pe_plan(args);
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_THAT(table.out, HasSubstr("32 GPUs on 4 machines, 16 H100-80GB, 16 A100-80GB"));
   std::vector<std::string> json_args = args;
   json_args.insert(json_args.end(), {"--format", "json"});
-  const ProgramResult json = run_program(pe_plan_program(), json_args);
+  const ProgramResult json = pe_plan(json_args);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json report = nlohmann::json::parse(json.out);
   EXPECT_EQ(report.at("context").at("model_gpu"), "H100-80GB");

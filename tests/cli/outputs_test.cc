@@ -18,6 +18,7 @@
 
 #include "cli/program.h"
 #include "cli/scratch.h"
+#include "file_text.h"
 #include "render/xml_check.h"
 #include "report/csv_table.h"
 #include "test_paths.h"
@@ -30,20 +31,11 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kData = PE_TEST_DATA_DIR;
-const std::string kChain = kData + "/graphs/chain.txt";
 const std::vector<std::string> kChainArgs{"--profile", kChain, "--pbs", "8", "--gbs", "8"};
 
-ProgramResult pe_plan(std::vector<std::string> args) {
+ProgramResult plan_chain(std::vector<std::string> args) {
   args.insert(args.begin(), kChainArgs.begin(), kChainArgs.end());
-  return run_program(pe_plan_program(), args);
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return pe_plan(args);
 }
 
 // A fresh scratch folder, removed at the end of the test.
@@ -54,7 +46,7 @@ using PePlanOutputPath = Scratch;
 TEST_F(PePlanOutputPath, MissingDirectoryFailsBeforePlanningNamingFlagAndPath) {
   for (const char* flag : {"--trace", "--svg", "--plot", "--export-sched"}) {
     const std::string bad = path("missing/out.file");
-    const ProgramResult r = pe_plan({flag, bad, "--hosts", "a,b,c,d"});
+    const ProgramResult r = plan_chain({flag, bad, "--hosts", "a,b,c,d"});
     EXPECT_EQ(r.exit_code, 1) << flag << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << flag << ": the table was printed, so planning ran";
     EXPECT_THAT(r.err, AllOf(HasSubstr(std::string(flag) + ": cannot write '" + bad + "'"),
@@ -64,13 +56,13 @@ TEST_F(PePlanOutputPath, MissingDirectoryFailsBeforePlanningNamingFlagAndPath) {
 
 TEST_F(PePlanOutputPath, DirectoryFailsBeforePlanning) {
   for (const char* flag : {"--trace", "--svg", "--plot", "--export-sched"}) {
-    const ProgramResult r = pe_plan({flag, path(""), "--hosts", "a"});
+    const ProgramResult r = plan_chain({flag, path(""), "--hosts", "a"});
     EXPECT_EQ(r.exit_code, 1) << flag << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << flag;
     EXPECT_THAT(r.err, HasSubstr(flag)) << flag;
     const std::string dir = path("sub");
     fs::create_directory(dir);
-    const ProgramResult named = pe_plan({flag, dir, "--hosts", "a"});
+    const ProgramResult named = plan_chain({flag, dir, "--hosts", "a"});
     EXPECT_EQ(named.exit_code, 1) << flag;
     EXPECT_THAT(named.err,
                 HasSubstr(std::string(flag) + ": cannot write '" + dir + "': Is a directory"));
@@ -79,7 +71,7 @@ TEST_F(PePlanOutputPath, DirectoryFailsBeforePlanning) {
 
 TEST_F(PePlanOutputPath, FileAsDirectoryFailsBeforePlanning) {
   const std::string file = copy(kChain, "plain.txt");
-  const ProgramResult r = pe_plan({"--svg", file + "/out.svg"});
+  const ProgramResult r = plan_chain({"--svg", file + "/out.svg"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(r.out.empty());
   EXPECT_THAT(r.err, HasSubstr("--svg: cannot write '" + file + "/out.svg'"));
@@ -104,19 +96,19 @@ TEST_F(PePlanOutputPath, OutputOnAnInputIsRefused) {
        work},
   };
   for (const Case& c : cases) {
-    const std::string before = read(c.input);
-    const ProgramResult r = pe_plan(c.args);
+    const std::string before = file_text(c.input);
+    const ProgramResult r = plan_chain(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.output_flag << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << c.output_flag;
     EXPECT_THAT(r.err, AllOf(HasSubstr(c.output_flag + " '"), HasSubstr(c.input_flag + " '"),
                              HasSubstr("an output would overwrite an input")));
-    EXPECT_EQ(read(c.input), before) << c.input << " was changed";
+    EXPECT_EQ(file_text(c.input), before) << c.input << " was changed";
   }
 }
 
 TEST_F(PePlanOutputPath, TwoOutputsOnOneFileAreRefused) {
   // Not there yet: compared by normal form.
-  const ProgramResult fresh = pe_plan({"--trace", path("both"), "--svg", path("./both")});
+  const ProgramResult fresh = plan_chain({"--trace", path("both"), "--svg", path("./both")});
   EXPECT_EQ(fresh.exit_code, 2) << fresh.err;
   EXPECT_THAT(fresh.err, AllOf(HasSubstr("--svg '"), HasSubstr("--trace '"),
                                HasSubstr("two outputs would overwrite each other")));
@@ -124,16 +116,16 @@ TEST_F(PePlanOutputPath, TwoOutputsOnOneFileAreRefused) {
   // There: compared by identity (a hard link is another name of the same file).
   std::ofstream(path("old")) << "old";
   fs::create_hard_link(path("old"), path("link"));
-  const ProgramResult old = pe_plan({"--plot", path("old"), "--trace", path("link")});
+  const ProgramResult old = plan_chain({"--plot", path("old"), "--trace", path("link")});
   EXPECT_EQ(old.exit_code, 2) << old.err;
   EXPECT_THAT(old.err, AllOf(HasSubstr("--trace '"), HasSubstr("--plot '")));
-  EXPECT_EQ(read(path("old")), "old");
+  EXPECT_EQ(file_text(path("old")), "old");
 }
 
 TEST_F(PePlanOutputPath, DistinctOutputsAndSharedDevicesAreWritten) {
-  const ProgramResult r = pe_plan({"--trace", path("t.json"), "--svg", path("t.svg"), "--plot",
-                                   "/dev/null", "--export-sched", "/dev/null", "--hosts", "a,b,c",
-                                   "--plan", "0-0:1;1-1:1;2-2:1", "--microbatches", "2"});
+  const ProgramResult r = plan_chain(
+      {"--trace", path("t.json"), "--svg", path("t.svg"), "--plot", "/dev/null", "--export-sched",
+       "/dev/null", "--hosts", "a,b,c", "--plan", "0-0:1;1-1:1;2-2:1", "--microbatches", "2"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(path("t.json")));
   EXPECT_TRUE(fs::exists(path("t.svg")));
@@ -145,19 +137,19 @@ TEST_F(PePlanOutputPath, DistinctOutputsAndSharedDevicesAreWritten) {
 TEST_F(PePlanOutputPath, HostsThatDoNotMatchThePlanWriteNothing) {
   std::ofstream(path("old.svg")) << "old";
   for (const char* hosts : {"a", "a,a", "a,b,c,d,e,f,g,h,i"}) {
-    const ProgramResult r = pe_plan({"--plot", path("p.svg"), "--trace", path("t.json"), "--svg",
-                                     path("old.svg"), "--export-sched", path("s.yml"), "--hosts",
-                                     hosts, "--devices", "8", "--straight"});
+    const ProgramResult r = plan_chain({"--plot", path("p.svg"), "--trace", path("t.json"), "--svg",
+                                        path("old.svg"), "--export-sched", path("s.yml"), "--hosts",
+                                        hosts, "--devices", "8", "--straight"});
     EXPECT_EQ(r.exit_code, 2) << hosts << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("pe-plan: --hosts: ")) << hosts;
     EXPECT_EQ(r.out, "") << hosts;
     EXPECT_FALSE(fs::exists(path("p.svg"))) << hosts;
     EXPECT_FALSE(fs::exists(path("t.json"))) << hosts;
     EXPECT_FALSE(fs::exists(path("s.yml"))) << hosts;
-    EXPECT_EQ(read(path("old.svg")), "old") << hosts;
+    EXPECT_EQ(file_text(path("old.svg")), "old") << hosts;
   }
   // --export-sched without --hosts is found before planning.
-  const ProgramResult none = pe_plan({"--plot", path("p.svg"), "--export-sched", path("s.yml")});
+  const ProgramResult none = plan_chain({"--plot", path("p.svg"), "--export-sched", path("s.yml")});
   EXPECT_EQ(none.exit_code, 2) << none.err;
   EXPECT_THAT(none.err, HasSubstr("--export-sched needs --hosts with one name per stage"));
   EXPECT_FALSE(fs::exists(path("p.svg")));
@@ -167,16 +159,15 @@ TEST_F(PePlanOutputPath, HostsThatDoNotMatchThePlanWriteNothing) {
 // which ran off the chart for 16 stages); the plot also shows the simulated speedup.
 TEST_F(PePlanOutputPath, ChartTitlesNameModelClusterAndBatchSize) {
   const ProgramResult r =
-      run_program(pe_plan_program(),
-                  {"--profile", kChain, "--pbs", "8", "--gbs", "8,16", "--devices", "2,4", "--plot",
-                   path("p.svg"), "--svg", path("g.svg"), "--trace", path("t.json")});
+      pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16", "--devices", "2,4", "--plot",
+               path("p.svg"), "--svg", path("g.svg"), "--trace", path("t.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string gantt = read(path("g.svg")), plot = read(path("p.svg"));
+  const std::string gantt = file_text(path("g.svg")), plot = file_text(path("p.svg"));
   EXPECT_THAT(gantt, HasSubstr(">chain on 4 GPUs (2 machines), GBS 16: 1 pipeline copy x "));
   EXPECT_THAT(plot, HasSubstr(">chain on 4 GPUs (2 machines): speedup over one GPU, GBS 8 to 16<"));
   EXPECT_THAT(plot, HasSubstr(">best hybrid (estimate)<"));
   EXPECT_THAT(plot, HasSubstr(">best hybrid (simulated)<"));
-  const nlohmann::json trace = nlohmann::json::parse(read(path("t.json")));
+  const nlohmann::json trace = nlohmann::json::parse(file_text(path("t.json")));
   EXPECT_THAT(trace["otherData"]["title"].get<std::string>(),
               HasSubstr("chain on 4 GPUs (2 machines), GBS 16: "));
 }
@@ -194,7 +185,7 @@ TEST_F(PePlanOutputPath, SixteenStageChartKeepsItsTitleAndLegendListsWhatIsDrawn
       pe_plan_program(), {"--profile", "vgg19", "--gbs", "512", "--devices", devices, "--plan",
                           stages, "--microbatches", "4", "--svg", path("g.svg")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const XmlSummary gantt = check_xml(read(path("g.svg")));
+  const XmlSummary gantt = check_xml(file_text(path("g.svg")));
   ASSERT_EQ(gantt.error, "");
   const std::string title =
       "vgg19 on 16 GPUs (16 machines), your plan at GBS 512: 1 pipeline copy x 16 stages, "
@@ -208,9 +199,9 @@ TEST_F(PePlanOutputPath, SixteenStageChartKeepsItsTitleAndLegendListsWhatIsDrawn
     EXPECT_TRUE(has(gantt, drawn)) << drawn;
   EXPECT_FALSE(has(gantt, "filler"));  // no --fill
   const ProgramResult plot =
-      pe_plan({"--gbs", "64,128", "--memory-gb", "1e-6", "--plot", path("p.svg")});
+      plan_chain({"--gbs", "64,128", "--memory-gb", "1e-6", "--plot", path("p.svg")});
   ASSERT_EQ(plot.exit_code, 0) << plot.err;
-  const XmlSummary sweep = check_xml(read(path("p.svg")));
+  const XmlSummary sweep = check_xml(file_text(path("p.svg")));
   ASSERT_EQ(sweep.error, "");
   EXPECT_TRUE(has(sweep, "best hybrid (estimate)"));
   EXPECT_TRUE(has(sweep, "best hybrid (simulated)"));
@@ -222,7 +213,7 @@ ProgramResult shell(const std::string& command, const std::string& err_file) {
   const int status = std::system((command + " 2>" + err_file).c_str());
   ProgramResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read(err_file);
+  r.err = file_text(err_file);
   return r;
 }
 
@@ -261,14 +252,14 @@ TEST(PePlanJson, FillResultsAreInTheJsonNotOnStderr) {
                                       "--memory-gb", "1e-6", "--fill",    kData + "/work/kfac.yml"};
   std::vector<std::string> json_args = args;
   json_args.insert(json_args.end(), {"--format", "json"});
-  const ProgramResult json = run_program(pe_plan_program(), json_args);
+  const ProgramResult json = pe_plan(json_args);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_THAT(json.err, Not(HasSubstr("bubble filling")));
   const nlohmann::json fill = nlohmann::json::parse(json.out).at("fill");
   EXPECT_EQ(fill.at("items").size(), 4u) << fill;
   EXPECT_EQ(fill.at("items").at(0).at("name"), "curvature-a");
   EXPECT_TRUE(fill.contains("complete"));
-  const ProgramResult table = run_program(pe_plan_program(), args);
+  const ProgramResult table = pe_plan(args);
   EXPECT_THAT(table.err, HasSubstr("bubble filling"));
 }
 
@@ -291,7 +282,7 @@ TEST(PePlanJson, ContextSaysHowToReproduceTheReport) {
                                       "3",
                                       "--format",
                                       "json"};
-  const ProgramResult r = run_program(pe_plan_program(), args);
+  const ProgramResult r = pe_plan(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json c = nlohmann::json::parse(r.out).at("context");
   EXPECT_THAT(c.at("program_version").get<std::string>(), HasSubstr("pe-plan "));
@@ -308,9 +299,8 @@ TEST(PePlanJson, ContextSaysHowToReproduceTheReport) {
 }
 
 TEST(PePlanCsv, TopGivesRankedRowsAndNoPlanRowsGiveTheReason) {
-  const ProgramResult top =
-      run_program(pe_plan_program(), {"--profile", kChain, "--pbs", "8", "--gbs", "8,16",
-                                      "--devices", "4", "--top", "2", "--format", "csv"});
+  const ProgramResult top = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8,16",
+                                     "--devices", "4", "--top", "2", "--format", "csv"});
   ASSERT_EQ(top.exit_code, 0) << top.err;
   const CsvTable csv = read_csv(top.out);
   ASSERT_EQ(csv.rows.size(), 4u) << top.out;
@@ -333,7 +323,8 @@ TEST(PePlanCsv, TopGivesRankedRowsAndNoPlanRowsGiveTheReason) {
 // Each stage of a plan in JSON names the operators its states add and their graph.txt ids,
 // so a reader need not look the FIRST-LAST range up in --states.
 TEST(StageOperators, JsonNamesEachStagesOperatorsAndTheirIds) {
-  const ProgramResult r = pe_plan({"--devices", "2", "--plan", "0-1:1;2-2:1", "--format", "json"});
+  const ProgramResult r =
+      plan_chain({"--devices", "2", "--plan", "0-1:1;2-2:1", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json report = nlohmann::json::parse(r.out);
   const nlohmann::json& given = report["given_plan"]["stages"];

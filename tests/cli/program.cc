@@ -139,4 +139,8 @@ std::string sched_pipeline_program() {
   return (std::filesystem::path(pe_plan_program()).parent_path() / "sched-pipeline").string();
 }
 
+ProgramResult pe_plan(const std::vector<std::string>& args, const Environment& environment) {
+  return run_program(pe_plan_program(), args, environment);
+}
+
 }  // namespace pe::testing

@@ -59,4 +59,7 @@ std::string pe_plan_program();
 /// The sched-pipeline binary, built next to pe-plan.
 std::string sched_pipeline_program();
 
+/// Runs pe-plan (pe_plan_program) with `args` and `environment`, as run_program does.
+ProgramResult pe_plan(const std::vector<std::string>& args, const Environment& environment = {});
+
 }  // namespace pe::testing

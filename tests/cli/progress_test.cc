@@ -30,8 +30,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kChain = std::string(PE_TEST_DATA_DIR) + "/graphs/chain.txt";
-
 TEST(ProgressLine, SaysDoneOfAllElapsedAndTheSlowestPoint) {
   cli::SweepProgress p;
   p.done = 22;
@@ -171,8 +169,7 @@ TEST(ProgressOnATerminal, TheTimeMovesWhileASlowPointRuns) {
 }
 
 TEST(ProgressOnATerminal, NothingWhenStderrIsAFileOrForOnePoint) {
-  const ProgramResult r =
-      run_program(pe_plan_program(), {"--profile", kChain, "--pbs", "8", "--gbs", "8:512:8"});
+  const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8:512:8"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const auto [terminal, code] =

@@ -128,7 +128,7 @@ TEST(ReadmeCommands, PrintWhatTheReadmeShows) {
   ASSERT_GE(examples.size(), 2u) << "the README's `$ pe-plan` examples were not found";
   for (const Example& example : examples) {
     SCOPED_TRACE(example.command);
-    const ProgramResult r = run_program(pe_plan_program(), arguments(example.command));
+    const ProgramResult r = pe_plan(arguments(example.command));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::vector<std::string> printed = lines_of(r.out);
     std::size_t next = 0, shown = 0;

@@ -22,7 +22,7 @@ using ::testing::Not;
 using ::testing::StartsWith;
 using ::testing::ThrowsMessage;
 
-std::string node(const std::string& id, long activation = 3) {
+std::string sized_node(const std::string& id, long activation = 3) {
   return id + " -- op " + id + " -- forward_compute_time=1, backward_compute_time=2, " +
          "activation_size=" + std::to_string(activation) + ", parameter_size=4\n";
 }
@@ -54,7 +54,7 @@ RandomDag random_dag(int n, unsigned seed) {
 std::string graph_text(const RandomDag& dag) {
   std::string text;
   for (std::size_t v = 0; v < dag.activation.size(); ++v)
-    text += node("n" + std::to_string(v), dag.activation[v]);
+    text += sized_node("n" + std::to_string(v), dag.activation[v]);
   for (std::size_t u = 0; u < dag.successors.size(); ++u)
     for (int v : dag.successors[u])
       text += graph_edge("n" + std::to_string(u), "n" + std::to_string(v));
@@ -107,10 +107,10 @@ TEST(PipedreamGraphScale, OrderFollowsTheRuleOnRandomDags) {
 // t. The b_i are cheapest, then the d_i; j's output is huge, so j waits while every d_i is
 // placed, and its change falls with each one (the case that re-offers j once per branch).
 std::string wide_graph(int branches) {
-  std::string text = node("s", 1000);
+  std::string text = sized_node("s", 1000);
   for (int i = 0; i < branches; ++i)
-    text += node("b" + std::to_string(i), 10) + node("d" + std::to_string(i), 50);
-  text += node("j", 1000000000000) + node("t", 1);
+    text += sized_node("b" + std::to_string(i), 10) + sized_node("d" + std::to_string(i), 50);
+  text += sized_node("j", 1000000000000) + sized_node("t", 1);
   for (int i = 0; i < branches; ++i) {
     const std::string b = "b" + std::to_string(i), d = "d" + std::to_string(i);
     text += graph_edge("s", b) + graph_edge(b, d) + graph_edge(b, "j") + graph_edge(d, "t");
@@ -135,7 +135,7 @@ TEST(PipedreamGraphScale, WideGraphOfManyBranches) {
 TEST(PipedreamGraphScale, LongCycleIsNamedByItsFirstNodesAndLength) {
   const int n = 100000;
   std::string text;
-  for (int i = 0; i < n; ++i) text += node("n" + std::to_string(i));
+  for (int i = 0; i < n; ++i) text += sized_node("n" + std::to_string(i));
   for (int i = 0; i < n; ++i)
     text += graph_edge("n" + std::to_string(i), "n" + std::to_string((i + 1) % n));
   std::string message;
@@ -153,15 +153,16 @@ TEST(PipedreamGraphScale, LongCycleIsNamedByItsFirstNodesAndLength) {
 TEST(PipedreamGraphScale, ShortCycleIsNamedInFull) {
   EXPECT_THAT(
       [] {
-        parse_pipedream_graph(node("a") + node("b") + graph_edge("a", "b") + graph_edge("b", "a"),
-                              "c.txt", 1);
+        parse_pipedream_graph(
+            sized_node("a") + sized_node("b") + graph_edge("a", "b") + graph_edge("b", "a"),
+            "c.txt", 1);
       },
       ThrowsMessage<InputError>(HasSubstr("cycle b -> a -> b, expected a DAG")));
 }
 
 TEST(PipedreamGraphScale, RepeatedEdgeLinesCountOnceAtTheirFirstLine) {
-  std::string text =
-      node("a") + node("b") + node("c") + graph_edge("a", "b") + graph_edge("b", "c");
+  std::string text = sized_node("a") + sized_node("b") + sized_node("c") + graph_edge("a", "b") +
+                     graph_edge("b", "c");
   const ModelProfile once = parse_pipedream_graph(text, "g.txt", 1);
   for (int i = 0; i < 1000; ++i) text += graph_edge("a", "b");
   const ModelProfile repeated = parse_pipedream_graph(text, "g.txt", 1);
@@ -170,26 +171,27 @@ TEST(PipedreamGraphScale, RepeatedEdgeLinesCountOnceAtTheirFirstLine) {
   for (std::size_t i = 0; i < once.size(); ++i)
     EXPECT_EQ(repeated.states[i].crossing, once.states[i].crossing);
   // The cycle b -> c -> b is reported at its edges' latest first line (5), not a repeat's (6, 7).
-  text = node("b") + node("c") + graph_edge("b", "c") + graph_edge("b", "c") +
+  text = sized_node("b") + sized_node("c") + graph_edge("b", "c") + graph_edge("b", "c") +
          graph_edge("c", "b") + graph_edge("b", "c") + graph_edge("c", "b");
   EXPECT_THAT([&] { parse_pipedream_graph(text, "g.txt", 1); },
               ThrowsMessage<InputError>(StartsWith("g.txt:5:")));
 }
 
 TEST(PipedreamGraphScale, ByteOrderMarkIsSkipped) {
-  const std::string text = node("a") + node("b") + graph_edge("a", "b");
+  const std::string text = sized_node("a") + sized_node("b") + graph_edge("a", "b");
   EXPECT_EQ(state_names(parse_pipedream_graph("\xEF\xBB\xBF" + text, "bom.txt", 1)),
             state_names(parse_pipedream_graph(text, "bom.txt", 1)));
   // Lines are still counted from the first one.
-  EXPECT_THAT([] { parse_pipedream_graph("\xEF\xBB\xBF" + node("a") + "junk\n", "bom.txt", 1); },
-              ThrowsMessage<InputError>(StartsWith("bom.txt:2:")));
+  EXPECT_THAT(
+      [] { parse_pipedream_graph("\xEF\xBB\xBF" + sized_node("a") + "junk\n", "bom.txt", 1); },
+      ThrowsMessage<InputError>(StartsWith("bom.txt:2:")));
 }
 
 TEST(PipedreamGraphScale, ControlCharactersInIdsAreEscaped) {
   const std::string id = "a\x1b[2J\x07";
   std::string message;
   try {
-    parse_pipedream_graph(node(id) + node(id), "ctl.txt", 1);
+    parse_pipedream_graph(sized_node(id) + sized_node(id), "ctl.txt", 1);
   } catch (const InputError& e) {
     message = e.what();
   }

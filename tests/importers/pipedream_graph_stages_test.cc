@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "file_text.h"
 #include "importers/graph_text.h"
 #include "pe/error.h"
 #include "pe/importers/pipedream_graph.h"
@@ -17,17 +18,11 @@
 namespace pe {
 namespace {
 
+using testing::file_text;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
 const std::string kGraphs = std::string(PE_TEST_DATA_DIR) + "/graphs/";
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 Plan plan_of(const std::vector<std::pair<std::size_t, std::size_t>>& ranges) {
   Plan plan;
@@ -68,7 +63,7 @@ void expect_same_model(const ModelProfile& a, const ModelProfile& b) {
 }
 
 TEST(GraphStages, OperatorsGetTheirStatesStageAndTheFileImportsUnchanged) {
-  const std::string text = read(kGraphs + "chain.txt");
+  const std::string text = file_text(kGraphs + "chain.txt");
   const ModelProfile model = parse_pipedream_graph(text, "chain.txt", 8);
   ASSERT_EQ(model.size(), 3u);
   EXPECT_EQ(model.states[0].operator_id, "node2");
@@ -92,7 +87,7 @@ TEST(GraphStages, OperatorsGetTheirStatesStageAndTheFileImportsUnchanged) {
 }
 
 TEST(GraphStages, RemovedInputsAndSinksTakeANeighboursStage) {
-  const std::string text = read(kGraphs + "inputs_and_sinks.txt");
+  const std::string text = file_text(kGraphs + "inputs_and_sinks.txt");
   const ModelProfile model = parse_pipedream_graph(text, "inputs_and_sinks.txt", 8);
   ASSERT_EQ(model.size(), 5u);
   // One stage per state: each operator's stage is its state's index.
@@ -113,7 +108,7 @@ TEST(GraphStages, RemovedInputsAndSinksTakeANeighboursStage) {
 
 TEST(GraphStages, EveryBundledProfileRoundTrips) {
   for (const ProfileEntry& entry : bundled_profiles()) {
-    const std::string text = read(entry.path);
+    const std::string text = file_text(entry.path);
     const ModelProfile model = parse_pipedream_graph(text, entry.path, 32);
     const std::size_t half = model.size() / 2;
     const Plan plan = half == 0 ? plan_of({{0, model.size() - 1}})
@@ -126,7 +121,7 @@ TEST(GraphStages, EveryBundledProfileRoundTrips) {
 }
 
 TEST(GraphStages, APlanOfAnotherModelIsRefused) {
-  const std::string text = read(kGraphs + "chain.txt");
+  const std::string text = file_text(kGraphs + "chain.txt");
   EXPECT_THAT(
       [&] {
         pipedream_graph_with_stages(text, "chain.txt", plan_of({{0, 3}}));

@@ -15,7 +15,7 @@ using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 
-const std::string kExample = std::string(PE_TEST_DATA_DIR) + "/pipeedge/example/";
+using testing::kPipeEdgeExample;
 
 EdgeModel model_from(const std::string& text, std::vector<std::string>& warnings) {
   return parse_pipeedge_model(text, "models.yml", "m", warnings);
@@ -28,9 +28,10 @@ void expect_model_error(const std::string& text, const std::vector<std::string>&
 
 TEST(PipeEdgeModels, ReadsTheExampleModel) {
   std::vector<std::string> warnings;
-  const PipeEdgeInput input = load_pipeedge_input(
-      {kExample + "models.yml", kExample + "device_types.yml", kExample + "devices.yml"},
-      PipeEdgeQuery{});
+  const PipeEdgeInput input =
+      load_pipeedge_input({kPipeEdgeExample + "models.yml", kPipeEdgeExample + "device_types.yml",
+                           kPipeEdgeExample + "devices.yml"},
+                          PipeEdgeQuery{});
   EXPECT_EQ(input.model.layers(), 48U);
   EXPECT_EQ(input.model.parameters_in, 150528U);
   EXPECT_EQ(input.model.parameters_out.back(), 1000U);
@@ -102,14 +103,14 @@ TEST(PipeEdgeModels, BadFilesNameTheFile) {
                      {"models.yml:2", "duplicate key 'm'"});
   expect_input_error(
       [] {
-        load_pipeedge_input({kExample + "missing.yml", "", ""}, {});
+        load_pipeedge_input({kPipeEdgeExample + "missing.yml", "", ""}, {});
       },
       {"missing.yml", "cannot open"});
   expect_input_error(
       [] {
-        load_pipeedge_input({kExample, "", ""}, {});
+        load_pipeedge_input({kPipeEdgeExample, "", ""}, {});
       },
-      {kExample, "is a directory"});
+      {kPipeEdgeExample, "is a directory"});
 }
 
 PipeEdgeDeviceTypes types_from(const std::string& text, std::vector<std::string>& warnings,
@@ -247,8 +248,8 @@ TEST(PipeEdgeImport, EmptyHostItemIsReportedAtItsOwnLine) {
 
 TEST(PipeEdgeImport, EmptyPathSaysSo) {
   for (int empty = 0; empty < 3; ++empty) {
-    PipeEdgeFiles files{kExample + "models.yml", kExample + "device_types.yml",
-                        kExample + "devices.yml"};
+    PipeEdgeFiles files{kPipeEdgeExample + "models.yml", kPipeEdgeExample + "device_types.yml",
+                        kPipeEdgeExample + "devices.yml"};
     (empty == 0 ? files.models : empty == 1 ? files.device_types : files.devices).clear();
     expect_input_error([&] { load_pipeedge_input(files, PipeEdgeQuery{}); },
                        {"is empty, expected a file name"});
@@ -256,9 +257,10 @@ TEST(PipeEdgeImport, EmptyPathSaysSo) {
 }
 
 TEST(PipeEdgeInput, TheExampleWarnsAboutTheUndefinedRccType) {
-  const PipeEdgeInput input = load_pipeedge_input(
-      {kExample + "models.yml", kExample + "device_types.yml", kExample + "devices.yml"},
-      PipeEdgeQuery{});
+  const PipeEdgeInput input =
+      load_pipeedge_input({kPipeEdgeExample + "models.yml", kPipeEdgeExample + "device_types.yml",
+                           kPipeEdgeExample + "devices.yml"},
+                          PipeEdgeQuery{});
   ASSERT_EQ(input.cluster.hosts.size(), 4U);
   for (const EdgeHost& host : input.cluster.hosts)
     EXPECT_EQ(input.cluster.types[host.type].name, "Minnowboard-E3845");

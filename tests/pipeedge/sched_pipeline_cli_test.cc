@@ -20,7 +20,7 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-const std::string kExample = std::string(PE_TEST_DATA_DIR) + "/pipeedge/example/";
+using testing::kPipeEdgeExample;
 
 struct CliRun {
   int code = -1;
@@ -43,8 +43,9 @@ CliRun run(std::vector<std::string> args) {
 
 /// The example files, plus any extra options.
 CliRun run_example(std::vector<std::string> extra = {}) {
-  std::vector<std::string> args{"-M", kExample + "models.yml", "-T", kExample + "device_types.yml",
-                                "-D", kExample + "devices.yml"};
+  std::vector<std::string> args{"-M", kPipeEdgeExample + "models.yml",
+                                "-T", kPipeEdgeExample + "device_types.yml",
+                                "-D", kPipeEdgeExample + "devices.yml"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run(args);
 }
@@ -113,7 +114,7 @@ TEST(SchedPipelineCli, NothingFitsPrintsEmptyListWithReasonAndExitZero) {
 }
 
 TEST(SchedPipelineCli, InputErrorsExitOneWithoutAborting) {
-  const CliRun missing = run({"-M", kExample + "nope.yml"});
+  const CliRun missing = run({"-M", kPipeEdgeExample + "nope.yml"});
   EXPECT_EQ(missing.code, 1);
   EXPECT_THAT(missing.err, HasSubstr("nope.yml: cannot open file"));
   const CliRun unknown = run_example({"--model-name=unknown/model"});

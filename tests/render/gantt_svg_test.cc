@@ -11,6 +11,7 @@ namespace pe {
 namespace {
 
 using testing::check_xml;
+using testing::has_text;
 
 Timeline sample_timeline(int stages) {
   PipelineShape shape;
@@ -94,10 +95,6 @@ TEST(GanttSvg, RendersToAPngOfTheSameSize) {
   const auto size = testing::render_png(gantt_svg(t, options), "gantt");
   EXPECT_EQ(size.first, 900);
   EXPECT_EQ(size.second, gantt_svg_height(t, options));
-}
-
-bool has_text(const testing::XmlSummary& xml, const std::string& text) {
-  return std::find(xml.texts.begin(), xml.texts.end(), text) != xml.texts.end();
 }
 
 // The legend lists only what is drawn: one stage without transfers or filler shows forward,

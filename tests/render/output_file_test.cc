@@ -13,6 +13,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "file_text.h"
 #include "test_paths.h"
 
 namespace pe {
@@ -20,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::AllOf;
+using testing::file_text;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
@@ -46,18 +48,11 @@ class ScratchDir {
   fs::path path_;
 };
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TEST(OutputFile, WritesContent) {
   ScratchDir dir("write");
   const fs::path file = dir.path() / "trace.json";
   write_file_atomically(file.string(), "[1, 2]\n");
-  EXPECT_EQ(read(file), "[1, 2]\n");
+  EXPECT_EQ(file_text(file), "[1, 2]\n");
   EXPECT_EQ(dir.entries(), 1u);  // no temporary file left
 }
 
@@ -67,7 +62,7 @@ TEST(OutputFile, OverwritesAndKeepsPermissions) {
   write_file_atomically(file.string(), "a much longer first version");
   fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
   write_file_atomically(file.string(), "v2");
-  EXPECT_EQ(read(file), "v2");
+  EXPECT_EQ(file_text(file), "v2");
   EXPECT_EQ(fs::status(file).permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
   EXPECT_EQ(dir.entries(), 1u);
@@ -78,8 +73,8 @@ TEST(OutputFile, WritesEmptyAndBinaryContent) {
   const std::string bytes("\0\x01\xff", 3);
   write_file_atomically((dir.path() / "b").string(), bytes);
   write_file_atomically((dir.path() / "e").string(), "");
-  EXPECT_EQ(read(dir.path() / "b"), bytes);
-  EXPECT_EQ(read(dir.path() / "e"), "");
+  EXPECT_EQ(file_text(dir.path() / "b"), bytes);
+  EXPECT_EQ(file_text(dir.path() / "e"), "");
 }
 
 void expect_failure(const std::string& path, const std::string& reason) {
@@ -127,7 +122,7 @@ TEST(OutputFile, SymlinkStaysALinkAndItsTargetIsReplaced) {
   write_file_atomically(link.string(), "new");
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_EQ(fs::read_symlink(link), fs::path("real") / "chart.svg");
-  EXPECT_EQ(read(real), "new");
+  EXPECT_EQ(file_text(real), "new");
   EXPECT_EQ(fs::status(real).permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write);
   EXPECT_EQ(dir.entries(), 2u);  // no temporary beside the link
@@ -139,7 +134,7 @@ TEST(OutputFile, DanglingSymlinkCreatesItsTarget) {
   fs::create_symlink("made.json", dir.path() / "link.json");
   write_file_atomically((dir.path() / "link.json").string(), "{}");
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir.path() / "link.json")));
-  EXPECT_EQ(read(dir.path() / "made.json"), "{}");
+  EXPECT_EQ(file_text(dir.path() / "made.json"), "{}");
 }
 
 TEST(OutputFile, SymlinkLoopFailsNamingThePath) {
@@ -204,7 +199,7 @@ TEST(OutputFile, OpenDescriptorIsWrittenThroughAtItsOffset) {
   struct stat after {};
   ASSERT_EQ(::stat(file.c_str(), &after), 0);
   EXPECT_EQ(after.st_ino, before.st_ino);  // the same file, not a replacement
-  const std::string text = read(file);
+  const std::string text = file_text(file);
   EXPECT_TRUE(text == "table\nchart\nchart\nend\n" || text == "table\nchart\nend\n") << text;
   EXPECT_EQ(dir.entries(), 1u);
 }
@@ -222,7 +217,7 @@ TEST(OutputFile, CancelledWriteLeavesTheOldFileAndNoTemporary) {
   const std::atomic<bool> cancel{true};
   EXPECT_THAT([&] { write_file_atomically(file.string(), std::string(3 << 20, 'x'), &cancel); },
               ThrowsMessage<CancelledError>(HasSubstr("was cancelled")));
-  EXPECT_EQ(read(file), "old\n");
+  EXPECT_EQ(file_text(file), "old\n");
   EXPECT_EQ(dir.entries(), 1u);
   // Also a new file: nothing is created.
   EXPECT_THROW(write_file_atomically((dir.path() / "new.svg").string(), "x", &cancel),
@@ -237,7 +232,7 @@ TEST(OutputFile, UnsetCancelFlagWritesEverything) {
   const std::atomic<bool> cancel{false};
   const std::string content(5 << 20, 'y');  // several pieces of a MiB
   write_file_atomically(file.string(), content, &cancel);
-  EXPECT_EQ(read(file), content);
+  EXPECT_EQ(file_text(file), content);
   EXPECT_EQ(dir.entries(), 1u);
   static_assert(std::is_base_of_v<Error, CancelledError>);
 }
@@ -248,7 +243,7 @@ TEST(OutputFile, RemoveTemporaryFilesTouchesNothingElse) {
   const fs::path file = dir.path() / "kept.txt";
   write_file_atomically(file.string(), "kept\n");
   remove_temporary_files();
-  EXPECT_EQ(read(file), "kept\n");
+  EXPECT_EQ(file_text(file), "kept\n");
   EXPECT_EQ(dir.entries(), 1u);
 }
 

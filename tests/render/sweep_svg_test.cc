@@ -16,6 +16,7 @@ namespace {
 
 using testing::check_xml;
 using ::testing::Each;
+using testing::has_text;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -23,10 +24,6 @@ std::vector<SpeedupCurve> sample_curves() {
   return {{"pipeline", {{256, 9.8}, {32, 1.9}, {64, 3.5}, {128, 6.1}}},
           {"DP & <overlap>", {{32, 1.2}, {64, 2.1}, {128, 3.9}, {256, 6.0}}},
           {"one point", {{100, 4.0}, {NAN, 1.0}, {50, INFINITY}}}};
-}
-
-bool has_text(const testing::XmlSummary& xml, const std::string& text) {
-  return std::find(xml.texts.begin(), xml.texts.end(), text) != xml.texts.end();
 }
 
 TEST(SweepSvg, IsWellFormedWithLinesMarkersAndLegend) {

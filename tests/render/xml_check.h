@@ -1,6 +1,7 @@
 // Test helper: a small well-formedness checker for the SVG the renderers write.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <map>
@@ -155,5 +156,10 @@ class Parser {
 
 /// Checks that `text` is one well-formed XML document (prolog, one root element).
 inline XmlSummary check_xml(const std::string& text) { return xml_detail::Parser(text).run(); }
+
+/// Whether some <text> element of `xml` holds exactly `text`.
+inline bool has_text(const XmlSummary& xml, const std::string& text) {
+  return std::find(xml.texts.begin(), xml.texts.end(), text) != xml.texts.end();
+}
 
 }  // namespace pe::testing

@@ -15,8 +15,8 @@ namespace {
 
 using robustness::expect_error_naming;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using robustness::kInf;
+using robustness::kNaN;
 
 ModelProfile small_model() {
   return make_chain_model("m", 8, {{"a", 1e-3, 2e-3, 1e6, 1e6}, {"b", 1e-3, 2e-3, 1e6, 1e6}});

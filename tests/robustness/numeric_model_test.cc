@@ -20,8 +20,8 @@ using robustness::expect_error_naming;
 using robustness::expect_sound_plan;
 using ::testing::HasSubstr;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using robustness::kInf;
+using robustness::kNaN;
 
 Layer plain_layer(int index) { return {"layer" + std::to_string(index), 1e-3, 2e-3, 1e6, 1e6}; }
 

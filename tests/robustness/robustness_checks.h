@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@
 #include "pe/plan.h"
 
 namespace pe::robustness {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Stages cover every state of `model` contiguously, widths are positive, the plan uses no
 /// more devices than `cluster` has, its micro-batches of at most micro_batch_size add up to

@@ -12,7 +12,7 @@ namespace {
 
 using testing::TimelineIndex;
 
-PipelineShape random_shape(std::mt19937& rng) {
+PipelineShape random_shape_with_zeros(std::mt19937& rng) {
   std::uniform_int_distribution<int> stages(1, 7), micro(1, 12), zero(0, 5);
   std::uniform_real_distribution<double> time(0.1, 3.0);
   auto maybe_zero = [&] { return zero(rng) == 0 ? 0.0 : time(rng); };
@@ -80,7 +80,7 @@ bool same_resource(EventKind a, EventKind b) {
 TEST(SimulateProperty, RandomShapesRespectDependenciesAndResources) {
   std::mt19937 rng(20240611);
   for (int round = 0; round < 150; ++round) {
-    const PipelineShape shape = random_shape(rng);
+    const PipelineShape shape = random_shape_with_zeros(rng);
     const Timeline t = simulate(shape);
     SCOPED_TRACE("round " + std::to_string(round));
     const std::size_t S = shape.stages.size(), M = static_cast<std::size_t>(shape.micro_batches);

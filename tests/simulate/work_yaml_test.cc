@@ -12,10 +12,10 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-const std::string kData = std::string(PE_TEST_DATA_DIR) + "/work/";
+const std::string kWork = std::string(PE_TEST_DATA_DIR) + "/work/";
 
 TEST(WorkYaml, ReadsTheExampleFile) {
-  const WorkList work = load_work_yaml(kData + "kfac.yml");
+  const WorkList work = load_work_yaml(kWork + "kfac.yml");
   ASSERT_EQ(work.items.size(), 4u);
   const WorkItem& a = work.items[0];
   EXPECT_EQ(a.name, "curvature-a");
@@ -23,7 +23,7 @@ TEST(WorkYaml, ReadsTheExampleFile) {
   EXPECT_DOUBLE_EQ(a.duration, 0.8e-3);
   EXPECT_FALSE(a.split_total);
   EXPECT_TRUE(a.stages.empty());  // all stages
-  EXPECT_EQ(a.where, kData + "kfac.yml:4");
+  EXPECT_EQ(a.where, kWork + "kfac.yml:4");
   EXPECT_EQ(work.items[1].after, WorkAfter::Backward);
   EXPECT_TRUE(work.items[1].split_total);
   EXPECT_DOUBLE_EQ(work.items[1].duration, 4e-3);
@@ -38,7 +38,7 @@ TEST(WorkYaml, ExampleFillsAPlan) {
   PipelineShape shape;
   shape.micro_batches = 4;
   shape.stages = {{0.004, 0.008, 0.001, 0.003}, {0.004, 0.008, 0, 0.003}};
-  const FillResult r = fill_bubbles(simulate(shape), load_work_yaml(kData + "kfac.yml"));
+  const FillResult r = fill_bubbles(simulate(shape), load_work_yaml(kWork + "kfac.yml"));
   EXPECT_EQ(r.items.size(), 4u);
   EXPECT_EQ(r.items[0].pieces, 2 * 4);  // one per micro-batch on each stage
   EXPECT_EQ(r.items[3].pieces, 2 * 4);  // four chunks on each stage
@@ -88,9 +88,9 @@ TEST(WorkYaml, BadInputNamesFileLineAndKey) {
 }
 
 TEST(WorkYaml, CycleInAFile) {
-  EXPECT_THAT([] { load_work_yaml(kData + "cycle.yml"); },
+  EXPECT_THAT([] { load_work_yaml(kWork + "cycle.yml"); },
               ThrowsMessage<InputError>(HasSubstr("cycle.yml:3: after")));
-  EXPECT_THROW(load_work_yaml(kData + "no-such-file.yml"), InputError);
+  EXPECT_THROW(load_work_yaml(kWork + "no-such-file.yml"), InputError);
 }
 
 // Items w0 ... w{n-1}, each after the previous one; with `closed`, w0 after the last.

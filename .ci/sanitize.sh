@@ -49,7 +49,10 @@ export PE_TEST_TRIALS=0.25
 # 70B transformer's flag bounds, a table row at GBS 2^30 and VGG-19 on 256 GPUs (each 1 to
 # 10 s in release, 1 to 5 minutes under ASan), and the rows of docs/bad-inputs.md that plan
 # at scale (a million GPUs, GBS 2^30). Under ASan these would take over two thirds of this
-# step.
+# step. Also left out: the library's own one-versus-two-threads sweep (as the CLI's), the
+# closing passes' proof on GNMT (an answer; close_gaps runs in the other planner tests), and
+# a sweep a signal must not stop (it runs to its end: 35 s under ASan for code the other
+# tests cover; the interrupted sweeps stay).
 ctest -j "$jobs" --output-on-failure --timeout 900 \
-  -E "^BundledProfiles/NeverWorse|^NeverWorseAtDefaultEffort|^PePlanDeterminism|^ProgressOnATerminal.TheTimeMoves|^ReadmeCommands.PrintWhatTheReadmeShows$|^Planner.RelaxedPassesThatRanOutAreRetriedWithWhatIsLeft$|^NumericModel.TenThousandLayerChainThatNeedsAPipelinePlansInSeconds$|^PePlanExitCode.MillionGpuClusterAnswers$|^MoreDevices.NeverSlowerOnBundledProfiles$|^ModelFlag.TheFlagsBoundEachStagesSplitAndRecomputation$|^Report.SweepTableColumnsNeverRunTogether$|^Planner.CoarsePassesFindWidePlansWhereExactPassesRunOut$|^Planner.GreedyPassesReachTheUnlimitedSearchsPlanOnFourMachines$|^Planner.LateGreedyPassesImprovePlansOfNarrowShapesThatRanOut$|^Planner.LastRelaxedPassesLiftTheShapesLeftAtTheirFloor$|^BadInputTable.EveryRowAtScaleGetsTheDocumentedAnswer$"
+  -E "^BundledProfiles/NeverWorse|^NeverWorseAtDefaultEffort|^PePlanDeterminism|^ProgressOnATerminal.TheTimeMoves|^ReadmeCommands.PrintWhatTheReadmeShows$|^Planner.RelaxedPassesThatRanOutAreRetriedWithWhatIsLeft$|^NumericModel.TenThousandLayerChainThatNeedsAPipelinePlansInSeconds$|^PePlanExitCode.MillionGpuClusterAnswers$|^MoreDevices.NeverSlowerOnBundledProfiles$|^ModelFlag.TheFlagsBoundEachStagesSplitAndRecomputation$|^Report.SweepTableColumnsNeverRunTogether$|^Planner.CoarsePassesFindWidePlansWhereExactPassesRunOut$|^Planner.GreedyPassesReachTheUnlimitedSearchsPlanOnFourMachines$|^Planner.LateGreedyPassesImprovePlansOfNarrowShapesThatRanOut$|^Planner.LastRelaxedPassesLiftTheShapesLeftAtTheirFloor$|^BadInputTable.EveryRowAtScaleGetsTheDocumentedAnswer$|^Planner.SweepIsIdenticalForOneAndTwoThreads$|^Planner.ClosingPassesProveGnmtOptimalAtSmallBatches$|^Interrupt.AnIgnoredSignalStaysIgnored$"
 echo "== sanitize: all tests passed under ASan + UBSan"

@@ -16,7 +16,7 @@
 #                      exploring beyond that)
 #   PE_FUZZ_TIMEOUT    seconds one input may take (default 10)
 #   PE_FUZZ_TARGETS    space-separated subset of targets to run (default: all)
-#   PE_JOBS            parallel build jobs (default 2)
+#   PE_JOBS            parallel build jobs, and targets fuzzed at once (default 2)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -68,16 +68,29 @@ mkdir -p "$artifacts"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-failed=()
-for target in $targets; do
-  corpus="$work/$target"
+# Runs one target; its log and exit status go to $work/TARGET.log and .rc.
+fuzz_target() {
+  local target=$1 corpus="$work/$1" dict rc=0
   mkdir -p "$corpus"
   dict=$(dict_of "$target")
   # shellcheck disable=SC2046  # seed folders are split on purpose
-  if "$build/fuzz/$target" -seed="$seed" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
-      -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts/$target-" \
-      ${dict:+-dict="$dict"} "$corpus" "$root/fuzz/corpus/$target" $(seeds_of "$target") \
-      >"$work/$target.log" 2>&1; then
+  "$build/fuzz/$target" -seed="$seed" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
+    -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts/$target-" \
+    ${dict:+-dict="$dict"} "$corpus" "$root/fuzz/corpus/$target" $(seeds_of "$target") \
+    >"$work/$target.log" 2>&1 || rc=$?
+  echo "$rc" >"$work/$target.rc"
+}
+
+# Each target is one process on one core: PE_JOBS of them run at once.
+for target in $targets; do
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  fuzz_target "$target" &
+done
+wait
+
+failed=()
+for target in $targets; do
+  if [ "$(cat "$work/$target.rc" 2>/dev/null)" = 0 ]; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$target.log" | grep -o '[0-9]*$')
     echo "== fuzz: $target ok, ${runs:-?} inputs in ${seconds}s"
   else

@@ -245,10 +245,25 @@ struct ShapeResult {
   bool relaxed_ran_out = false;  // stopped, and its relaxed pass too (or it had none)
 };
 
+// A lower bound on every plan: some micro-batch goes forward through every stage and back
+// (or, in a one-stage plan, its devices run at least one sample), with at least one sample
+// on each device it meets (stage_samples), at the fastest GPUs' speed and split as many
+// ways as the settings allow. It binds where the copies have more devices than samples: on
+// ResNet-50 at GBS 32 on a million GPUs it certifies the 32-GPU plan within 0.1 %, where
+// the work floor below allows a plan a million times faster.
+Seconds path_floor(const CostModel& cost) {
+  const double split =
+      std::max(1.0, cost.max_tensor_parallel() * cost.settings().tensor_parallel_efficiency);
+  return cost.whole_model_time(1) / (split * cost.fastest());
+}
+
 // A lower bound on every plan of a shape without searching it: some stage does at least
-// a copy's share of each micro-batch's work, M times (every stage width is at most W).
+// a copy's share of each micro-batch's work, M times (every stage width is at most W);
+// and the path floor.
 Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
-  return shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest());
+  return std::max(
+      shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest()),
+      path_floor(cost));
 }
 
 // A bound on every plan of a shape from its relaxed pass (DpQuery::relaxed) within
@@ -310,7 +325,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
     return result;
   }
   // Every plan left out has a bound above `bound`.
-  result.lower_bound = dp.plans.empty() ? bound : dp.plans.front().lower_bound;
+  result.lower_bound = std::max(floor, dp.plans.empty() ? bound : dp.plans.front().lower_bound);
   for (const DpPlan& found : dp.plans) {
     Evaluation ev = evaluate(cost, found.spec, global_batch);
     if (ev.fits) result.plans.push_back(std::move(ev.plan));

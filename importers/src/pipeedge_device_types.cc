@@ -27,7 +27,8 @@ Profile read_profile(const YAML::Node& node, const std::string& file, const std:
   warn_unknown_keys(node, {"batch_size", "dtype", "time_s"}, file, path, warnings);
   Profile profile;
   profile.path = path;
-  profile.batch_size = count(required(node, "batch_size", file, path), file, path + ".batch_size");
+  profile.batch_size =
+      non_negative_integer(required(node, "batch_size", file, path), file, path + ".batch_size");
   profile.dtype =
       detail::yaml_input::text(required(node, "dtype", file, path), file, path + ".dtype");
   profile.times_node = required(node, "time_s", file, path);

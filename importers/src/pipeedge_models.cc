@@ -70,13 +70,14 @@ EdgeModel read_model(const YAML::Node& entry, const std::string& file, const std
   reject_duplicate_keys(entry, file, name);
   warn_unknown_keys(entry, {"layers", "mem_MB", "parameters_in", "parameters_out"}, file, name,
                     warnings);
-  const std::uint64_t layers = count(required(entry, "layers", file, name), file, name + ".layers");
+  const std::uint64_t layers =
+      non_negative_integer(required(entry, "layers", file, name), file, name + ".layers");
   EdgeModel model;
   model.name = name;
   const YAML::Node memory = required(entry, "mem_MB", file, name);
   model.weights_mib = layer_memory(memory, file, name + ".mem_MB", warnings);
-  model.parameters_in =
-      count(required(entry, "parameters_in", file, name), file, name + ".parameters_in");
+  model.parameters_in = non_negative_integer(required(entry, "parameters_in", file, name), file,
+                                             name + ".parameters_in");
   const YAML::Node outputs = required(entry, "parameters_out", file, name);
   std::vector<std::uint64_t> values = count_list(outputs, file, name + ".parameters_out");
   if (model.weights_mib.size() != layers)

@@ -55,7 +55,8 @@ void warn_unknown_keys(const YAML::Node& map, const std::vector<std::string>& kn
   }
 }
 
-std::uint64_t count(const YAML::Node& node, const std::string& file, const std::string& path) {
+std::uint64_t non_negative_integer(const YAML::Node& node, const std::string& file,
+                                   const std::string& path) {
   if (!node.IsScalar())
     throw InputError(where(file, node, path),
                      "expected a non-negative integer, got " + describe(node));
@@ -82,7 +83,7 @@ std::vector<std::uint64_t> count_list(const YAML::Node& node, const std::string&
   std::vector<std::uint64_t> values;
   values.reserve(node.size());
   for (std::size_t k = 0; k < node.size(); ++k)
-    values.push_back(count(node[k], file, path + "[" + std::to_string(k) + "]"));
+    values.push_back(non_negative_integer(node[k], file, path + "[" + std::to_string(k) + "]"));
   return values;
 }
 

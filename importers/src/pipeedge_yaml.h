@@ -30,7 +30,8 @@ void warn_unknown_keys(const YAML::Node& map, const std::vector<std::string>& kn
                        std::vector<std::string>& warnings);
 
 /// A non-negative integer (digits only).
-std::uint64_t count(const YAML::Node& node, const std::string& file, const std::string& path);
+std::uint64_t non_negative_integer(const YAML::Node& node, const std::string& file,
+                                   const std::string& path);
 
 /// A list of finite numbers >= 0.
 std::vector<double> number_list(const YAML::Node& node, const std::string& file,

@@ -7,9 +7,12 @@
 #include "cost/layout.h"
 #include "pe/error.h"
 #include "pe/planner.h"
+#include "report/format.h"
 
 namespace pe {
 namespace {
+
+using detail::format::gigabytes;
 
 constexpr long long kMaxSimulatedPairs = 1LL << 26;  // stages x micro-batches (simulate)
 // The fields a UsageError names.
@@ -66,13 +69,6 @@ StageLayout parse_stage(const std::string& text, std::size_t index) {
                                                " devices " + std::to_string(split) +
                                                " ways, expected a degree dividing the width");
   return {first, last, static_cast<int>(width), static_cast<int>(split), recompute};
-}
-
-std::string gigabytes(Bytes bytes) {
-  std::ostringstream out;
-  out.precision(3);
-  out << bytes / kGB << " GB";
-  return out.str();
 }
 
 // When the model's cuts are not a chain, each stage's cut contains the previous one's.

@@ -10,18 +10,14 @@
 
 #include "cost/cost_model.h"
 #include "pe/error.h"
+#include "report/format.h"
 #include "search/hybrid_search.h"
 #include "search/spine_search.h"
 
 namespace pe {
 namespace {
 
-std::string gigabytes(Bytes bytes) {
-  std::ostringstream out;
-  out.precision(3);
-  out << bytes / kGB << " GB";
-  return out.str();
-}
+using detail::format::gigabytes;
 
 // Why no plan fits: the smallest possible per-device footprint is one state on its own
 // stage with one sample in flight; otherwise the batch and the micro-batch floor, or the
@@ -70,7 +66,7 @@ const std::string kActivation = "TrainingSettings::activation_bytes_per_sample";
 const std::string kMaxTp = "TrainingSettings::max_tensor_parallel";
 const std::string kTpEfficiency = "TrainingSettings::tensor_parallel_efficiency";
 const std::string kZero = "TrainingSettings::zero_stage";
-const std::string kTop = "SearchOptions::top";
+const std::string kTopOption = "SearchOptions::top";
 const std::string kMaxWidth = "SearchOptions::max_stage_width";
 const std::string kMaxCopies = "SearchOptions::max_pipeline_copies";
 const std::string kMaxChunks = "SearchOptions::max_chunks";
@@ -132,7 +128,7 @@ Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
   check_settings(settings_);
   check_split_limit(settings_.max_tensor_parallel, model_);
   if (options_.schedules.empty()) throw UsageError("no schedule to search");
-  if (options_.top < 1) throw UsageError(kTop, kTop + " must be at least 1");
+  if (options_.top < 1) throw UsageError(kTopOption, kTopOption + " must be at least 1");
   if (options_.max_stage_width < 0)
     throw UsageError(kMaxWidth, kMaxWidth + " must be 0 (no limit) or more");
   if (options_.max_pipeline_copies < 0)

@@ -88,7 +88,7 @@ long long nanoseconds(Seconds t) {
 std::string microseconds(double us) { return detail::format::fixed(us, 3); }
 
 // Compact, as Chrome writes traces.
-constexpr detail::format::JsonStyle kStyle{",", ":", microseconds};
+constexpr detail::format::JsonStyle kTraceStyle{",", ":", microseconds};
 
 // One complete ("X") event. Start and end are rounded to the nanosecond and the duration is
 // their difference, so events that touch in the timeline still touch, and never overlap,
@@ -113,13 +113,13 @@ Json complete_event(const Event& e) {
 std::string chrome_trace_json(const Timeline& timeline, const TraceLabels& labels) {
   const Json other = {{"title", labels.title}};
   std::string out =
-      "{\"displayTimeUnit\":\"ms\",\"otherData\":" + detail::format::json_line(other, kStyle) +
+      "{\"displayTimeUnit\":\"ms\",\"otherData\":" + detail::format::json_line(other, kTraceStyle) +
       ",\n\"traceEvents\":[\n";
   out.reserve(out.size() + timeline.events.size() * 130);
   bool first = true;
   auto add = [&](const Json& event) {
     out += first ? "" : ",\n";
-    detail::format::append_json_line(out, event, kStyle);
+    detail::format::append_json_line(out, event, kTraceStyle);
     first = false;
   };
   for (const Json& event : metadata(timeline, labels)) add(event);

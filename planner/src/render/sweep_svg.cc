@@ -12,7 +12,7 @@
 namespace pe {
 namespace {
 
-constexpr double kLeft = 64, kRight = 20, kTop = 44, kBottom = 56;
+constexpr double kPlotLeft = 64, kPlotRight = 20, kPlotTop = 44, kPlotBottom = 56;
 
 // A data range and its mapping onto pixels.
 struct Axis {
@@ -58,7 +58,7 @@ Axis x_axis(const std::vector<std::vector<std::pair<double, double>>>& data,
       low = std::min(low, v);
       high = std::max(high, v);
     }
-  Axis axis{0, 1, kLeft, options.width - kRight, options.log_x};
+  Axis axis{0, 1, kPlotLeft, options.width - kPlotRight, options.log_x};
   if (low > high) return axis;
   if (high - low <= 1e-9 * std::max(1.0, std::fabs(high))) {
     // One x value: widen the range around it so the points sit inside the plot.
@@ -87,7 +87,7 @@ Axis y_axis(const std::vector<std::vector<std::pair<double, double>>>& data,
     }
   const double step = detail::render::nice_step(high - low, 5);
   const double top = std::max(std::ceil(high * 1.02 / step) * step, low + step);
-  return {std::floor(low / step) * step, top, options.height - kBottom, kTop, false};
+  return {std::floor(low / step) * step, top, options.height - kPlotBottom, kPlotTop, false};
 }
 
 // Tick values of an axis, in data units (powers of two when logarithmic).

@@ -7,7 +7,7 @@ namespace {
 using detail::format::counted;
 using detail::format::fixed;
 
-std::string ms(Seconds s) { return fixed(s * 1e3, 3); }
+std::string in_ms(Seconds s) { return fixed(s * 1e3, 3); }
 
 }  // namespace
 
@@ -15,9 +15,10 @@ std::string bubble_text(const BubbleReport& r) {
   std::vector<std::vector<std::string>> rows{
       {"stage", "busy", "idle", "fraction", "warm-up", "transfer", "waiting", "drain"}};
   for (const StageBubbles& s : r.stages)
-    rows.push_back({std::to_string(s.stage), ms(s.busy), ms(s.idle), fixed(s.bubble_fraction, 3),
-                    ms(s.warmup), ms(s.wait_transfer), ms(s.wait_stage), ms(s.drain)});
-  std::string text = "  bubbles (ms of a " + ms(r.makespan) + " ms iteration):\n";
+    rows.push_back({std::to_string(s.stage), in_ms(s.busy), in_ms(s.idle),
+                    fixed(s.bubble_fraction, 3), in_ms(s.warmup), in_ms(s.wait_transfer),
+                    in_ms(s.wait_stage), in_ms(s.drain)});
+  std::string text = "  bubbles (ms of a " + in_ms(r.makespan) + " ms iteration):\n";
   for (const std::string& line : detail::format::right_columns(rows, {9, 9, 9, 10, 10, 10, 9, 9}))
     text += line + "\n";
   return text;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iterator>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -35,6 +36,13 @@ std::string right(const std::string& text, std::size_t width) {
 
 std::string left(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+std::string gigabytes(Bytes bytes) {
+  std::ostringstream out;
+  out.precision(3);
+  out << bytes / kGB << " GB";
+  return out.str();
 }
 
 std::string counted(long long n, std::string_view noun, std::string_view plural) {

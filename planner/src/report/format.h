@@ -26,6 +26,8 @@ std::string gap_text(double gap);
 /// One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a comma, a quote or
 /// a line break; as it is otherwise.
 std::string csv_field(const std::string& text);
+/// `bytes` in GB with 3 significant digits: "12.3 GB".
+std::string gigabytes(Bytes bytes);
 /// Pads or truncates on the left to `width` characters.
 std::string right(const std::string& text, std::size_t width);
 /// Pads on the right to `width` characters.

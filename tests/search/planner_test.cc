@@ -135,11 +135,15 @@ TEST(Planner, ShapesThatRunOutOfEffortAreSearchedAgainWithWhatIsLeft) {
 // among them are the plans on as many devices as a copy has samples. ResNet-50 at GBS 32 on
 // one machine of 4,096 GPUs: the one-stage plan on all of them leaves 4,064 without a sample
 // and reduces over every one; the plan found uses at most 32 and is faster.
-TEST(Planner, MoreDevicesThanSamplesPlansOnNoMoreDevicesThanSamples) {
-  const Loaded resnet = load("resnet50");
+Planner on_one_machine_of_4096_gpus(const Loaded& loaded) {
   SearchOptions rough;
   rough.effort = 1000;
-  const Planner planner(resnet.model, cluster_from_machine_ends({4096}), resnet.settings, rough);
+  return Planner(loaded.model, cluster_from_machine_ends({4096}), loaded.settings, rough);
+}
+
+TEST(Planner, MoreDevicesThanSamplesPlansOnNoMoreDevicesThanSamples) {
+  const Loaded resnet = load("resnet50");
+  const Planner planner = on_one_machine_of_4096_gpus(resnet);
   const PointResult point = planner.plan(32);
   ASSERT_TRUE(point.best());
   EXPECT_LE(point.best()->device_count(), 32);
@@ -155,10 +159,7 @@ TEST(Planner, MoreDevicesThanSamplesPlansOnNoMoreDevicesThanSamples) {
 // plan 128 times faster.
 TEST(Planner, OneSamplesPathCertifiesPlansOnMoreDevicesThanSamples) {
   const Loaded resnet = load("resnet50");
-  SearchOptions rough;
-  rough.effort = 1000;
-  const Planner planner(resnet.model, cluster_from_machine_ends({4096}), resnet.settings, rough);
-  const PointResult point = planner.plan(32);
+  const PointResult point = on_one_machine_of_4096_gpus(resnet).plan(32);
   ASSERT_TRUE(point.best());
   EXPECT_LE(point.lower_bound, point.best()->iteration_time);
   EXPECT_GE(point.lower_bound, point.best()->iteration_time * 0.99);

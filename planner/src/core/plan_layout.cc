@@ -1,6 +1,5 @@
 #include "pe/plan_layout.h"
 
-#include <sstream>
 
 #include "cost/cost_model.h"
 #include "cost/evaluate.h"

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdint>
 #include <mutex>
-#include <sstream>
 
 #include "cost/cost_model.h"
 #include "pe/error.h"

@@ -1,6 +1,5 @@
 #include "pe/plan_layout.h"
 
-
 #include "cost/cost_model.h"
 #include "cost/evaluate.h"
 #include "cost/layout.h"

@@ -46,8 +46,8 @@ TEST(CliGolden, SchedPipelineTinyModel) {
 }
 
 TEST(CliGolden, PePlanChainCsv) {
-  const ProgramResult r = pe_plan({"--profile", kData + "/graphs/chain.txt", "--pbs", "8", "--gbs",
-                                   "8:64:8", "--devices", "2,4", "--format", "csv"});
+  const ProgramResult r = pe_plan({"--profile", kChain, "--pbs", "8", "--gbs", "8:64:8",
+                                   "--devices", "2,4", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_golden("pe_plan_chain.csv", r.out);
 }

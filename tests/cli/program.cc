@@ -8,9 +8,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "file_text.h"
 
 extern char** environ;
 
@@ -32,12 +32,7 @@ class TempFile {
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
   int fd() const { return fd_; }
-  std::string text() const {
-    std::ifstream in(path_, std::ios::binary);
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
-  }
+  std::string text() const { return file_text(path_); }
 
  private:
   std::string path_;

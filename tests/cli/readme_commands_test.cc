@@ -6,12 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/program.h"
+#include "file_text.h"
 #include "test_paths.h"
 
 namespace pe::testing {
@@ -38,13 +38,10 @@ bool is_gap(const std::string& line) {
 
 // The fenced blocks of the README whose first line is "$ pe-plan ...".
 std::vector<Example> readme_examples() {
-  std::ifstream in(std::string(PE_TEST_SOURCE_DIR) + "/README.md");
-  std::stringstream text;
-  text << in.rdbuf();
   std::vector<Example> examples;
   bool in_block = false;
   Example* current = nullptr;
-  for (const std::string& line : lines_of(text.str())) {
+  for (const std::string& line : lines_of(file_text(PE_TEST_SOURCE_DIR "/README.md"))) {
     if (line.rfind("```", 0) == 0) {
       in_block = !in_block;
       current = nullptr;

@@ -50,8 +50,7 @@ TEST(FuzzRegression, ZeroTimeGraphHang) {
 TEST(FuzzRegression, PePlanZeroTimeProfileHang) {
   const testing::ProgramResult r = testing::run_program(
       testing::pe_plan_program(),
-      {"--profile", std::string(PE_TEST_SOURCE_DIR) + "/tests/data/graphs/chain.txt", "--pbs", "8",
-       "--gbs", "16", "--profile",
+      {"--profile", testing::kChain, "--pbs", "8", "--gbs", "16", "--profile",
        std::string(PE_TEST_DATA_DIR) + "/robustness/graphs/zero_time.txt", "--schedule", "1f1b",
        "--hosts", "a,b,c,d", "--export-sched", "/nonexistent-pe-dir/a.out"},
       {}, 30);

@@ -161,11 +161,13 @@ TEST(PathBound, GPipeWavesPaceEveryAllReduce) {
 // (forward on each, the third's next operation an older backward, back to stage 0, whose
 // next is the forward three micro-batches on), each cycle C_3 = 3 (1 + 2) + 2 (1 + 1) = 13,
 // slower per micro-batch than a whole round trip (13.02 for four). With M = 12 and k = 4:
-// R_0 + R_0 + 2 C_3 + 1 (f + g) = 13.02 + 13.02 + 26 + 3 (R).
+// R_0 + R_0 + 2 C_3 + 1 (f + g) = 13.02 + 13.02 + 26 + 3 (R), and micro-batch 0's backward
+// comes 0.98 late: stage 2 runs two warm-up forwards, the second one forward of stage 0
+// after the first (late = 1 + 3 - R_2).
 TEST(PathBound, OneFOneBCyclesThroughAWindowOfStages) {
   PipelineShape shape{
       {{1, 2, 1, 0}, {1, 2, 1, 0}, {1, 2, 0, 0}, {0.01, 0.01, 0, 0}}, 12, Schedule::OneFOneB};
-  EXPECT_NEAR(detail::path_lower_bound(shape), 13.02 + 13.02 + 26 + 3, 1e-9);
+  EXPECT_NEAR(detail::path_lower_bound(shape), 13.02 + 0.98 + 13.02 + 26 + 3, 1e-9);
   EXPECT_LT(detail::path_lower_bound(shape, false), 55.04 - 1);
   EXPECT_LE(detail::path_lower_bound(shape), simulate(shape).makespan);
 }
@@ -207,6 +209,32 @@ TEST(PathBound, MixesRoundTripsAndWindowCycles) {
   const Seconds round_trip = 4 * 3 + 6 * 0.1;
   EXPECT_NEAR(detail::path_lower_bound(shape), 2 * round_trip + 7 * 3 + 1.0, 1e-9);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
+}
+
+// Stage 1 of four runs three warm-up forwards; the third leaves stage 0 (1 a forward) at
+// 3 and reaches stage 1 at 3.1, long after micro-batch 0's gradient (1.4). Its first
+// backward ends at 4.1, its other operations take 3 g + f = 3.1 more, and the last
+// gradient passes stage 0: 7.3, the simulated time. The late first backward delayed only
+// stage 0's own operations before (5.7).
+TEST(PathBound, TheNextStagesLateFirstBackwardDelaysItsOwnOperations) {
+  PipelineShape shape{
+      {{1, 0.1, 0, 0}, {0.1, 1, 0, 0}, {0.1, 0.1, 0, 0}, {0.1, 0.1, 0, 0}}, 4, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 3.1 + 1 + 3.1 + 0.1, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+}
+
+// A stage paces the warm-up of every later stage, not only the next one's. Stage 2 of four
+// runs two warm-up forwards; the second leaves stage 0 one forward (1) after the first and
+// reaches stage 2 at 2.1, then runs (1) and stage 2's first backward (1) follows; the
+// gradient passes stage 1 (0.1) and stage 0 runs its four backwards (2 each): 12.2, the
+// simulated time. Paced by stage 1 alone (0.1 a forward) the bound stayed at M (f + g) = 12.
+TEST(PathBound, AStagePacesTheWarmUpOfLaterStagesThanTheNext) {
+  PipelineShape shape{
+      {{1, 2, 0, 0}, {0.1, 0.1, 0, 0}, {1, 1, 0, 0}, {0.1, 0.1, 0, 0}}, 4, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 2.1 + 1 + 1 + 0.1 + 4 * 2, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+  // Without the window fields (the search's first exact passes), only the next stage's.
+  EXPECT_NEAR(detail::path_lower_bound(shape, false), 12, 1e-12);
 }
 
 // Stage 1 is busy for all its M forwards and backwards (B), and stage 0's last backward

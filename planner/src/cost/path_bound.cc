@@ -42,12 +42,16 @@ Seconds mixed_gain(const Cycle* cycles, int count, int steps, Seconds pair) {
 // How long after stage b's first forward starts its last forward can start (`forward`) and
 // its last backward can end (`backward`), each beyond the round trip from b for the latter:
 // the terms of stage b that pass its last forward (Q, A') or end at its last backward (A,
-// A', L, T, G, B and Q).
+// A', L, T, G, B and Q); `later`: stage b + 1's operations after its first backward,
+// delayed by b's pace, which end before b's last backward too. 1F1B: `late` is how much
+// later than its round trip micro-batch 0's backward on stage b can end, and `after` how
+// long stage b runs after it (A, A', R).
 struct StagePaths {
-  Seconds forward = 0, backward = 0;
+  Seconds forward = 0, backward = 0, later = 0;
+  Seconds late = 0, after = 0;
 };
 StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* next,
-                       const SuffixBound& s, int micro_batches, Schedule schedule) {
+                       const SuffixBound& s, int micro_batches, Schedule schedule, bool windows) {
   const double m = micro_batches;
   const Seconds f = t.forward, g = t.backward;
   const int k = s.stages;
@@ -61,20 +65,28 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     p.backward = std::max(p.backward, (m - 1) * (s.forward_wave + s.backward_wave));
     return p;
   }
-  // Micro-batch 0's gradient reaches stage b no earlier than its round trip, nor before
-  // stage b + 1 has run its warm-up forwards (the last of them sent by b, each forward and
-  // each transfer on the cut's link one after another) and its first backward: `late` is
-  // how much later that is. A, A' and L start there.
-  Seconds late = 0;
+  // A later stage j runs its w_j warm-up forwards before its first backward, and the last
+  // of them comes from stage b, which forwards them (and whose link carries them) one after
+  // another: that backward ends no earlier than (w_j - 1) max(f, c) after micro-batch 0's
+  // round trip from b + 1 through j as if j were the last stage (next's head_work or
+  // window), late_j beyond the round trip R_{b+1}. The gradient then passes every stage
+  // back to b, so stage b + 1 still runs its operations after its first backward after
+  // that. The delay a later stage found (`delayed`) passes on to b the same way.
   if (next) {
-    const int next_warmup = std::min(micro_batches, next->stages);
-    late =
-        std::max(0.0, (next_warmup - 1) * std::max(f, send) + next->head_work - next->round_trip);
+    const Seconds pace = std::max(f, send);
+    Seconds paced_late = 0;
+    for (int i = 0; i < std::min(windows ? kPaced : 1, next->stages); ++i) {
+      const Seconds trip = i == 0 ? next->head_work : next->window[i - 1];
+      const int warmup_j = std::min(micro_batches, next->stages - i);
+      paced_late = std::max(paced_late, (warmup_j - 1) * pace + trip - next->round_trip);
+    }
+    p.late = std::max(next->delayed, paced_late);
+    p.later = paced_late + next->after;
   }
-  p.backward = std::max(p.backward, (m - 1) * g + (m - warmup) * f + late);  // A
+  p.after = (m - 1) * g + (m - warmup) * f;  // A
   // L: from stage b + 1's first backward, the cut's link carries the M gradients one after
   // another, the last one then runs its backward on stage b.
-  p.backward = std::max(p.backward, (m - 1) * send + late);
+  p.backward = std::max(p.backward, (m - 1) * send + p.late);
   if (k < micro_batches) {  // A' and R
     // After micro-batch 0's round trip from b, stage b's forwards k .. M - 1 follow one
     // another through cycles: a pair (f + g) moves one forward on, a window of j stages
@@ -87,12 +99,13 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     cycles[count++] = {k, s.round_trip};
     const int steps = micro_batches - 1 - k;
     const Seconds chained =
-        s.round_trip + steps * (f + g) + mixed_gain(cycles, count, steps, f + g) + late;
-    p.forward = std::max(p.forward, chained);
-    p.backward = std::max(p.backward, chained);
+        s.round_trip + steps * (f + g) + mixed_gain(cycles, count, steps, f + g);
+    p.forward = std::max(p.forward, chained + p.late);
+    p.after = std::max(p.after, chained);
   } else {  // T
     p.backward = std::max(p.backward, (m - 1) * (f + g) + s.after_x);
   }
+  p.backward = std::max(p.backward, p.after + p.late);
   return p;
 }
 
@@ -121,9 +134,9 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     s.backward_wave = std::max({t.backward, send, next ? next->backward_wave : 0});
   } else {
     s.head_work = t.forward + t.backward;
-    // Windows (R) start only at stages with fewer than M stages to the end (the stages in
-    // front of one with M have M too) and need a stage after b.
-    const bool windowed = windows && next && s.stages < micro_batches;
+    // Windows need a stage after b. (R follows them from stages with fewer than M stages to
+    // the end, `late` from every stage.)
+    const bool windowed = windows && next;
     // A window of i + 2 stages from b is stage b, its outgoing transfer both ways and the
     // window of i + 1 stages from b + 1 (one stage: b + 1's head_work); it fits when b + 1
     // has at least i + 1 stages to the end.
@@ -137,12 +150,18 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     else if (s.stages == micro_batches)
       s.after_x = next->after_x;
   }
-  const StagePaths paths = stage_paths(t, send, next, s, micro_batches, schedule);
-  s.worst = std::max({paths.backward, other_terms(t, send, next, s, micro_batches, schedule),
-                      next ? next->worst : 0});
+  const StagePaths paths = stage_paths(t, send, next, s, micro_batches, schedule, windows);
+  if (schedule != Schedule::GPipe && windows) {
+    s.delayed = paths.late;
+    s.after = paths.after;
+  }
+  s.worst =
+      std::max({paths.backward, paths.later, other_terms(t, send, next, s, micro_batches, schedule),
+                next ? next->worst : 0});
   // Stage b's last backward ends after its own terms and, when `paced`, after every term of
   // the later stages and cuts (their last backwards come first, then the gradient passes b).
-  s.exposed = std::max(paths.backward, next && paced ? next->worst : 0) + t.allreduce;
+  s.exposed = std::max({paths.backward, paced ? paths.later : 0, next && paced ? next->worst : 0}) +
+              t.allreduce;
   // After the last micro-batch's forward, GPipe runs all M backwards of a stage.
   s.drain = t.allreduce + (schedule == Schedule::GPipe ? (micro_batches - 1) * s.backward_wave : 0);
   if (next) {

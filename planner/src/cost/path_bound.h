@@ -7,10 +7,13 @@
 // pair of stages (f, g: a stage's forward and backward, c: the transfer after it, M
 // micro-batches, k = S - b the stages from b to the end, w = min(M, k) its warm-up):
 //   A  (1F1B)  after micro-batch 0's backward, stage b still runs (M-1) backwards and
-//              M - w forwards: (M-1) g + (M-w) f + late, where late is how much stage
-//              b+1's warm-up delays that backward beyond the round trip (its w' forwards
-//              come from b, over the cut's link one after another):
-//              max(0, (w' - 1) max(f, c) + f_{b+1} + g_{b+1} - R_{b+1});
+//              M - w forwards: (M-1) g + (M-w) f + late, where late is how much a later
+//              stage j's warm-up delays that backward beyond the round trip (its w_j
+//              forwards come from b, and over b's link, one after another; j up to kPaced
+//              stages on, `delayed` for the delays found further on):
+//              max(0, (w_j - 1) max(f, c) + (round trip from b + 1 through j, as if j
+//              were the last stage) - R_{b+1}); stage b + 1 then runs its own A (or A',
+//              R) after that late first backward too (a term of its own);
 //   L  (1F1B)  from stage b+1's first backward the cut's backward link carries the M
 //              gradients one after another, the last into stage b's last backward:
 //              (M-1) c + late;
@@ -65,6 +68,8 @@ namespace pe::detail {
 
 /// Windows of 2 to kWindows + 1 stages whose 1F1B cycles the bound follows (term R below).
 inline constexpr int kWindows = 4;
+/// Later stages, up to this many from a stage, whose warm-up the bound follows it pacing.
+inline constexpr int kPaced = kWindows + 1;
 
 /// What the bound knows of the stages from b to the end (a suffix), built from the last
 /// stage forwards. The bound of a whole pipeline is bound(suffix of stage 0). Every field
@@ -86,13 +91,20 @@ struct SuffixBound {
   Seconds backward_wave = 0;  ///< GPipe: max over the suffix of max(g, c).
   /// 1F1B: window[i] is the cycle of the window of stages b .. b + i + 1 (j = i + 2 stages):
   /// the sum of their f + g and twice the transfers between them; 0 past the suffix's end.
+  /// It is also micro-batch 0's round trip from b if stage b + i + 1 were the last.
   Seconds window[kWindows] = {};
+  /// 1F1B: how much later than micro-batch 0's round trip its backward on stage b can end,
+  /// for the warm-ups of later stages, each paced by an earlier stage of the suffix.
+  Seconds delayed = 0;
+  /// 1F1B: how long stage b runs after its first backward (A, A', R).
+  Seconds after = 0;
   int stages = 0;  ///< S - b, capped at M (no term depends on more).
 };
 
 /// The suffix of stage b: stage b (its times; `send` the transfer to the next stage, 0
 /// when it is the last) in front of `next` (null for the last stage). Without `windows` the
-/// R terms are left out (window stays 0): a weaker bound, with fewer fields that differ.
+/// R terms and the warm-ups of all but the next stage are left out (window, delayed and
+/// after stay 0): a weaker bound, with fewer fields that differ.
 /// Without `paced`, stage b's all-reduce follows only its own terms, not those of the later
 /// stages: a weaker bound too (greedy passes rank suffixes by it, pipeline_dp.h).
 SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,

@@ -7,15 +7,18 @@
 //   y + D = round_trip + drain, what follows an earlier stage's Q in the all-reduce term,
 //   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
 //   and the window cycles (1F1B: window, kWindows of them, 0 past the suffix's end),
+//   delayed and after (1F1B: how late the warm-ups of later stages make the first backward,
+//   and what each stage runs after it; path_bound.h),
 //   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
 //           whether the cut in front of it stays inside a machine), and its
 //           tensor-parallel degree (the cut in front of it splits over as many links).
 // Entry A dominates B (same k, head) when every one of these is no larger for A:
 // prepending a stage (prepend_stage) adds a constant to y and maps the others through
-// maxima of terms that grow with them (x through max(T, x - d)), so the order is kept all
-// the way to the full plan, whose bound y + max(e, x) grows with y, e and y + x. Keeping
-// only undominated entries is therefore exact.
+// maxima of terms that grow with them (x through max(T, x - d); a warm-up's late, which
+// falls as y grows, enters only sums with y: y + max(0, W - y) grows with both), so the
+// order is kept all the way to the full plan, whose bound y + max(e, x) grows with y, e and
+// y + x. Keeping only undominated entries is therefore exact.
 #include "search/pipeline_dp.h"
 
 #include <algorithm>
@@ -56,7 +59,7 @@ struct Entry {
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
-  static constexpr int kFields = 8 + kWindows;
+  static constexpr int kFields = 10 + kWindows;
   Seconds field(int i) const {
     const SuffixBound& b = bound;
     switch (i) {
@@ -76,8 +79,12 @@ struct Entry {
         return b.forward_wave;
       case 7:
         return b.backward_wave;
+      case 8:
+        return b.delayed;
+      case 9:
+        return b.after;
       default:
-        return b.window[i - 8];
+        return b.window[i - 10];
     }
   }
   bool no_worse_than(const Entry& o) const {
@@ -85,6 +92,7 @@ struct Entry {
     return a.round_trip <= b.round_trip && a.worst <= b.worst && total() <= o.total() &&
            drained() <= o.drained() && a.head_work <= b.head_work && a.after_x <= b.after_x &&
            a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave &&
+           a.delayed <= b.delayed && a.after <= b.after &&
            std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>());
   }
 };
@@ -143,8 +151,10 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
     least.after_x = std::min(least.after_x, c.bound.after_x);
     least.forward_wave = std::min(least.forward_wave, c.bound.forward_wave);
     least.backward_wave = std::min(least.backward_wave, c.bound.backward_wave);
+    least.delayed = std::min(least.delayed, c.bound.delayed);
     for (int i = 0; i < kWindows; ++i)
       least.window[i] = std::min(least.window[i], c.bound.window[i]);
+    least.after = std::min(least.after, c.bound.after);
   }
   const std::uint64_t steps = candidates.size();
   candidates.clear();

@@ -36,8 +36,9 @@ struct DpQuery {
   /// pipeline_dp.cc), so the least bound of the first cell is a lower bound on the path bound
   /// of every plan of the shape, found with far fewer entries; no plans are returned.
   bool relaxed = false;
-  /// Bound each plan with the window cycles too (path_bound.h, R): tighter, but entries then
-  /// differ in four more fields, so an exact pass keeps more of them. Off for the search's
+  /// Bound each plan with the window cycles (path_bound.h, R) and the warm-ups a stage
+  /// paces further on than the next stage too: tighter, but entries then differ in ten more
+  /// fields, so an exact pass keeps more of them. Off for the search's
   /// first exact passes; on for relaxed passes (one entry per group either way) and for
   /// the closing passes of shapes whose bound is still below the best plan.
   bool windows = false;

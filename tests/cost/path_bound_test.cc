@@ -223,6 +223,18 @@ TEST(PathBound, TheNextStagesLateFirstBackwardDelaysItsOwnOperations) {
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
 }
 
+// Stage 0 of two has no work and a slow link (1 each way); stage 1 takes 1 a micro-batch.
+// Stage 0 starts forward m + 2 only after the backward of m: micro-batch 0's round trip (3),
+// then those of forwards 2 and 4 (3 each), then forward 6's, in which stage 1 runs forward
+// 6, backward 6, forward 7 and backward 7 (one pair more: 1) before the last gradient comes
+// back: 13, the simulated time. With stage 0's own pairs (0 each) for the micro-batch left
+// the bound stayed at 12 (the last round trip as a cycle of its own, once more).
+TEST(PathBound, AChainOfRoundTripsEndsWithTheLastStagesPairs) {
+  PipelineShape shape{{{0, 0, 1, 0}, {0.5, 0.5, 0, 0}}, 8, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 3 + 2 * 3 + 3 + 1, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+}
+
 // A stage paces the warm-up of every later stage, not only the next one's. Stage 2 of four
 // runs two warm-up forwards; the second leaves stage 0 one forward (1) after the first and
 // reaches stage 2 at 2.1, then runs (1) and stage 2's first backward (1) follows; the
@@ -239,16 +251,17 @@ TEST(PathBound, AStagePacesTheWarmUpOfLaterStagesThanTheNext) {
 
 // Stage 1 is busy for all its M forwards and backwards (B), and stage 0's last backward
 // comes after stage 1's, so stage 0's all-reduce starts no earlier: round trip 2.2, then
-// 8 - 2 of stage 1's work beyond it, then the all-reduce of 10. Without `paced` (the greedy
-// passes' bound), stage 0's all-reduce follows only stage 0's own terms: 14.6.
+// 8 - 2 of stage 1's work beyond it, then the all-reduce of 10. Without `paced` and
+// `windows` (the greedy passes' bound), stage 0's all-reduce follows only stage 0's own
+// terms and no chain of stage 0 stays on stage 1: 14.6.
 TEST(PathBound, ALaterStagesWorkPacesAnEarlierAllReduce) {
   PipelineShape shape{{{0.1, 0.1, 0, 10}, {1, 1, 0, 0}}, 4, Schedule::OneFOneB};
   EXPECT_NEAR(detail::path_lower_bound(shape), 2.2 + 6 + 10, 1e-9);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
   const detail::SuffixBound last =
-      detail::prepend_stage(shape.stages[1], 0, nullptr, 4, Schedule::OneFOneB);
+      detail::prepend_stage(shape.stages[1], 0, nullptr, 4, Schedule::OneFOneB, false);
   const detail::SuffixBound unpaced =
-      detail::prepend_stage(shape.stages[0], 0, &last, 4, Schedule::OneFOneB, true, false);
+      detail::prepend_stage(shape.stages[0], 0, &last, 4, Schedule::OneFOneB, false, false);
   EXPECT_NEAR(detail::bound_of(unpaced), 14.6, 1e-9);
 }
 

@@ -102,6 +102,12 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
         s.round_trip + steps * (f + g) + mixed_gain(cycles, count, steps, f + g);
     p.forward = std::max(p.forward, chained + p.late);
     p.after = std::max(p.after, chained);
+    // Or the cycles first, then the last round trip stays on the last stage for the pairs
+    // left: it alternates its forwards and backwards (its f + g each) before the last
+    // gradient comes back to b's last backward.
+    if (const Seconds last = s.last_work; last > f + g)
+      p.after =
+          std::max(p.after, s.round_trip + steps * last + mixed_gain(cycles, count, steps, last));
   } else {  // T
     p.backward = std::max(p.backward, (m - 1) * (f + g) + s.after_x);
   }
@@ -125,7 +131,8 @@ Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
 }  // namespace
 
 SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* next,
-                          int micro_batches, Schedule schedule, bool windows, bool paced) {
+                          int micro_batches, Schedule schedule, bool windows, bool paced,
+                          bool last_pairs) {
   SuffixBound s;
   s.stages = next ? std::min(next->stages + 1, micro_batches) : 1;
   s.round_trip = t.forward + t.backward + 2 * send + (next ? next->round_trip : 0);
@@ -134,6 +141,7 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     s.backward_wave = std::max({t.backward, send, next ? next->backward_wave : 0});
   } else {
     s.head_work = t.forward + t.backward;
+    if (windows && last_pairs) s.last_work = next ? next->last_work : s.head_work;
     // Windows need a stage after b. (R follows them from stages with fewer than M stages to
     // the end, `late` from every stage.)
     const bool windowed = windows && next;

@@ -98,18 +98,21 @@ struct SuffixBound {
   Seconds delayed = 0;
   /// 1F1B: how long stage b runs after its first backward (A, A', R).
   Seconds after = 0;
+  /// 1F1B: f + g of the last stage (A' and R may end with its pairs).
+  Seconds last_work = 0;
   int stages = 0;  ///< S - b, capped at M (no term depends on more).
 };
 
 /// The suffix of stage b: stage b (its times; `send` the transfer to the next stage, 0
 /// when it is the last) in front of `next` (null for the last stage). Without `windows` the
-/// R terms and the warm-ups of all but the next stage are left out (window, delayed and
-/// after stay 0): a weaker bound, with fewer fields that differ.
+/// R terms, the warm-ups of all but the next stage and the last stage's pairs are left out
+/// (window, delayed, after and last_work stay 0): a weaker bound, with fewer fields that
+/// differ; without `last_pairs` only the last stage's pairs (last_work stays 0).
 /// Without `paced`, stage b's all-reduce follows only its own terms, not those of the later
 /// stages: a weaker bound too (greedy passes rank suffixes by it, pipeline_dp.h).
 SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,
                           int micro_batches, Schedule schedule, bool windows = true,
-                          bool paced = true);
+                          bool paced = true, bool last_pairs = true);
 
 /// fill_drain + max(worst, exposed): a lower bound on the simulated makespan of a pipeline
 /// whose suffix of stage 0 this is.

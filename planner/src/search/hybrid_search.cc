@@ -67,6 +67,11 @@ constexpr std::uint64_t kGreedyShare = 4;
 // finished first pass: one that needs more rarely finishes with what is left (on GNMT-32 on
 // 16 single-GPU machines, 4x left 2 of 65 batch sizes inexact, 16x none, in the same time).
 constexpr std::uint64_t kCloseFactor = 16;
+// A second closing pass, with the last stage's pairs (DpQuery::last_pairs), gets at most this
+// many times the steps of the first: the field costs many passes several times the steps,
+// and the shapes it closes (GNMT-32 at 11 batch sizes on 2 x 8 GPUs) need fewer than 4x;
+// at 16x the default sweeps of GNMT-16 and GNMT took 20 % more time for nothing more.
+constexpr std::uint64_t kLastPairsFactor = 4;
 // The relaxed passes of a batch size share kRelaxedShare times the effort on up to this many
 // GPUs, proportionally less on more: their steps grow with the squared width, so beyond it
 // most would run out anyway. Twice the effort: a relaxed pass is cheap where an exact pass
@@ -298,13 +303,14 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
 }
 
 // One shape's exact pass within `effort` (with `windows`, a closing pass: the tighter bound,
-// DpQuery::windows, and kPlansPerClosingPass plans). With a
+// DpQuery::windows and, with `last_pairs`, DpQuery::last_pairs, and kPlansPerClosingPass
+// plans). With a
 // `relaxed_effort` (the first round), its relaxed pass runs first: when that settles the
 // shape (no plan can make `bound`) the exact pass is not needed, and when the exact pass
 // stops, the relaxed bound (or the floor, when it ran out) bounds the shape instead.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
-                         int max_width, bool windows = false) {
+                         int max_width, bool windows = false, bool last_pairs = false) {
   const int width = cost.cluster().device_count() / shape.replicas;
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
   const Seconds floor = shape_floor(cost, shape, width);
@@ -328,6 +334,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
                 windows ? kPlansPerClosingPass : kPlansPerPass,
                 max_width};
   query.windows = windows;
+  query.last_pairs = last_pairs;
   const DpResult dp = best_pipeline(cost, query);
   result.steps = dp.steps;
   if (dp.stopped) {
@@ -883,8 +890,10 @@ class Search {
   // searched again with the window cycles (DpQuery::windows), which the first passes leave
   // out (they make an exact pass keep more entries, which costs more effort than it saves
   // there), least bound first, each with the exact effort left up to kCloseFactor times its
-  // first pass's steps. A pass that finishes raises the shape's bound; one that stops
-  // changes nothing.
+  // first pass's steps; and when that one finishes below the fastest plan too, once more
+  // with the last stage's pairs (DpQuery::last_pairs), up to kLastPairsFactor times its
+  // steps.
+  // A pass that finishes raises the shape's bound; one that stops changes nothing.
   void close_gaps(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& todo,
                   const std::vector<std::uint64_t>& finished_with, std::vector<Seconds>& bounds) {
     std::vector<char> unfinished(shapes.size(), 0);
@@ -896,16 +905,22 @@ class Search {
                      [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
     for (std::size_t i : open) {
       if (left_ == 0) break;
-      if (bounds[i] >= pool_.fastest() * (1 - kTie)) continue;
       const ShapeOn& s = shapes[i];
-      const std::uint64_t cap =
-          finished_with[i] > left_ / kCloseFactor ? left_ : finished_with[i] * kCloseFactor;
-      ShapeResult found = search_shape(*s.cost, global_batch_, s.shape, pool_.cutoff_for(s.shape),
-                                       std::min(left_, cap), 0, options_.max_stage_width, true);
-      left_ -= std::min(left_, found.steps);
-      if (found.complete) bounds[i] = std::max(bounds[i], found.lower_bound);
-      for (Plan& plan : found.plans) pool_.add(std::move(plan));
-      pool_.simulate_promising();
+      std::uint64_t before = finished_with[i];  // steps of the pass before
+      for (bool last_pairs : {false, true}) {
+        if (left_ == 0 || bounds[i] >= pool_.fastest() * (1 - kTie)) break;
+        const std::uint64_t factor = last_pairs ? kLastPairsFactor : kCloseFactor;
+        const std::uint64_t cap = before > left_ / factor ? left_ : before * factor;
+        ShapeResult found =
+            search_shape(*s.cost, global_batch_, s.shape, pool_.cutoff_for(s.shape),
+                         std::min(left_, cap), 0, options_.max_stage_width, true, last_pairs);
+        left_ -= std::min(left_, found.steps);
+        if (found.complete) bounds[i] = std::max(bounds[i], found.lower_bound);
+        for (Plan& plan : found.plans) pool_.add(std::move(plan));
+        pool_.simulate_promising();
+        if (!found.complete) break;
+        before = found.steps;
+      }
     }
   }
 

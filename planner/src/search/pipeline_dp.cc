@@ -7,8 +7,8 @@
 //   y + D = round_trip + drain, what follows an earlier stage's Q in the all-reduce term,
 //   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
 //   and the window cycles (1F1B: window, kWindows of them, 0 past the suffix's end),
-//   delayed and after (1F1B: how late the warm-ups of later stages make the first backward,
-//   and what each stage runs after it; path_bound.h),
+//   delayed, after and last_work (1F1B: how late the warm-ups of later stages make the first
+//   backward, what each stage runs after it, and the last stage's f + g; path_bound.h),
 //   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
 //           whether the cut in front of it stays inside a machine), and its
@@ -59,7 +59,7 @@ struct Entry {
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
-  static constexpr int kFields = 10 + kWindows;
+  static constexpr int kFields = 11 + kWindows;
   Seconds field(int i) const {
     const SuffixBound& b = bound;
     switch (i) {
@@ -83,8 +83,10 @@ struct Entry {
         return b.delayed;
       case 9:
         return b.after;
+      case 10:
+        return b.last_work;
       default:
-        return b.window[i - 10];
+        return b.window[i - 11];
     }
   }
   bool no_worse_than(const Entry& o) const {
@@ -92,7 +94,7 @@ struct Entry {
     return a.round_trip <= b.round_trip && a.worst <= b.worst && total() <= o.total() &&
            drained() <= o.drained() && a.head_work <= b.head_work && a.after_x <= b.after_x &&
            a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave &&
-           a.delayed <= b.delayed && a.after <= b.after &&
+           a.delayed <= b.delayed && a.after <= b.after && a.last_work <= b.last_work &&
            std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>());
   }
 };
@@ -155,6 +157,7 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
     for (int i = 0; i < kWindows; ++i)
       least.window[i] = std::min(least.window[i], c.bound.window[i]);
     least.after = std::min(least.after, c.bound.after);
+    least.last_work = std::min(least.last_work, c.bound.last_work);
   }
   const std::uint64_t steps = candidates.size();
   candidates.clear();
@@ -470,7 +473,7 @@ void Dp::offer_whole_model(int r) {
 // with `send` the transfer across the cut between them.
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
   return {prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
-                        q_.windows, !q_.greedy),
+                        q_.windows, !q_.greedy, q_.last_pairs),
           s.head,
           s.last,
           s.width,

@@ -42,6 +42,12 @@ struct DpQuery {
   /// first exact passes; on for relaxed passes (one entry per group either way) and for
   /// the closing passes of shapes whose bound is still below the best plan.
   bool windows = false;
+  /// With windows: also the chains that end with the last stage's pairs (path_bound.h,
+  /// last_work): tighter still, but one more field that differs with the last stage, which
+  /// can cost a pass several times the steps (a closing pass on PipeDream's
+  /// ResNeXt-50 graph at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M). Only for a second closing pass
+  /// (hybrid_search.cc).
+  bool last_pairs = false;
   /// A coarse pass: every stage starts at a multiple of this many devices of its copy, and
   /// every stage but the last is a multiple of it wide (W / granule cells a state, not W).
   /// Its plans are plans of the shape, and its bound holds for them only: the search takes

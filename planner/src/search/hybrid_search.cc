@@ -304,10 +304,9 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
 
 // One shape's exact pass within `effort` (with `windows`, a closing pass: the tighter bound,
 // DpQuery::windows and, with `last_pairs`, DpQuery::last_pairs, and kPlansPerClosingPass
-// plans). With a
-// `relaxed_effort` (the first round), its relaxed pass runs first: when that settles the
-// shape (no plan can make `bound`) the exact pass is not needed, and when the exact pass
-// stops, the relaxed bound (or the floor, when it ran out) bounds the shape instead.
+// plans). With a `relaxed_effort` (the first round), its relaxed pass runs first: when that settles
+// the shape (no plan can make `bound`) the exact pass is not needed, and when the exact pass stops,
+// the relaxed bound (or the floor, when it ran out) bounds the shape instead.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, bool windows = false, bool last_pairs = false) {
@@ -892,8 +891,7 @@ class Search {
   // there), least bound first, each with the exact effort left up to kCloseFactor times its
   // first pass's steps; and when that one finishes below the fastest plan too, once more
   // with the last stage's pairs (DpQuery::last_pairs), up to kLastPairsFactor times its
-  // steps.
-  // A pass that finishes raises the shape's bound; one that stops changes nothing.
+  // steps. A pass that finishes raises the shape's bound; one that stops changes nothing.
   void close_gaps(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& todo,
                   const std::vector<std::uint64_t>& finished_with, std::vector<Seconds>& bounds) {
     std::vector<char> unfinished(shapes.size(), 0);

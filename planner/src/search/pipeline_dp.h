@@ -37,15 +37,15 @@ struct DpQuery {
   /// of every plan of the shape, found with far fewer entries; no plans are returned.
   bool relaxed = false;
   /// Bound each plan with the window cycles (path_bound.h, R) and the warm-ups a stage
-  /// paces further on than the next stage too: tighter, but entries then differ in ten more
-  /// fields, so an exact pass keeps more of them. Off for the search's
-  /// first exact passes; on for relaxed passes (one entry per group either way) and for
-  /// the closing passes of shapes whose bound is still below the best plan.
+  /// paces further on than the next stage too: tighter, but entries then differ in six more
+  /// fields (window, delayed, after), so an exact pass keeps more of them. Off for the
+  /// search's first exact passes; on for relaxed passes (one entry per group either way)
+  /// and for the closing passes of shapes whose bound is still below the best plan.
   bool windows = false;
   /// With windows: also the chains that end with the last stage's pairs (path_bound.h,
   /// last_work): tighter still, but one more field that differs with the last stage, which
-  /// can cost a pass several times the steps (a closing pass on PipeDream's
-  /// ResNeXt-50 graph at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M). Only for a second closing pass
+  /// can cost a pass several times the steps (a closing pass on PipeDream's ResNeXt-50 graph
+  /// at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M). Only for a second closing pass
   /// (hybrid_search.cc).
   bool last_pairs = false;
   /// A coarse pass: every stage starts at a multiple of this many devices of its copy, and

@@ -70,7 +70,7 @@ constexpr std::uint64_t kCloseFactor = 16;
 // A second closing pass, with the last stage's pairs (DpQuery::last_pairs), gets at most this
 // many times the steps of the first: the field costs many passes several times the steps,
 // and the shapes it closes (GNMT-32 at 11 batch sizes on 2 x 8 GPUs) need fewer than 4x;
-// at 16x the default sweeps of GNMT-16 and GNMT took 20 % more time for nothing more.
+// at 16x the default sweeps of GNMT-16 and GNMT took 11 % more CPU for nothing more.
 constexpr std::uint64_t kLastPairsFactor = 4;
 // The relaxed passes of a batch size share kRelaxedShare times the effort on up to this many
 // GPUs, proportionally less on more: their steps grow with the squared width, so beyond it

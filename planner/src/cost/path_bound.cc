@@ -45,7 +45,7 @@ Seconds mixed_gain(const Cycle* cycles, int count, int steps, Seconds pair) {
 // A', L, T, G, B and Q); `later`: stage b + 1's operations after its first backward,
 // delayed by b's pace, which end before b's last backward too. 1F1B: `late` is how much
 // later than its round trip micro-batch 0's backward on stage b can end, and `after` how
-// long stage b runs after it (A, A', R).
+// long after it b's last backward can end (A, A', R).
 struct StagePaths {
   Seconds forward = 0, backward = 0, later = 0;
   Seconds late = 0, after = 0;
@@ -98,16 +98,15 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
       cycles[count++] = {j, s.window[j - 2]};
     cycles[count++] = {k, s.round_trip};
     const int steps = micro_batches - 1 - k;
-    const Seconds chained =
-        s.round_trip + steps * (f + g) + mixed_gain(cycles, count, steps, f + g);
-    p.forward = std::max(p.forward, chained + p.late);
-    p.after = std::max(p.after, chained);
-    // Or the cycles first, then the last round trip stays on the last stage for the pairs
-    // left: it alternates its forwards and backwards (its f + g each) before the last
-    // gradient comes back to b's last backward.
-    if (const Seconds last = s.last_work; last > f + g)
-      p.after =
-          std::max(p.after, s.round_trip + steps * last + mixed_gain(cycles, count, steps, last));
+    auto chained = [&](Seconds pair) {
+      return s.round_trip + steps * pair + mixed_gain(cycles, count, steps, pair);
+    };
+    const Seconds own = chained(f + g);
+    p.forward = std::max(p.forward, own + p.late);
+    // To b's last backward, the pairs left may also come after the cycles, when the last
+    // round trip stays on the last stage, which alternates its forwards and backwards (its
+    // f + g each) before the last gradient comes back: the larger pair gives the longer path.
+    p.after = std::max(p.after, s.last_work > f + g ? chained(s.last_work) : own);
   } else {  // T
     p.backward = std::max(p.backward, (m - 1) * (f + g) + s.after_x);
   }

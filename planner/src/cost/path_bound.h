@@ -96,7 +96,7 @@ struct SuffixBound {
   /// 1F1B: how much later than micro-batch 0's round trip its backward on stage b can end,
   /// for the warm-ups of later stages, each paced by an earlier stage of the suffix.
   Seconds delayed = 0;
-  /// 1F1B: how long stage b runs after its first backward (A, A', R).
+  /// 1F1B: how long after stage b's first backward its last backward can end (A, A', R).
   Seconds after = 0;
   /// 1F1B: f + g of the last stage (A' and R may end with its pairs).
   Seconds last_work = 0;

@@ -8,7 +8,8 @@
 //   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
 //   and the window cycles (1F1B: window, kWindows of them, 0 past the suffix's end),
 //   delayed, after and last_work (1F1B: how late the warm-ups of later stages make the first
-//   backward, what each stage runs after it, and the last stage's f + g; path_bound.h),
+//   backward, how long after it the last backward can end, and the last stage's f + g;
+//   path_bound.h),
 //   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
 //           whether the cut in front of it stays inside a machine), and its

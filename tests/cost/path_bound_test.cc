@@ -235,6 +235,19 @@ TEST(PathBound, AChainOfRoundTripsEndsWithTheLastStagesPairs) {
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
 }
 
+// Stage 1's first backward ends at 9 (its second warm-up forward leaves stage 0 after two
+// forwards of 3). It then runs its last forward (2) and its second backward (1), and stage 0
+// runs its last two backwards (2 each) after that: 9 + 3 + 4 = 16, the simulated time.
+// Stage 0's own backwards from its first (A) and stage 1's operations (its own A) each end
+// a path of 15.
+TEST(PathBound, AStageHandsItsLaterBackwardsToTheStageInFront) {
+  PipelineShape shape{{{3, 2, 0, 0}, {2, 1, 0, 0}, {0, 1, 0, 0}}, 3, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 9 + 2 + 1 + 2 * 2, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+  // The search's first exact passes (no window fields) have it too.
+  EXPECT_NEAR(detail::path_lower_bound(shape, false), simulate(shape).makespan, 1e-12);
+}
+
 // A stage paces the warm-up of every later stage, not only the next one's. Stage 2 of four
 // runs two warm-up forwards; the second leaves stage 0 one forward (1) after the first and
 // reaches stage 2 at 2.1, then runs (1) and stage 2's first backward (1) follows; the

@@ -14,6 +14,12 @@
 //              max(0, (w_j - 1) max(f, c) + (round trip from b + 1 through j, as if j
 //              were the last stage) - R_{b+1}); stage b + 1 then runs its own A (or A',
 //              R) after that late first backward too (a term of its own);
+//   H  (1F1B)  from stage b+1's first backward (late included), b+1 runs its next j
+//              backwards, each after one of its forwards while it has any left (its
+//              M - w_{b+1} past the warm-up), and hands the gradient of micro-batch j to
+//              stage b, which runs its backwards j .. M-1 and the forwards past its warm-up
+//              between them: min(j, M - w_{b+1}) (f + g)_{b+1} + (M-1-j) g +
+//              max(0, M - j - w) f + late, at the j where either stage's forwards run out;
 //   L  (1F1B)  from stage b+1's first backward the cut's backward link carries the M
 //              gradients one after another, the last into stage b's last backward:
 //              (M-1) c + late;
@@ -50,7 +56,7 @@
 //              M (f + g) - R_b; C (GPipe; 1F1B: L, never less) a cut's
 //              link carries M transfers: (M-1) c.
 // A stage's all-reduce starts when its last backward ends, which is at least fill_drain -
-// (sum over earlier stages of g + c) + the largest of A, A', L, T, G, B, Q of that stage,
+// (sum over earlier stages of g + c) + the largest of A, A', H, L, T, G, B, Q of that stage,
 // and of every term of a later stage or cut (each ends at or before the last backward of
 // a later stage, whose gradient then passes stage b: `worst` of the suffix after b):
 //   Q  (both)  the stage's operations before its last forward, then the last micro-batch

@@ -163,12 +163,14 @@ TEST(PathBound, GPipeWavesPaceEveryAllReduce) {
 // slower per micro-batch than a whole round trip (13.02 for four). With M = 12 and k = 4:
 // R_0 + R_0 + 2 C_3 + 1 (f + g) = 13.02 + 13.02 + 26 + 3 (R), and micro-batch 0's backward
 // comes 0.98 late: stage 2 runs two warm-up forwards, the second one forward of stage 0
-// after the first (late = 1 + 3 - R_2).
+// after the first (late = 1 + 3 - R_2). Without the window fields, the longest chain is
+// stage 1's (Z): from its late first backward, five cycles through stage 2 (f + g + 2 c +
+// stage 2's f + g = 8), then its last backward (2): 13.02 + 0.98 + 42 = 56.
 TEST(PathBound, OneFOneBCyclesThroughAWindowOfStages) {
   PipelineShape shape{
       {{1, 2, 1, 0}, {1, 2, 1, 0}, {1, 2, 0, 0}, {0.01, 0.01, 0, 0}}, 12, Schedule::OneFOneB};
   EXPECT_NEAR(detail::path_lower_bound(shape), 13.02 + 0.98 + 13.02 + 26 + 3, 1e-9);
-  EXPECT_LT(detail::path_lower_bound(shape, false), 55.04 - 1);
+  EXPECT_NEAR(detail::path_lower_bound(shape, false), 13.02 + 0.98 + 5 * 8 + 2, 1e-9);
   EXPECT_LE(detail::path_lower_bound(shape), simulate(shape).makespan);
 }
 
@@ -245,6 +247,32 @@ TEST(PathBound, AStageHandsItsLaterBackwardsToTheStageInFront) {
   EXPECT_NEAR(simulate(shape).makespan, 9 + 2 + 1 + 2 * 2, 1e-12);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
   // The search's first exact passes (no window fields) have it too.
+  EXPECT_NEAR(detail::path_lower_bound(shape, false), simulate(shape).makespan, 1e-12);
+}
+
+// A stage's own warm-up delays its first backward: stage 2's two forwards (2 each) end at
+// 1 + 4 = 5, one later than micro-batch 0's round trip would have its first backward end.
+// The gradient passes stage 1 at once, and stage 0 runs its two backwards (2 each): 9, the
+// simulated time. Before, the bound followed only the pace of the stage in front of a
+// warm-up: 8.
+TEST(PathBound, AStagesOwnWarmUpDelaysItsFirstBackward) {
+  PipelineShape shape{
+      {{0, 2, 0, 0}, {1, 0, 0, 0}, {2, 0, 0, 0}, {1, 0, 0, 0}}, 2, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 1 + 2 * 2 + 2 * 2, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+  // Without the window fields the delay reaches only the stage in front (`delayed` is 0).
+  EXPECT_NEAR(detail::path_lower_bound(shape, false), 8, 1e-12);
+}
+
+// Stage 0's first backward ends at 11, after its three warm-up forwards (3 each). Its next
+// forward (3) goes on to stage 1, which runs it (2) and then its next backward, of
+// micro-batch 2 (1); stage 0 then runs its last two backwards (2 each): 21, the simulated
+// time. Stage 0's second backward is not on that path. Before, the bound followed that
+// cycle only up to a round trip of the last micro-batch (P): 20.
+TEST(PathBound, AStagesFirstBackwardIsFollowedByCyclesThroughTheNextStage) {
+  PipelineShape shape{{{3, 2, 0, 0}, {2, 1, 0, 0}, {0, 0, 0, 0}}, 4, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 3 * 3 + 2 + 3 + 2 + 1 + 2 * 2, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
   EXPECT_NEAR(detail::path_lower_bound(shape, false), simulate(shape).makespan, 1e-12);
 }
 

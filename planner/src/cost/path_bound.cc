@@ -93,6 +93,10 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
   // window), late_j beyond the round trip R_{b+1}. The gradient then passes every stage
   // back to b, so stage b + 1 still runs its operations after its first backward after
   // that. The delay a later stage found (`delayed`) passes on to b the same way.
+  // Stage b's own warm-up delays its first backward too: it follows b's w forwards, so it
+  // ends no earlier than w f + g after the first starts, (w - 1) f - 2 c - R_{b+1} beyond
+  // the round trip R_b.
+  Seconds next_late = 0;  // how late stage b + 1's first backward can end
   if (next) {
     const Seconds pace = std::max(f, send);
     Seconds paced_late = 0;
@@ -101,14 +105,15 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
       const int warmup_j = std::min(micro_batches, next->stages - i);
       paced_late = std::max(paced_late, (warmup_j - 1) * pace + trip - next->round_trip);
     }
-    p.late = std::max(next->delayed, paced_late);
+    next_late = std::max(next->delayed, paced_late);
+    p.late = std::max(next_late, (warmup - 1) * f - 2 * send - next->round_trip);
     p.later = std::max(paced_late + next->after,
-                       handed_over(f, g, *next, micro_batches, warmup) + p.late);
+                       handed_over(f, g, *next, micro_batches, warmup) + next_late);
   }
   p.after = (m - 1) * g + (m - warmup) * f;  // A
   // L: from stage b + 1's first backward, the cut's link carries the M gradients one after
   // another, the last one then runs its backward on stage b.
-  p.backward = std::max(p.backward, (m - 1) * send + p.late);
+  p.backward = std::max(p.backward, (m - 1) * send + next_late);
   if (k < micro_batches) {  // A' and R
     // After micro-batch 0's round trip from b, stage b's forwards k .. M - 1 follow one
     // another through cycles: a pair (f + g) moves one forward on, a window of j stages
@@ -129,6 +134,15 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // round trip stays on the last stage, which alternates its forwards and backwards (its
     // f + g each) before the last gradient comes back: the larger pair gives the longer path.
     p.after = std::max(p.after, s.last_work > f + g ? chained(s.last_work) : own);
+    // Z: from its first backward, stage b's next forward goes on to b + 1, whose next
+    // operation is then the backward of two micro-batches on, back to b (the cycle of P);
+    // after as many of them as b has forwards past its warm-up for (n), b's backwards left
+    // and the forwards between them.
+    if (next) {
+      const int n = (micro_batches + 1 - k) / 2;
+      p.after = std::max(p.after, n * (f + g + 2 * send + next->head_work) + (m - 1 - 2 * n) * g +
+                                      std::max(0, micro_batches - 2 * n - k) * f);
+    }
   } else {  // T
     p.backward = std::max(p.backward, (m - 1) * (f + g) + s.after_x);
   }

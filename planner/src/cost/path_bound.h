@@ -12,17 +12,24 @@
 //              forwards come from b, and over b's link, one after another; j up to kPaced
 //              stages on, `delayed` for the delays found further on):
 //              max(0, (w_j - 1) max(f, c) + (round trip from b + 1 through j, as if j
-//              were the last stage) - R_{b+1}); stage b + 1 then runs its own A (or A',
-//              R) after that late first backward too (a term of its own);
-//   H  (1F1B)  from stage b+1's first backward (late included), b+1 runs its next j
+//              were the last stage) - R_{b+1}), or b's own warm-up, whose w forwards come
+//              before its first backward: (w - 1) f - 2 c - R_{b+1}; stage b + 1 runs its
+//              own A (or A', R) after its late first backward too (a term of its own);
+//   H  (1F1B)  from stage b+1's first backward, b+1 runs its next j
 //              backwards, each after one of its forwards while it has any left (its
 //              M - w_{b+1} past the warm-up), and hands the gradient of micro-batch j to
 //              stage b, which runs its backwards j .. M-1 and the forwards past its warm-up
 //              between them: min(j, M - w_{b+1}) (f + g)_{b+1} + (M-1-j) g +
-//              max(0, M - j - w) f + late, at the j where either stage's forwards run out;
+//              max(0, M - j - w) f + late', at the j where either stage's forwards run out
+//              (late': late without b's own warm-up, how late b+1's first backward ends);
+//   Z  (1F1B, 2 <= k < M)  from its first backward, stage b's next forward goes on to
+//              b+1, whose next operation is then the backward of two micro-batches on,
+//              back to b (P's cycle), n = floor((M + 1 - k) / 2) times; then b's backwards
+//              left and the forwards between them: n (f + g + 2 c + f_{b+1} + g_{b+1}) +
+//              (M-1-2n) g + max(0, M - 2n - k) f + late;
 //   L  (1F1B)  from stage b+1's first backward the cut's backward link carries the M
 //              gradients one after another, the last into stage b's last backward:
-//              (M-1) c + late;
+//              (M-1) c + late';
 //   A' (1F1B, k < M)  stage b starts forward m + k only after the backward of m, and that
 //              forward's round trip R_b ends in backward m + k: with j = floor((M-1)/k),
 //              M-1-jk pairs of a forward and a backward, then j round trips: j R_b +
@@ -56,7 +63,7 @@
 //              M (f + g) - R_b; C (GPipe; 1F1B: L, never less) a cut's
 //              link carries M transfers: (M-1) c.
 // A stage's all-reduce starts when its last backward ends, which is at least fill_drain -
-// (sum over earlier stages of g + c) + the largest of A, A', H, L, T, G, B, Q of that stage,
+// (sum over earlier stages of g + c) + the largest of A, A', H, Z, L, T, G, B, Q of that stage,
 // and of every term of a later stage or cut (each ends at or before the last backward of
 // a later stage, whose gradient then passes stage b: `worst` of the suffix after b):
 //   Q  (both)  the stage's operations before its last forward, then the last micro-batch

@@ -213,6 +213,27 @@ TEST(PathBound, MixesRoundTripsAndWindowCycles) {
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
 }
 
+// After micro-batch 0's round trip, stage 0 of seven equal stages moves from its forward 7
+// to its last, 13, by one cycle through the window of the six stages in front of the last,
+// longer than six pairs (f + g) by the ten transfers inside it (1.0), and the last
+// micro-batch's round trip follows. A window of at most five stages (the window fields) and
+// a pair gain 0.8. BERT-48's best plan at GBS 320 on 2 x 8 GPUs (8 stages, 160
+// micro-batches) takes such a path: 19 round trips and the window of all stages but the last
+// once.
+TEST(PathBound, MixesRoundTripsWithTheWindowOfAllButTheLastStage) {
+  PipelineShape shape{std::vector<StageTimes>(7, {1, 2, 0.1, 0}), 14, Schedule::OneFOneB};
+  shape.stages.back().send = 0;
+  const Seconds round_trip = 7 * 3 + 12 * 0.1;
+  EXPECT_NEAR(detail::path_lower_bound(shape), 2 * round_trip + 6 * 3 + 1.0, 1e-9);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
+  // Without last_pairs (the first closing passes) the tail window stays out.
+  detail::SuffixBound suffix;
+  for (int b = 6; b >= 0; --b)
+    suffix = detail::prepend_stage(shape.stages[b], shape.stages[b].send, b < 6 ? &suffix : nullptr,
+                                   14, Schedule::OneFOneB, true, true, false);
+  EXPECT_NEAR(detail::bound_of(suffix), 2 * round_trip + 6 * 3 + 0.8, 1e-9);
+}
+
 // Stage 1 of four runs three warm-up forwards; the third leaves stage 0 (1 a forward) at
 // 3 and reaches stage 1 at 3.1, long after micro-batch 0's gradient (1.4). Its first
 // backward ends at 4.1, its other operations take 3 g + f = 3.1 more, and the last

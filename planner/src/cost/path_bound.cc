@@ -20,7 +20,7 @@ struct Cycle {
 // longer than its forwards' pairs adds nothing to a mix, so only the others are tried (the
 // same maximum, with far fewer divisions: this runs for every suffix entry extended).
 Seconds mixed_gain(const Cycle* cycles, int count, int steps, Seconds pair) {
-  Cycle longer[kWindows + 1];  // each cycle's time beyond its pairs, where positive
+  Cycle longer[kWindows + 2];  // each cycle's time beyond its pairs, where positive
   int useful = 0;
   for (const Cycle& c : std::span(cycles, count))
     if (const Seconds beyond = c.time - c.forwards * pair; beyond > 0)
@@ -119,10 +119,11 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // another through cycles: a pair (f + g) moves one forward on, a window of j stages
     // (R) j of them, all k stages (A': a round trip) k; the last forward's round trip ends
     // the path. Any mix of them is a path.
-    Cycle cycles[kWindows + 1];
+    Cycle cycles[kWindows + 2];
     int count = 0;
     for (int j = 2; j < k && j <= kWindows + 1 && s.window[j - 2] > 0; ++j)
       cycles[count++] = {j, s.window[j - 2]};
+    if (k - 1 > kWindows + 1 && s.tail > 0) cycles[count++] = {k - 1, s.tail};
     cycles[count++] = {k, s.round_trip};
     const int steps = micro_batches - 1 - k;
     auto chained = [&](Seconds pair) {
@@ -176,7 +177,12 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     s.backward_wave = std::max({t.backward, send, next ? next->backward_wave : 0});
   } else {
     s.head_work = t.forward + t.backward;
-    if (windows && last_pairs) s.last_work = next ? next->last_work : s.head_work;
+    if (windows && last_pairs) {
+      s.last_work = next ? next->last_work : s.head_work;
+      // The window of all but the last stage: stage b alone in front of the last stage.
+      if (next && s.stages < micro_batches)
+        s.tail = next->stages == 1 ? s.head_work : s.head_work + 2 * send + next->tail;
+    }
     // Windows need a stage after b. (R follows them from stages with fewer than M stages to
     // the end, `late` from every stage.)
     const bool windowed = windows && next;

@@ -7,9 +7,9 @@
 //   y + D = round_trip + drain, what follows an earlier stage's Q in the all-reduce term,
 //   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
 //   and the window cycles (1F1B: window, kWindows of them, 0 past the suffix's end),
-//   delayed, after and last_work (1F1B: how late the warm-ups of later stages make the first
-//   backward, how long after it the last backward can end, and the last stage's f + g;
-//   path_bound.h),
+//   delayed, after, last_work and tail (1F1B: how late the warm-ups of later stages make the
+//   first backward, how long after it the last backward can end, the last stage's f + g,
+//   and the cycle of the window of all stages but the last; path_bound.h),
 //   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
 //           whether the cut in front of it stays inside a machine), and its
@@ -60,7 +60,7 @@ struct Entry {
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
-  static constexpr int kFields = 11 + kWindows;
+  static constexpr int kFields = 12 + kWindows;
   Seconds field(int i) const {
     const SuffixBound& b = bound;
     switch (i) {
@@ -86,8 +86,10 @@ struct Entry {
         return b.after;
       case 10:
         return b.last_work;
+      case 11:
+        return b.tail;
       default:
-        return b.window[i - 11];
+        return b.window[i - 12];
     }
   }
   bool no_worse_than(const Entry& o) const {
@@ -96,6 +98,7 @@ struct Entry {
            drained() <= o.drained() && a.head_work <= b.head_work && a.after_x <= b.after_x &&
            a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave &&
            a.delayed <= b.delayed && a.after <= b.after && a.last_work <= b.last_work &&
+           a.tail <= b.tail &&
            std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>());
   }
 };
@@ -159,6 +162,7 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
       least.window[i] = std::min(least.window[i], c.bound.window[i]);
     least.after = std::min(least.after, c.bound.after);
     least.last_work = std::min(least.last_work, c.bound.last_work);
+    least.tail = std::min(least.tail, c.bound.tail);
   }
   const std::uint64_t steps = candidates.size();
   candidates.clear();

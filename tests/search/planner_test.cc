@@ -270,6 +270,20 @@ TEST(Planner, GpipeWavesProveGnmtOptimalOnSingleGpuMachines) {
 // of one copy finishes its first pass with a bound 1.8 % below it (the bound without the
 // window cycles). Its closing pass, with them, lifts that shape's bound above the best plan,
 // so the answer is exact.
+// ResNet-101's graph at GBS 32 on 2 x 8 GPUs: the search over every cut stops at its effort
+// limit before it reaches the best plan, which the search of the spine's chain finds. The
+// search over every cut then runs again with that plan as its incumbent, prunes with it from
+// the start, finishes, and proves it optimal (a gap of 2 % before).
+TEST(Planner, SpinePlansLetTheSearchOverEveryCutProveResNet101Optimal) {
+  Loaded l = load("resnet101");
+  ASSERT_FALSE(l.model.spine.empty());
+  const PointResult point =
+      Planner(l.model, cluster_from_machine_ends({8, 16}), l.settings).plan(32);
+  ASSERT_NE(point.best(), nullptr);
+  EXPECT_TRUE(point.exact);
+  EXPECT_LE(point.lower_bound, point.best()->iteration_time);
+}
+
 TEST(Planner, ClosingPassesProveGnmtOptimalAtSmallBatches) {
   const PointResult point = gnmt_32_on_single_gpu_machines(32);
   ASSERT_NE(point.best(), nullptr);

@@ -590,6 +590,11 @@ class Search {
     offer_interleaved(cost);
     return bounds;
   }
+  // Offers plans found elsewhere to the pool and simulates the promising ones.
+  void offer_plans(const std::vector<Plan>& plans) {
+    for (const Plan& plan : plans) pool_.add(plan);
+    pool_.simulate_promising();
+  }
   // Offers seeds[from..] to the pool and simulates the promising ones.
   void offer(const std::vector<CostedPlan>& seeds, std::size_t from) {
     for (std::size_t i = from; i < seeds.size(); ++i) pool_.add(seeds[i].plan);
@@ -954,8 +959,9 @@ std::vector<Cluster> cluster_parts(const Cluster& cluster) {
 }  // namespace
 
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
-                          const PartCostModel& part_cost) {
+                          const PartCostModel& part_cost, const std::vector<Plan>& hints) {
   Search search(global_batch, options, cost.cluster().device_count());
+  search.offer_plans(hints);
   const std::vector<ShapeOn> whole =
       search.shapes(cost, [](const PipelineShapeChoice&) { return true; });
   const std::vector<Seconds> whole_bounds = search.run(cost, whole);

@@ -85,7 +85,11 @@ struct SearchResult {
 /// parts whose floor (the batch's work over their devices) cannot beat the best plan found
 /// (counted with that floor). So more machines, or devices, never give a slower answer than
 /// a part's when the search finishes.
+///
+/// `hints`, plans of the same model, cluster and batch found another way (a search of the
+/// spine's chain, search_with_spine), are candidates from the start: the search prunes with
+/// the best of them as it would with its own.
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
-                          const PartCostModel& part_cost = {});
+                          const PartCostModel& part_cost = {}, const std::vector<Plan>& hints = {});
 
 }  // namespace pe::detail

@@ -13,11 +13,13 @@ namespace pe::detail {
 ModelProfile spine_model(const ModelProfile& model);
 
 /// search_plans on `cost` (the model `model`), with the parts of the cluster. When the model
-/// has a spine and that search is not exact, the spine's chain is searched too, and its plans
-/// (their states mapped back) are reported when faster by more than kSimpler: a search that stops
-/// at its effort limit on every cut then never does worse than one on the spine's prefixes, whose
-/// stages cost the same in both models. The lower bound is the full search's (it covers every plan
-/// of `model`); exact is recomputed against the best plan reported.
+/// has a spine and that search is not exact, the spine's chain is searched too, and when its
+/// best plan is faster by more than kSimpler, the search over every cut runs again with the
+/// spine's plans (their states mapped back) as candidates from the start (search_plans'
+/// hints): a search that stops at its effort limit on every cut then never does worse than one
+/// on the spine's prefixes, whose stages cost the same in both models, and the second search
+/// prunes with that plan's time. The lower bound is the larger of the two searches' over every
+/// cut (each covers every plan of `model`); exact is recomputed against the best plan reported.
 SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost, int global_batch,
                                const SearchOptions& options);
 

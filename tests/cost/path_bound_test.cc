@@ -297,6 +297,17 @@ TEST(PathBound, AStagesFirstBackwardIsFollowedByCyclesThroughTheNextStage) {
   EXPECT_NEAR(detail::path_lower_bound(shape, false), simulate(shape).makespan, 1e-12);
 }
 
+// After micro-batch 0's round trip (11), stage 0 moves from its forward 3 to its last, 6: a
+// cycle through stages 0 and 1 (9, two forwards on), then the last micro-batch's round trip,
+// which stays on stage 1 for one pair (its f + g, 4, more than stage 0's 3 or the last
+// stage's 0): 11 + 9 + 4 + 11 = 35, the simulated time. With the pairs on stage 0 or the
+// last stage only, the bound was 34.
+TEST(PathBound, TheLastRoundTripTakesItsPairsOnItsSlowestStage) {
+  PipelineShape shape{{{1, 2, 1, 0}, {2, 2, 1, 0}, {0, 0, 0, 0}}, 7, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 11 + 9 + 4 + 11, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+}
+
 // A stage paces the warm-up of every later stage, not only the next one's. Stage 2 of four
 // runs two warm-up forwards; the second leaves stage 0 one forward (1) after the first and
 // reaches stage 2 at 2.1, then runs (1) and stage 2's first backward (1) follows; the

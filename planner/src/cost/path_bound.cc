@@ -131,10 +131,11 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     };
     const Seconds own = chained(f + g);
     p.forward = std::max(p.forward, own + p.late);
-    // To b's last backward, the pairs left may also come after the cycles, when the last
-    // round trip stays on the last stage, which alternates its forwards and backwards (its
-    // f + g each) before the last gradient comes back: the larger pair gives the longer path.
-    p.after = std::max(p.after, s.last_work > f + g ? chained(s.last_work) : own);
+    // To b's last backward, the pairs left may also come after the cycles, in the last round
+    // trip: it may stay on any stage it passes for them, which alternates its forwards and
+    // backwards there (its f + g each), so on the slowest. The larger pair gives the longer
+    // path.
+    p.after = std::max(p.after, s.max_pair > f + g ? chained(s.max_pair) : own);
     // Z: from its first backward, stage b's next forward goes on to b + 1, whose next
     // operation is then the backward of two micro-batches on, back to b (the cycle of P);
     // after as many of them as b has forwards past its warm-up for (n), b's backwards left
@@ -178,7 +179,7 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
   } else {
     s.head_work = t.forward + t.backward;
     if (windows && last_pairs) {
-      s.last_work = next ? next->last_work : s.head_work;
+      s.max_pair = next ? std::max(next->max_pair, s.head_work) : s.head_work;
       // The window of all but the last stage: stage b alone in front of the last stage.
       if (next && s.stages < micro_batches)
         s.tail = next->stages == 1 ? s.head_work : s.head_work + 2 * send + next->tail;

@@ -111,8 +111,9 @@ struct SuffixBound {
   Seconds delayed = 0;
   /// 1F1B: how long after stage b's first backward its last backward can end (A, A', R).
   Seconds after = 0;
-  /// 1F1B: f + g of the last stage (A' and R may end with its pairs).
-  Seconds last_work = 0;
+  /// 1F1B: the largest f + g of a stage of the suffix (the last round trip of A' and R may
+  /// take its pairs on it).
+  Seconds max_pair = 0;
   /// 1F1B, fewer than M stages: the cycle of the window of every stage but the last (k - 1
   /// stages, which window[] holds only up to kWindows + 1); 0 otherwise.
   Seconds tail = 0;
@@ -121,10 +122,10 @@ struct SuffixBound {
 
 /// The suffix of stage b: stage b (its times; `send` the transfer to the next stage, 0
 /// when it is the last) in front of `next` (null for the last stage). Without `windows` the
-/// R terms, the warm-ups of all but the next stage and the last stage's pairs are left out
-/// (window, delayed, after and last_work stay 0): a weaker bound, with fewer fields that
-/// differ; without `last_pairs` only the last stage's pairs and the window of all stages but
-/// the last (last_work and tail stay 0).
+/// R terms, the warm-ups of all but the next stage and the pairs of the last round trip are
+/// left out (window, delayed, after and max_pair stay 0): a weaker bound, with fewer fields
+/// that differ; without `last_pairs` only the pairs of the last round trip and the window of
+/// all stages but the last (max_pair and tail stay 0).
 /// Without `paced`, stage b's all-reduce follows only its own terms, not those of the later
 /// stages: a weaker bound too (greedy passes rank suffixes by it, pipeline_dp.h).
 SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,

@@ -67,8 +67,9 @@ constexpr std::uint64_t kGreedyShare = 4;
 // finished first pass: one that needs more rarely finishes with what is left (on GNMT-32 on
 // 16 single-GPU machines, 4x left 2 of 65 batch sizes inexact, 16x none, in the same time).
 constexpr std::uint64_t kCloseFactor = 16;
-// A second closing pass, with the last stage's pairs (DpQuery::last_pairs), gets at most this
-// many times the steps of the first: the field costs many passes several times the steps,
+// A second closing pass, with the pairs of the last round trip (DpQuery::last_pairs), gets at
+// most this many times the steps of the first: the fields cost many passes several times the
+// steps,
 // and the shapes it closes (GNMT-32 at 11 batch sizes on 2 x 8 GPUs) need fewer than 4x;
 // at 16x the default sweeps of GNMT-16 and GNMT took 11 % more CPU for nothing more.
 constexpr std::uint64_t kLastPairsFactor = 4;
@@ -895,7 +896,7 @@ class Search {
   // out (they make an exact pass keep more entries, which costs more effort than it saves
   // there), least bound first, each with the exact effort left up to kCloseFactor times its
   // first pass's steps; and when that one finishes below the fastest plan too, once more
-  // with the last stage's pairs (DpQuery::last_pairs), up to kLastPairsFactor times its
+  // with the pairs of the last round trip (DpQuery::last_pairs), up to kLastPairsFactor times its
   // steps. A pass that finishes raises the shape's bound; one that stops changes nothing.
   void close_gaps(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& todo,
                   const std::vector<std::uint64_t>& finished_with, std::vector<Seconds>& bounds) {

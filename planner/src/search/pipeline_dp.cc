@@ -7,8 +7,8 @@
 //   y + D = round_trip + drain, what follows an earlier stage's Q in the all-reduce term,
 //   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
 //   and the window cycles (1F1B: window, kWindows of them, 0 past the suffix's end),
-//   delayed, after, last_work and tail (1F1B: how late the warm-ups of later stages make the
-//   first backward, how long after it the last backward can end, the last stage's f + g,
+//   delayed, after, max_pair and tail (1F1B: how late the warm-ups of later stages make the
+//   first backward, how long after it the last backward can end, the largest f + g of a stage,
 //   and the cycle of the window of all stages but the last; path_bound.h),
 //   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
@@ -85,7 +85,7 @@ struct Entry {
       case 9:
         return b.after;
       case 10:
-        return b.last_work;
+        return b.max_pair;
       case 11:
         return b.tail;
       default:
@@ -97,7 +97,7 @@ struct Entry {
     return a.round_trip <= b.round_trip && a.worst <= b.worst && total() <= o.total() &&
            drained() <= o.drained() && a.head_work <= b.head_work && a.after_x <= b.after_x &&
            a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave &&
-           a.delayed <= b.delayed && a.after <= b.after && a.last_work <= b.last_work &&
+           a.delayed <= b.delayed && a.after <= b.after && a.max_pair <= b.max_pair &&
            a.tail <= b.tail &&
            std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>());
   }
@@ -161,7 +161,7 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
     for (int i = 0; i < kWindows; ++i)
       least.window[i] = std::min(least.window[i], c.bound.window[i]);
     least.after = std::min(least.after, c.bound.after);
-    least.last_work = std::min(least.last_work, c.bound.last_work);
+    least.max_pair = std::min(least.max_pair, c.bound.max_pair);
     least.tail = std::min(least.tail, c.bound.tail);
   }
   const std::uint64_t steps = candidates.size();

@@ -42,12 +42,12 @@ struct DpQuery {
   /// search's first exact passes; on for relaxed passes (one entry per group either way)
   /// and for the closing passes of shapes whose bound is still below the best plan.
   bool windows = false;
-  /// With windows: also the chains that end with the last stage's pairs, and the cycles
-  /// through the window of every stage but the last (path_bound.h, last_work and tail):
-  /// tighter still, but fields that differ with the last stages, which
+  /// With windows: also the chains whose last round trip takes its pairs on its slowest
+  /// stage, and the cycles through the window of every stage but the last (path_bound.h,
+  /// max_pair and tail): tighter still, but fields that differ with the later stages, which
   /// can cost a pass several times the steps (a closing pass on PipeDream's ResNeXt-50 graph
-  /// at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M). Only for a second closing pass
-  /// (hybrid_search.cc).
+  /// at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M with the last stage's f + g alone). Only for a
+  /// second closing pass (hybrid_search.cc).
   bool last_pairs = false;
   /// A coarse pass: every stage starts at a multiple of this many devices of its copy, and
   /// every stage but the last is a multiple of it wide (W / granule cells a state, not W).

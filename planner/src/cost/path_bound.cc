@@ -39,6 +39,34 @@ Seconds mixed_gain(const Cycle* cycles, int count, int steps, Seconds pair) {
   return best;
 }
 
+// Z (1F1B, k < M): from stage b's first backward (B_0), b's next forward (F_k) may start a
+// cycle through a window of j stages from b, as in R: forward on each, the last one's next
+// operation the backward of j micro-batches on, back to b (B_j), whose next forward starts
+// the next cycle; a cycle starts at B_m while b has the forward m + k. After the cycles, at
+// B_a, b's backwards left and the forwards past its warm-up between them: (M - 1 - a) g +
+// max(0, M - a - k) f. Tried: each cycle as often as fits or once less, then one more of any
+// size where one fits (AmoebaNet-36 at GBS 32 on 2 x 8 GPUs: the cycle through stages 0 and 1,
+// then through 0 to 2). With no cycle this is A.
+Seconds cycles_from_first_backward(const Cycle* cycles, int count, Seconds f, Seconds g,
+                                   int micro_batches, int k) {
+  auto rest = [&](int a) {
+    return (micro_batches - 1 - a) * g + std::max(0, micro_batches - a - k) * f;
+  };
+  Seconds best = rest(0);
+  const int last_start = micro_batches - 1 - k;  // the last B_m a cycle can start from
+  for (const Cycle& a : std::span(cycles, count)) {
+    const int fit = last_start / a.forwards + 1;
+    for (int n = fit; n >= std::max(0, fit - 1); --n) {
+      const int at = n * a.forwards;
+      best = std::max(best, n * a.time + rest(at));
+      if (at <= last_start)
+        for (const Cycle& c : std::span(cycles, count))
+          best = std::max(best, n * a.time + c.time + rest(at + c.forwards));
+    }
+  }
+  return best;
+}
+
 // Stage b's last backward after stage b + 1's first (1F1B): the path may stay on b + 1 for
 // its next j backwards, each after one of its forwards while it has forwards left (the
 // M - w_{b+1} past its warm-up: f + g each, its head_work), then cross to stage b for
@@ -70,6 +98,9 @@ Seconds handed_over(Seconds f, Seconds g, const SuffixBound& next, int micro_bat
 struct StagePaths {
   Seconds forward = 0, backward = 0, later = 0;
   Seconds late = 0, after = 0;
+  // 1F1B, k < M: the longest of A' and R to b's last backward, whose last round trip passes
+  // b + 1's last backward g + c before it (0 otherwise).
+  Seconds round_trips = 0;
 };
 StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* next,
                        const SuffixBound& s, int micro_batches, Schedule schedule, bool windows) {
@@ -119,7 +150,7 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // another through cycles: a pair (f + g) moves one forward on, a window of j stages
     // (R) j of them, all k stages (A': a round trip) k; the last forward's round trip ends
     // the path. Any mix of them is a path.
-    Cycle cycles[kWindows + 2];
+    Cycle cycles[kWindows + 3];
     int count = 0;
     for (int j = 2; j < k && j <= kWindows + 1 && s.window[j - 2] > 0; ++j)
       cycles[count++] = {j, s.window[j - 2]};
@@ -135,16 +166,13 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // trip: it may stay on any stage it passes for them, which alternates its forwards and
     // backwards there (its f + g each), so on the slowest. The larger pair gives the longer
     // path.
-    p.after = std::max(p.after, s.max_pair > f + g ? chained(s.max_pair) : own);
-    // Z: from its first backward, stage b's next forward goes on to b + 1, whose next
-    // operation is then the backward of two micro-batches on, back to b (the cycle of P);
-    // after as many of them as b has forwards past its warm-up for (n), b's backwards left
-    // and the forwards between them.
-    if (next) {
-      const int n = (micro_batches + 1 - k) / 2;
-      p.after = std::max(p.after, n * (f + g + 2 * send + next->head_work) + (m - 1 - 2 * n) * g +
-                                      std::max(0, micro_batches - 2 * n - k) * f);
-    }
+    p.round_trips = s.max_pair > f + g ? chained(s.max_pair) : own;
+    p.after = std::max(p.after, p.round_trips);
+    // Z: the same cycles from b's first backward, then b's backwards left. Without windows,
+    // the cycle through b and b + 1 (P's) still counts.
+    if (next && k > 2 && cycles[0].forwards != 2)
+      cycles[count++] = {2, f + g + 2 * send + next->head_work};
+    p.after = std::max(p.after, cycles_from_first_backward(cycles, count, f, g, micro_batches, k));
   } else {  // T
     p.backward = std::max(p.backward, (m - 1) * (f + g) + s.after_x);
   }
@@ -221,6 +249,10 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     // M - 1 transfers before it (C).
     const Seconds last_sent = std::max(paths.forward, (micro_batches - 1) * send);
     s.exposed = std::max({s.exposed, next->exposed - back, last_sent + next->drain - back});
+    // A' and R pass stage b + 1's last backward at their end, so its all-reduce (and the
+    // later stages', next's drain) follow them too.
+    if (paths.round_trips > 0)
+      s.exposed = std::max(s.exposed, paths.late + paths.round_trips - back + next->drain);
   }
   // GPipe: the forward wave on the slowest stage or cut of the suffix, the last micro-batch
   // to the end, micro-batch 0's gradient back to the stage s of the drain, its backward

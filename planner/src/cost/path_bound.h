@@ -22,11 +22,12 @@
 //              between them: min(j, M - w_{b+1}) (f + g)_{b+1} + (M-1-j) g +
 //              max(0, M - j - w) f + late', at the j where either stage's forwards run out
 //              (late': late without b's own warm-up, how late b+1's first backward ends);
-//   Z  (1F1B, 2 <= k < M)  from its first backward, stage b's next forward goes on to
-//              b+1, whose next operation is then the backward of two micro-batches on,
-//              back to b (P's cycle), n = floor((M + 1 - k) / 2) times; then b's backwards
-//              left and the forwards between them: n (f + g + 2 c + f_{b+1} + g_{b+1}) +
-//              (M-1-2n) g + max(0, M - 2n - k) f + late;
+//   Z  (1F1B, 2 <= k < M)  from its first backward, stage b's next forward starts a cycle
+//              through a window of j stages (R's, j = 2 P's), back to b's backward j
+//              micro-batches on, while b has forwards left; then b's backwards left and
+//              the forwards between them: the cycles' C_j + (M-1-a) g + max(0, M-a-k) f +
+//              late, a the micro-batches they move on (a mix: each size as often as fits
+//              or once less, then one more of any size);
 //   L  (1F1B)  from stage b+1's first backward the cut's backward link carries the M
 //              gradients one after another, the last into stage b's last backward:
 //              (M-1) c + late';
@@ -70,7 +71,8 @@
 //              to the end and back: (M-1) f + (M - w) g (also a term of its own).
 // Q of stage b also paces every later stage s: the last micro-batch's round trip passes
 // s's last backward, so s's all-reduce ends no earlier than Q_b + the round trip from b
-// - sum over b <= t < s of (g_t + c_t) + AR_s (the `drain` field carries the last part).
+// - sum over b <= t < s of (g_t + c_t) + AR_s (the `drain` field carries the last part);
+// so do A' and R, whose last round trip passes s's last backward too.
 // docs/timeline.md, section "Lower bounds", explains the terms.
 #pragma once
 

@@ -334,6 +334,34 @@ TEST(PathBound, AFirstBackwardIsFollowedByCyclesThroughAWindow) {
   EXPECT_NEAR(detail::path_lower_bound(shape, false), 24, 1e-12);
 }
 
+// Stage 0's first backward ends at 11 (stage 1's second warm-up forward follows stage 0's
+// second forward, 2 each). Then a pair (stage 0's forward of micro-batch 3 and backward of 1:
+// 5), the cycle through stages 0 and 1 (the forward of 4 on both, the backward of 3 on both:
+// 9) and stage 0's last backward (3): 28, the simulated time. With the cycles first and the
+// pairs after them only, the bound was 27.
+TEST(PathBound, PairsComeBeforeTheCyclesAfterAFirstBackward) {
+  PipelineShape shape{{{2, 3, 0, 0}, {1, 3, 0, 0}, {1, 0, 0, 0}}, 5, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 11 + 5 + 9 + 3, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+}
+
+// Stage 2's second warm-up forward leaves stage 0 a forward (2) after the first and crosses
+// the link (1), so stage 2's first backward ends at 9. Its operations after it (four
+// backwards of 3, three forwards of 1) end at 24; the gradient then passes stage 1 (2), the
+// link (1) and stage 0 (2): 29, the simulated time. Following the operations of the next
+// stage only after its paced first backward (the passes without last_pairs), the bound is 28.
+TEST(PathBound, ALaterStageThanTheNextRunsItsOperationsAfterItsPacedFirstBackward) {
+  PipelineShape shape{
+      {{2, 2, 1, 0}, {0, 2, 0, 0}, {1, 3, 0, 0}, {0, 1, 0, 0}}, 5, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 9 + 15 + 2 + 1 + 2, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+  detail::SuffixBound suffix;
+  for (int b = 3; b >= 0; --b)
+    suffix = detail::prepend_stage(shape.stages[b], shape.stages[b].send, b < 3 ? &suffix : nullptr,
+                                   5, Schedule::OneFOneB, true, true, false);
+  EXPECT_NEAR(detail::bound_of(suffix), 28, 1e-12);
+}
+
 // A stage paces the warm-up of every later stage, not only the next one's. Stage 2 of four
 // runs two warm-up forwards; the second leaves stage 0 one forward (1) after the first and
 // reaches stage 2 at 2.1, then runs (1) and stage 2's first backward (1) follows; the

@@ -137,9 +137,15 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
       paced_late = std::max(paced_late, (warmup_j - 1) * pace + trip - next->round_trip);
     }
     next_late = std::max(next->delayed, paced_late);
+    // Stage j's own operations after that late first backward end at its last backward
+    // (its `after`, in paced_after), which comes before b's too.
+    for (int i = 1; i < std::min(kPaced, next->stages); ++i)
+      if (next->paced_after[i - 1] > 0)
+        p.later = std::max(p.later, (std::min(micro_batches, next->stages - i) - 1) * pace +
+                                        next->paced_after[i - 1] - next->round_trip);
     p.late = std::max(next_late, (warmup - 1) * f - 2 * send - next->round_trip);
-    p.later = std::max(paced_late + next->after,
-                       handed_over(f, g, *next, micro_batches, warmup) + next_late);
+    p.later = std::max({p.later, paced_late + next->after,
+                        handed_over(f, g, *next, micro_batches, warmup) + next_late});
   }
   p.after = (m - 1) * g + (m - warmup) * f;  // A
   // L: from stage b + 1's first backward, the cut's link carries the M gradients one after
@@ -150,7 +156,7 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // another through cycles: a pair (f + g) moves one forward on, a window of j stages
     // (R) j of them, all k stages (A': a round trip) k; the last forward's round trip ends
     // the path. Any mix of them is a path.
-    Cycle cycles[kWindows + 3];
+    Cycle cycles[kWindows + 4];
     int count = 0;
     for (int j = 2; j < k && j <= kWindows + 1 && s.window[j - 2] > 0; ++j)
       cycles[count++] = {j, s.window[j - 2]};
@@ -168,10 +174,12 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // path.
     p.round_trips = s.max_pair > f + g ? chained(s.max_pair) : own;
     p.after = std::max(p.after, p.round_trips);
-    // Z: the same cycles from b's first backward, then b's backwards left. Without windows,
-    // the cycle through b and b + 1 (P's) still counts.
+    // Z: the same cycles from b's first backward, then b's backwards left, and pairs (a
+    // cycle of one stage) among them. Without windows, the cycle through b and b + 1 (P's)
+    // still counts.
     if (next && k > 2 && cycles[0].forwards != 2)
       cycles[count++] = {2, f + g + 2 * send + next->head_work};
+    cycles[count++] = {1, f + g};
     p.after = std::max(p.after, cycles_from_first_backward(cycles, count, f, g, micro_batches, k));
   } else {  // T
     p.backward = std::max(p.backward, (m - 1) * (f + g) + s.after_x);
@@ -197,7 +205,7 @@ Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
 
 SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* next,
                           int micro_batches, Schedule schedule, bool windows, bool paced,
-                          bool last_pairs) {
+                          bool last_pairs, bool paced_afters) {
   SuffixBound s;
   s.stages = next ? std::min(next->stages + 1, micro_batches) : 1;
   s.round_trip = t.forward + t.backward + 2 * send + (next ? next->round_trip : 0);
@@ -232,6 +240,12 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
   if (schedule != Schedule::GPipe && windows) {
     s.delayed = paths.late;
     s.after = paths.after;
+    // The window of i + 2 stages and its last stage's `after`: b, its transfer both ways and
+    // the same of b + 1's window of i + 1 stages.
+    if (last_pairs && paced_afters && next)
+      for (int i = 0; i < kWindows && s.window[i] > 0; ++i)
+        s.paced_after[i] =
+            i == 0 ? s.window[0] + next->after : s.head_work + 2 * send + next->paced_after[i - 1];
   }
   s.worst =
       std::max({paths.backward, paths.later, other_terms(t, send, next, s, micro_batches, schedule),

@@ -26,8 +26,8 @@
 //              through a window of j stages (R's, j = 2 P's), back to b's backward j
 //              micro-batches on, while b has forwards left; then b's backwards left and
 //              the forwards between them: the cycles' C_j + (M-1-a) g + max(0, M-a-k) f +
-//              late, a the micro-batches they move on (a mix: each size as often as fits
-//              or once less, then one more of any size);
+//              late, a the micro-batches they move on (a mix: each size, pairs (f + g, one
+//              on) included, as often as fits or once less, then one more of any size);
 //   L  (1F1B)  from stage b+1's first backward the cut's backward link carries the M
 //              gradients one after another, the last into stage b's last backward:
 //              (M-1) c + late';
@@ -119,6 +119,10 @@ struct SuffixBound {
   /// 1F1B, fewer than M stages: the cycle of the window of every stage but the last (k - 1
   /// stages, which window[] holds only up to kWindows + 1); 0 otherwise.
   Seconds tail = 0;
+  /// 1F1B: paced_after[i] is window[i] plus the `after` of the window's last stage: how long
+  /// after micro-batch 0 leaves b that stage's last backward can end, beyond its warm-up's
+  /// pace (a stage in front may delay its first backward, `late`); 0 past the suffix's end.
+  Seconds paced_after[kWindows] = {};
   int stages = 0;  ///< S - b, capped at M (no term depends on more).
 };
 
@@ -127,12 +131,14 @@ struct SuffixBound {
 /// R terms, the warm-ups of all but the next stage and the pairs of the last round trip are
 /// left out (window, delayed, after and max_pair stay 0): a weaker bound, with fewer fields
 /// that differ; without `last_pairs` only the pairs of the last round trip and the window of
-/// all stages but the last (max_pair and tail stay 0).
+/// all stages but the last (max_pair and tail stay 0); without `last_pairs` or
+/// `paced_afters` the operations of later stages than the next after their paced first
+/// backward (paced_after stays 0).
 /// Without `paced`, stage b's all-reduce follows only its own terms, not those of the later
 /// stages: a weaker bound too (greedy passes rank suffixes by it, pipeline_dp.h).
 SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,
                           int micro_batches, Schedule schedule, bool windows = true,
-                          bool paced = true, bool last_pairs = true);
+                          bool paced = true, bool last_pairs = true, bool paced_afters = true);
 
 /// fill_drain + max(worst, exposed): a lower bound on the simulated makespan of a pipeline
 /// whose suffix of stage 0 this is.

@@ -60,7 +60,7 @@ struct Entry {
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
-  static constexpr int kFields = 12 + kWindows;
+  static constexpr int kFields = 12 + 2 * kWindows;
   Seconds field(int i) const {
     const SuffixBound& b = bound;
     switch (i) {
@@ -89,7 +89,7 @@ struct Entry {
       case 11:
         return b.tail;
       default:
-        return b.window[i - 12];
+        return i < 12 + kWindows ? b.window[i - 12] : b.paced_after[i - 12 - kWindows];
     }
   }
   bool no_worse_than(const Entry& o) const {
@@ -99,7 +99,8 @@ struct Entry {
            a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave &&
            a.delayed <= b.delayed && a.after <= b.after && a.max_pair <= b.max_pair &&
            a.tail <= b.tail &&
-           std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>());
+           std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>()) &&
+           std::equal(a.paced_after, a.paced_after + kWindows, b.paced_after, std::less_equal<>());
   }
 };
 
@@ -163,6 +164,8 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
     least.after = std::min(least.after, c.bound.after);
     least.max_pair = std::min(least.max_pair, c.bound.max_pair);
     least.tail = std::min(least.tail, c.bound.tail);
+    for (int i = 0; i < kWindows; ++i)
+      least.paced_after[i] = std::min(least.paced_after[i], c.bound.paced_after[i]);
   }
   const std::uint64_t steps = candidates.size();
   candidates.clear();
@@ -478,7 +481,7 @@ void Dp::offer_whole_model(int r) {
 // with `send` the transfer across the cut between them.
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
   return {prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
-                        q_.windows, !q_.greedy, q_.last_pairs),
+                        q_.windows, !q_.greedy, q_.last_pairs, q_.paced_afters),
           s.head,
           s.last,
           s.width,

@@ -49,6 +49,11 @@ struct DpQuery {
   /// at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M with the last stage's f + g alone). Only for a
   /// second closing pass (hybrid_search.cc).
   bool last_pairs = false;
+  /// With last_pairs: also the operations of later stages than the next after their first
+  /// backward, which a stage's pace delays (path_bound.h, paced_after): kWindows more fields.
+  /// Only for a third closing pass: in the second, they made its passes run out of steps, and
+  /// XLNet-36 at GBS 64 on 2 x 8 GPUs inexact again.
+  bool paced_afters = false;
   /// A coarse pass: every stage starts at a multiple of this many devices of its copy, and
   /// every stage but the last is a multiple of it wide (W / granule cells a state, not W).
   /// Its plans are plans of the shape, and its bound holds for them only: the search takes

@@ -69,9 +69,8 @@ constexpr std::uint64_t kGreedyShare = 4;
 constexpr std::uint64_t kCloseFactor = 16;
 // A second closing pass, with the pairs of the last round trip (DpQuery::last_pairs), gets at
 // most this many times the steps of the first: the fields cost many passes several times the
-// steps,
-// and the shapes it closes (GNMT-32 at 11 batch sizes on 2 x 8 GPUs) need fewer than 4x;
-// at 16x the default sweeps of GNMT-16 and GNMT took 11 % more CPU for nothing more.
+// steps, and the shapes it closes (GNMT-32 at 11 batch sizes on 2 x 8 GPUs) need fewer than
+// 4x; at 16x the default sweeps of GNMT-16 and GNMT took 11 % more CPU for nothing more.
 constexpr std::uint64_t kLastPairsFactor = 4;
 // A third closing pass, with the later stages' operations after their paced first backwards
 // (DpQuery::paced_afters), gets at most this many times the steps of the second: on AlexNet

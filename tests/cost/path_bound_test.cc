@@ -11,6 +11,24 @@
 namespace pe {
 namespace {
 
+// `stages` equal 1F1B stages (f 1, g 2) with transfers of 0.1 between them.
+PipelineShape equal_stages(int stages, int micro_batches) {
+  PipelineShape shape{std::vector<StageTimes>(stages, {1, 2, 0.1, 0}), micro_batches,
+                      Schedule::OneFOneB};
+  shape.stages.back().send = 0;
+  return shape;
+}
+
+// The 1F1B bound of the passes without last_pairs (the first closing passes).
+Seconds bound_without_last_pairs(const PipelineShape& shape) {
+  detail::SuffixBound suffix;
+  for (std::size_t b = shape.stages.size(); b-- > 0;)
+    suffix = detail::prepend_stage(shape.stages[b], shape.stages[b].send,
+                                   b + 1 < shape.stages.size() ? &suffix : nullptr,
+                                   shape.micro_batches, Schedule::OneFOneB, true, true, false);
+  return detail::bound_of(suffix);
+}
+
 // A random pipeline: times drawn from a few scales (zero included), so that stages, links
 // and all-reduces each get to be the bottleneck.
 PipelineShape random_shape(std::mt19937& rng) {
@@ -209,8 +227,7 @@ TEST(PathBound, LinksAndRoundTripsPaceALaterAllReduce) {
 // (3 each) for the rest: 1 + 0.6 + 0.4 more than the pairs, where round trips alone gave
 // 0.6 and windows of three alone 0.8. The simulator takes that path: the bound meets it.
 TEST(PathBound, MixesRoundTripsAndWindowCycles) {
-  PipelineShape shape{std::vector<StageTimes>(4, {1, 2, 0.1, 0}), 12, Schedule::OneFOneB};
-  shape.stages.back().send = 0;
+  const PipelineShape shape = equal_stages(4, 12);
   const Seconds round_trip = 4 * 3 + 6 * 0.1;
   EXPECT_NEAR(detail::path_lower_bound(shape), 2 * round_trip + 7 * 3 + 1.0, 1e-9);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
@@ -224,17 +241,12 @@ TEST(PathBound, MixesRoundTripsAndWindowCycles) {
 // micro-batches) takes such a path: 19 round trips and the window of all stages but the last
 // once.
 TEST(PathBound, MixesRoundTripsWithTheWindowOfAllButTheLastStage) {
-  PipelineShape shape{std::vector<StageTimes>(7, {1, 2, 0.1, 0}), 14, Schedule::OneFOneB};
-  shape.stages.back().send = 0;
+  const PipelineShape shape = equal_stages(7, 14);
   const Seconds round_trip = 7 * 3 + 12 * 0.1;
   EXPECT_NEAR(detail::path_lower_bound(shape), 2 * round_trip + 6 * 3 + 1.0, 1e-9);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
   // Without last_pairs (the first closing passes) the tail window stays out.
-  detail::SuffixBound suffix;
-  for (int b = 6; b >= 0; --b)
-    suffix = detail::prepend_stage(shape.stages[b], shape.stages[b].send, b < 6 ? &suffix : nullptr,
-                                   14, Schedule::OneFOneB, true, true, false);
-  EXPECT_NEAR(detail::bound_of(suffix), 2 * round_trip + 6 * 3 + 0.8, 1e-9);
+  EXPECT_NEAR(bound_without_last_pairs(shape), 2 * round_trip + 6 * 3 + 0.8, 1e-9);
 }
 
 // Stage 1 of four runs three warm-up forwards; the third leaves stage 0 (1 a forward) at
@@ -355,11 +367,7 @@ TEST(PathBound, ALaterStageThanTheNextRunsItsOperationsAfterItsPacedFirstBackwar
       {{2, 2, 1, 0}, {0, 2, 0, 0}, {1, 3, 0, 0}, {0, 1, 0, 0}}, 5, Schedule::OneFOneB};
   EXPECT_NEAR(simulate(shape).makespan, 9 + 15 + 2 + 1 + 2, 1e-12);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
-  detail::SuffixBound suffix;
-  for (int b = 3; b >= 0; --b)
-    suffix = detail::prepend_stage(shape.stages[b], shape.stages[b].send, b < 3 ? &suffix : nullptr,
-                                   5, Schedule::OneFOneB, true, true, false);
-  EXPECT_NEAR(detail::bound_of(suffix), 28, 1e-12);
+  EXPECT_NEAR(bound_without_last_pairs(shape), 28, 1e-12);
 }
 
 // A stage paces the warm-up of every later stage, not only the next one's. Stage 2 of four

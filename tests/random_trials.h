@@ -26,4 +26,8 @@ inline int random_trials(int n) {
   return std::max(1, static_cast<int>(n * scale));
 }
 
+/// Whether PE_TEST_TRIALS cuts the trials (CI's sanitizer run): a test whose one large
+/// instance takes minutes under instrumentation skips there, and the release run checks it.
+inline bool trials_reduced() { return random_trials(100) < 100; }
+
 }  // namespace pe

@@ -26,9 +26,10 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string sixteen_machines() {
+// --devices for `count` single-GPU machines: "1,2,...,count".
+std::string single_gpu_machines(int count) {
   std::string ends;
-  for (int i = 1; i <= 16; ++i) ends += (i > 1 ? "," : "") + std::to_string(i);
+  for (int i = 1; i <= count; ++i) ends += (i > 1 ? "," : "") + std::to_string(i);
   return ends;
 }
 
@@ -44,7 +45,7 @@ using Export = ScratchTest;
 // would chain 15 copies of it, so the export is refused before anything is written.
 TEST_F(Export, APlanPipeEdgeCannotRunIsRefusedBeforeAnyFileIsWritten) {
   const ProgramResult r =
-      pe_plan({"--profile", "vgg19", "--gbs", "512", "--devices", sixteen_machines(),
+      pe_plan({"--profile", "vgg19", "--gbs", "512", "--devices", single_gpu_machines(16),
                "--export-sched", path("s.yml"), "--hosts", host_list(16), "--trace", path("t.json"),
                "--plot", path("p.svg")});
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -73,7 +74,7 @@ TEST_F(Export, AGivenPlanWithSeveralCopiesIsRefusedNamingThem) {
 // names the device and stage of each host in comments that YAML readers skip.
 TEST_F(Export, StraightPlansExportWithOneHostPerStage) {
   const std::vector<std::string> common{
-      "--profile", "vgg19", "--gbs", "512", "--devices", sixteen_machines(), "--straight"};
+      "--profile", "vgg19", "--gbs", "512", "--devices", single_gpu_machines(8), "--straight"};
   std::vector<std::string> json_args = common;
   json_args.insert(json_args.end(), {"--format", "json"});
   const ProgramResult planned = pe_plan(json_args);

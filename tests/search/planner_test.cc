@@ -10,6 +10,7 @@
 #include "pe/importers/profile_catalog.h"
 #include "pe/plan_layout.h"
 #include "pe/report.h"
+#include "random_trials.h"
 #include "search/hybrid_search.h"
 #include "test_paths.h"
 
@@ -275,6 +276,7 @@ TEST(Planner, GpipeWavesProveGnmtOptimalOnSingleGpuMachines) {
 // search over every cut then runs again with that plan as its incumbent, prunes with it from
 // the start, finishes, and proves it optimal (a gap of 2 % before).
 TEST(Planner, SpinePlansLetTheSearchOverEveryCutProveResNet101Optimal) {
+  if (trials_reduced()) GTEST_SKIP() << "about 2 minutes under the sanitizers";
   Loaded l = load("resnet101");
   ASSERT_FALSE(l.model.spine.empty());
   const PointResult point =

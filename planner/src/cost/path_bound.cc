@@ -44,25 +44,32 @@ Seconds mixed_gain(const Cycle* cycles, int count, int steps, Seconds pair) {
 // operation the backward of j micro-batches on, back to b (B_j), whose next forward starts
 // the next cycle; a cycle starts at B_m while b has the forward m + k. After the cycles, at
 // B_a, b's backwards left and the forwards past its warm-up between them: (M - 1 - a) g +
-// max(0, M - a - k) f. Tried: each cycle as often as fits or once less, then one more of any
-// size where one fits (AmoebaNet-36 at GBS 32 on 2 x 8 GPUs: the cycle through stages 0 and 1,
-// then through 0 to 2). With no cycle this is A.
-Seconds cycles_from_first_backward(const Cycle* cycles, int count, Seconds f, Seconds g,
+// max(0, M - a - k) f. Tried: each cycle as often as fits, and once less followed by one more
+// of any size (AmoebaNet-36 at GBS 32 on 2 x 8 GPUs: the cycle through stages 0 and 1, then
+// through 0 to 2). With no cycle this is A. That covers the same paths as trying each count:
+// a mix of one cycle repeated is convex in its count, so largest at none or as often as fits;
+// and a cycle of j forwards no longer than j g, which replaces j of b's backwards, never
+// lengthens a mix, so only the others are tried (the same maximum, with fewer steps: this
+// runs for every suffix entry extended).
+Seconds cycles_from_first_backward(std::span<const Cycle> all, Seconds f, Seconds g,
                                    int micro_batches, int k) {
   auto rest = [&](int a) {
     return (micro_batches - 1 - a) * g + std::max(0, micro_batches - a - k) * f;
   };
+  Cycle useful[kWindows + 4];
+  int count = 0;
+  for (const Cycle& c : all)
+    if (c.time > c.forwards * g) useful[count++] = c;
+  const std::span<const Cycle> cycles(useful, count);
   Seconds best = rest(0);
   const int last_start = micro_batches - 1 - k;  // the last B_m a cycle can start from
-  for (const Cycle& a : std::span(cycles, count)) {
+  for (const Cycle& a : cycles) {
     const int fit = last_start / a.forwards + 1;
-    for (int n = fit; n >= std::max(0, fit - 1); --n) {
-      const int at = n * a.forwards;
-      best = std::max(best, n * a.time + rest(at));
-      if (at <= last_start)
-        for (const Cycle& c : std::span(cycles, count))
-          best = std::max(best, n * a.time + c.time + rest(at + c.forwards));
-    }
+    best = std::max(best, fit * a.time + rest(fit * a.forwards));
+    // Once less, then one more cycle of any size (fit * a.forwards passes last_start).
+    const int at = (fit - 1) * a.forwards;
+    const Seconds base = (fit - 1) * a.time;
+    for (const Cycle& c : cycles) best = std::max(best, base + c.time + rest(at + c.forwards));
   }
   return best;
 }
@@ -180,7 +187,8 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     if (next && k > 2 && cycles[0].forwards != 2)
       cycles[count++] = {2, f + g + 2 * send + next->head_work};
     cycles[count++] = {1, f + g};
-    p.after = std::max(p.after, cycles_from_first_backward(cycles, count, f, g, micro_batches, k));
+    p.after = std::max(
+        p.after, cycles_from_first_backward(std::span(cycles, count), f, g, micro_batches, k));
   } else {  // T
     p.backward = std::max(p.backward, (m - 1) * (f + g) + s.after_x);
   }

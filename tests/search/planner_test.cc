@@ -330,10 +330,12 @@ TEST(Planner, CoarsePassesFindWidePlansWhereExactPassesRunOut) {
 namespace pe {
 namespace {
 
-// VGG-19 at GBS 128 on 2 x 8 GPUs: a one-copy shape has many plans 0.06 % apart, each simpler
-// (by stage string) than the faster one before it. Ties were measured against the plan a shape
-// kept, so the reported plan drifted 0.18 % from the fastest while the point said exact; an
-// exact point's plan is within the simplicity margin of its lower bound.
+// VGG-19 at GBS 128 on 2 x 8 GPUs: a one-copy shape has many plans 0.06 % apart, of the same
+// stage count, devices and micro-batches. Ties were measured against the plan a shape kept, so
+// the reported plan drifted 0.18 % from the fastest while the point said exact; an exact
+// point's plan is within the simplicity margin of its lower bound. And where the tied plans
+// are equally simple, the fastest of them is reported, not the first by stage string (which
+// gave 0-20:8;21-21:6;22-24:2, 0.06 % slower than the fastest, 0-20:8;21-21:7;22-24:1).
 TEST(Planner, AnExactPointsPlanIsWithinTheMarginOfTheFastest) {
   Loaded l = load("vgg19");
   const Planner planner(l.model, cluster_from_machine_ends({8, 16}), l.settings);
@@ -341,6 +343,7 @@ TEST(Planner, AnExactPointsPlanIsWithinTheMarginOfTheFastest) {
   ASSERT_NE(point.best(), nullptr);
   ASSERT_TRUE(point.exact);
   EXPECT_LE(point.best()->iteration_time, point.lower_bound * (1 + detail::kSimpler));
+  EXPECT_LE(point.best()->iteration_time, point.lower_bound * (1 + detail::kTie));
 }
 
 // GNMT-16 at GBS 256 on 4 machines of 8 GPUs: no exact pass of a one-copy shape finishes at

@@ -122,33 +122,36 @@ PipelineShapeChoice shape_of(const Plan& plan) {
 }
 
 // How simple a plan is, simplest first: fewer stages, devices, copies; even micro-batches;
-// larger micro-batches; 1F1B; then the stage string, so the order is total.
-using Simplicity = std::tuple<std::size_t, int, int, bool, int, int, std::string>;
+// larger micro-batches; 1F1B. The stage string (Candidate::stages) makes the order total.
+using Simplicity = std::tuple<std::size_t, int, int, bool, int, int>;
 Simplicity simplicity(const Plan& p) {
   return {p.stages.size(),          p.device_count(),    p.pipeline_replicas,
-          p.uneven_micro_batches(), -p.micro_batch_size, static_cast<int>(p.schedule),
-          stages_string(p)};
+          p.uneven_micro_batches(), -p.micro_batch_size, static_cast<int>(p.schedule)};
 }
 
-// A plan with its simplicity, computed once, and the fastest time of its shape seen.
+// A plan with its simplicity and stage string, computed once, and the fastest time of its
+// shape seen.
 struct Candidate {
   Plan plan;
   Simplicity simple;
+  std::string stages;
   Seconds shape_fastest = kInfinity;
   Seconds time() const { return plan.iteration_time; }
+  auto order() const { return std::tie(simple, stages); }
 };
 
 // Plans within kSimpler of `fastest` (by default the fastest of them) count as tied and the
-// simplest of them leads; the rest follow by time. Measuring every tie against one fastest
-// plan keeps a chain of simpler plans, each within the margin of the one before, from
-// drifting further from it (VGG-19 at GBS 128 on 2 x 8 GPUs: four plans 0.06 % apart
-// ended 0.18 % slower than the fastest).
+// simplest of them leads, of equally simple ones the fastest; the rest follow by time.
+// Measuring every tie against one fastest plan keeps a chain of simpler plans, each within
+// the margin of the one before, from drifting further from it (VGG-19 at GBS 128 on 2 x 8
+// GPUs: four plans 0.06 % apart ended 0.18 % slower than the fastest).
 void rank(std::vector<Candidate>& plans, Seconds fastest = kInfinity) {
   if (plans.empty()) return;
   for (const Candidate& c : plans) fastest = std::min(fastest, c.time());
   auto key = [&](const Candidate& c) {
     const bool tied = c.time() <= fastest * (1 + kSimpler);
-    return std::make_tuple(!tied, tied ? 0.0 : c.time(), std::cref(c.simple));
+    return std::make_tuple(!tied, tied ? 0.0 : c.time(), std::cref(c.simple), c.time(),
+                           std::cref(c.stages));
   };
   std::stable_sort(plans.begin(), plans.end(),
                    [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
@@ -161,7 +164,8 @@ class Pool {
 
   void add(Plan plan) {
     Simplicity simple = simplicity(plan);
-    waiting_.push_back({std::move(plan), std::move(simple)});
+    std::string stages = stages_string(plan);
+    waiting_.push_back({std::move(plan), simple, std::move(stages)});
   }
 
   // Simulates waiting candidates in order of lower bound while a bound can still make the
@@ -169,7 +173,8 @@ class Pool {
   // the certificate. A plan too large to simulate (pe::simulate's limit) is left out.
   void simulate_promising() {
     std::stable_sort(waiting_.begin(), waiting_.end(), [](const Candidate& a, const Candidate& b) {
-      return std::tie(a.plan.lower_bound, a.simple) < std::tie(b.plan.lower_bound, b.simple);
+      return std::tuple_cat(std::tie(a.plan.lower_bound), a.order()) <
+             std::tuple_cat(std::tie(b.plan.lower_bound), b.order());
     });
     std::size_t i = 0;
     for (; i < waiting_.size() && waiting_[i].plan.lower_bound <= cutoff(); ++i) {
@@ -235,8 +240,8 @@ class Pool {
   }
   void sort_and_trim() {
     std::stable_sort(kept_.begin(), kept_.end(), [](const Candidate& a, const Candidate& b) {
-      return std::make_tuple(a.time(), std::cref(a.simple)) <
-             std::make_tuple(b.time(), std::cref(b.simple));
+      return std::tuple_cat(std::make_tuple(a.time()), a.order()) <
+             std::tuple_cat(std::make_tuple(b.time()), b.order());
     });
     while (static_cast<int>(kept_.size()) > top_ &&
            kept_.back().time() > kept_[top_ - 1].time() * (1 + kSimpler))

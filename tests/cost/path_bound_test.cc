@@ -183,16 +183,20 @@ TEST(PathBound, GPipeWavesPaceEveryAllReduce) {
 // comes 0.98 late: stage 2 runs two warm-up forwards, the second one forward of stage 0
 // after the first (late = 1 + 3 - R_2). The same cycles can start from stage 0's late first
 // backward (Z): three of them, then its last two backwards (2 each): 13.02 + 0.98 + 39 + 4 =
-// 57, the bound (the simulation: 58). Without the window fields, the longest chain is
+// 57. The last micro-batch's round trip after the two cycles and the pair may also stay on
+// stage 2 for the two backwards it runs after its last forward (last_drain: 4 instead of 2 +
+// the last stage's 0.02): 13.02 + 0.98 + 26 + 3 + 13.02 + 1.98 = 58, the bound and the
+// simulation (57 without last_pairs). Without the window fields, the longest chain is
 // stage 1's (Z): from its late first backward, five cycles through stage 2 (f + g + 2 c +
 // stage 2's f + g = 8), then its last backward (2): 13.02 + 0.98 + 42 = 56.
 TEST(PathBound, OneFOneBCyclesThroughAWindowOfStages) {
   PipelineShape shape{
       {{1, 2, 1, 0}, {1, 2, 1, 0}, {1, 2, 0, 0}, {0.01, 0.01, 0, 0}}, 12, Schedule::OneFOneB};
   EXPECT_GE(detail::path_lower_bound(shape), 13.02 + 0.98 + 13.02 + 26 + 3 - 1e-9);
-  EXPECT_NEAR(detail::path_lower_bound(shape), 13.02 + 0.98 + 3 * 13 + 2 * 2, 1e-9);
+  EXPECT_NEAR(bound_without_last_pairs(shape), 13.02 + 0.98 + 3 * 13 + 2 * 2, 1e-9);
+  EXPECT_NEAR(detail::path_lower_bound(shape), 13.02 + 0.98 + 26 + 3 + 13.02 + 1.98, 1e-9);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
   EXPECT_NEAR(detail::path_lower_bound(shape, false), 13.02 + 0.98 + 5 * 8 + 2, 1e-9);
-  EXPECT_LE(detail::path_lower_bound(shape), simulate(shape).makespan);
 }
 
 // Equal stages with transfers, more micro-batches than stages: the first stage's backwards
@@ -321,6 +325,18 @@ TEST(PathBound, TheLastRoundTripTakesItsPairsOnItsSlowestStage) {
   PipelineShape shape{{{1, 2, 1, 0}, {2, 2, 1, 0}, {0, 0, 0, 0}}, 7, Schedule::OneFOneB};
   EXPECT_NEAR(simulate(shape).makespan, 11 + 9 + 4 + 11, 1e-12);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+}
+
+// Stage 0 (f + g = 4) runs the pairs: micro-batch 0's round trip (7.3) ends 1.8 late
+// (stage 1's second warm-up forward follows stage 0's, 2 + 3.1 - 3.3), then four pairs take
+// stage 0 to its last forward, whose round trip stays on stage 1 for the two backwards it runs
+// after that forward (3 more than stage 2's round trip, 0.2): 7.3 + 1.8 + 16 + 7.3 + 2.8 =
+// 35.2, the simulated time. A round trip that went on to the last stage gave 34.2.
+TEST(PathBound, TheLastRoundTripStaysOnALaterStageForItsLastBackwards) {
+  PipelineShape shape{{{2, 2, 0, 0}, {0.1, 3, 0, 0}, {0.1, 0.1, 0, 0}}, 8, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 7.3 + 1.8 + 16 + 7.3 + 2.8, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
+  EXPECT_NEAR(bound_without_last_pairs(shape), 34.2, 1e-12);
 }
 
 // Stage 1's all-reduce (10) follows its last backward, which the cycles through both stages

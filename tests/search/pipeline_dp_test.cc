@@ -48,7 +48,8 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
       // Without the chains that end with the last stage's pairs, a bound no larger.
       const detail::DpResult windowed = detail::best_pipeline(cost, query);
       EXPECT_LE(windowed.least_bound, bound * (1 + 1e-12)) << "trial " << trial;
-      query.last_pairs = true;
+      // With every chain, as a plan's lower_bound (path_lower_bound) has them.
+      query.last_pairs = query.last_drains = query.paced_afters = true;
       const detail::DpResult exact = detail::best_pipeline(cost, query);
       query.relaxed = true;
       const detail::DpResult relaxed = detail::best_pipeline(cost, query);

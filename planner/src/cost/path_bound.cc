@@ -181,6 +181,10 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // path.
     p.round_trips = s.max_pair > f + g ? chained(s.max_pair) : own;
     p.after = std::max(p.after, p.round_trips);
+    // Or the last round trip stays on a later stage j for the backwards j runs after its
+    // last forward (last_drain), then comes back: it skips the stages after j (and their
+    // pairs), so it passes no later stage's last backward (not a round trip for `exposed`).
+    if (next) p.after = std::max(p.after, own + next->last_drain);
     // Z: the same cycles from b's first backward, then b's backwards left, and pairs (a
     // cycle of one stage) among them. Without windows, the cycle through b and b + 1 (P's)
     // still counts.
@@ -213,7 +217,7 @@ Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
 
 SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* next,
                           int micro_batches, Schedule schedule, bool windows, bool paced,
-                          bool last_pairs, bool paced_afters) {
+                          bool last_pairs, bool paced_afters, bool last_drains) {
   SuffixBound s;
   s.stages = next ? std::min(next->stages + 1, micro_batches) : 1;
   s.round_trip = t.forward + t.backward + 2 * send + (next ? next->round_trip : 0);
@@ -224,6 +228,10 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     s.head_work = t.forward + t.backward;
     if (windows && last_pairs) {
       s.max_pair = next ? std::max(next->max_pair, s.head_work) : s.head_work;
+      // Stage b's w backwards after its last forward, instead of the rest of the round trip.
+      if (last_drains && next)
+        s.last_drain =
+            std::max(next->last_drain, (s.stages - 1) * t.backward - 2 * send - next->round_trip);
       // The window of all but the last stage: stage b alone in front of the last stage.
       if (next && s.stages < micro_batches)
         s.tail = next->stages == 1 ? s.head_work : s.head_work + 2 * send + next->tail;

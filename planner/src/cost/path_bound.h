@@ -51,7 +51,10 @@
 //              k (C_k = R_b, A'), and cycles of any sizes follow one another: the bound
 //              takes the best of the mixes with one size as often as fits (or once less)
 //              and one smaller size in what is left (a round trip 63 times and a window of
-//              three once, on BERT-48 at GBS 1024 on 2 x 8 GPUs);
+//              three once, on BERT-48 at GBS 1024 on 2 x 8 GPUs). The last round trip
+//              may also stay on a later stage j for the w_j backwards j runs after its last
+//              forward: (w_j - 1) g_j - 2 c_j - R_{j+1} longer (last_drain; only to b's last
+//              backward, as it skips the stages after j);
 //   T  (1F1B, k >= M)  stage b runs its M forwards, then its M backwards; the last
 //              forward travels to stage x = S - M (also all forwards first), whose first
 //              backward comes back: (M-1)(f + g) - beyond, where `beyond` is the part of
@@ -116,6 +119,10 @@ struct SuffixBound {
   /// 1F1B: the largest f + g of a stage of the suffix (the last round trip of A' and R may
   /// take its pairs on it).
   Seconds max_pair = 0;
+  /// 1F1B: how much longer than the round trip the last micro-batch's can be, where it stays
+  /// on a stage j of the suffix for the w_j backwards j runs after its last forward: the
+  /// largest (w_j - 1) g_j - 2 c_j - R_{j+1} (0 at least: the last stage's).
+  Seconds last_drain = 0;
   /// 1F1B, fewer than M stages: the cycle of the window of every stage but the last (k - 1
   /// stages, which window[] holds only up to kWindows + 1); 0 otherwise.
   Seconds tail = 0;
@@ -133,12 +140,14 @@ struct SuffixBound {
 /// that differ; without `last_pairs` only the pairs of the last round trip and the window of
 /// all stages but the last (max_pair and tail stay 0); without `last_pairs` or
 /// `paced_afters` the operations of later stages than the next after their paced first
-/// backward (paced_after stays 0).
+/// backward (paced_after stays 0); without `last_pairs` or `last_drains` the last round
+/// trip's stay on a later stage for its last backwards (last_drain stays 0).
 /// Without `paced`, stage b's all-reduce follows only its own terms, not those of the later
 /// stages: a weaker bound too (greedy passes rank suffixes by it, pipeline_dp.h).
 SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,
                           int micro_batches, Schedule schedule, bool windows = true,
-                          bool paced = true, bool last_pairs = true, bool paced_afters = true);
+                          bool paced = true, bool last_pairs = true, bool paced_afters = true,
+                          bool last_drains = true);
 
 /// fill_drain + max(worst, exposed): a lower bound on the simulated makespan of a pipeline
 /// whose suffix of stage 0 this is.

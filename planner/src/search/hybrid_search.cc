@@ -72,10 +72,15 @@ constexpr std::uint64_t kCloseFactor = 16;
 // steps, and the shapes it closes (GNMT-32 at 11 batch sizes on 2 x 8 GPUs) need fewer than
 // 4x; at 16x the default sweeps of GNMT-16 and GNMT took 11 % more CPU for nothing more.
 constexpr std::uint64_t kLastPairsFactor = 4;
-// A third closing pass, with the later stages' operations after their paced first backwards
+// A third closing pass, with the last round trip's stay on a later stage for its last
+// backwards (DpQuery::last_drains), gets at most this many times the steps of the second: on
+// GNMT-32 at GBS 32 on 2 x 8 GPUs it needs 4.1x (0.30 M -> 1.22 M) and proves the plan optimal
+// (gap 0.3 % before).
+constexpr std::uint64_t kLastDrainsFactor = 8;
+// A fourth, with the later stages' operations after their paced first backwards instead
 // (DpQuery::paced_afters), gets at most this many times the steps of the second: on AlexNet
 // at GBS 32 on 2 x 8 GPUs it needs 5.5x (0.8 M -> 4.4 M), and finds a plan 2.8 % faster than
-// any other pass.
+// any other pass. With both fields a pass costs far more (GNMT-32 above: 63 M steps).
 constexpr std::uint64_t kPacedAftersFactor = 8;
 // The relaxed passes of a batch size share kRelaxedShare times the effort on up to this many
 // GPUs, proportionally less on more: their steps grow with the squared width, so beyond it
@@ -312,12 +317,12 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
           relaxed.steps, false};
 }
 
-// One shape's exact pass within `effort` (`closing` 1 to 3: a closing pass, with the tighter
-// bound of DpQuery::windows, and from 2 DpQuery::last_pairs, at 3 DpQuery::paced_afters, and
-// kPlansPerClosingPass plans). With a `relaxed_effort` (the first round), its relaxed pass runs
-// first: when that settles the shape (no plan can make `bound`) the exact pass is not needed, and
-// when the exact pass stops, the relaxed bound (or the floor, when it ran out) bounds the shape
-// instead.
+// One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the tighter
+// bound of DpQuery::windows, and from 2 DpQuery::last_pairs, at 3 DpQuery::last_drains, at 4
+// DpQuery::paced_afters, and kPlansPerClosingPass plans). With a `relaxed_effort` (the first
+// round), its relaxed pass runs first: when that settles the shape (no plan can make `bound`) the
+// exact pass is not needed, and when the exact pass stops, the relaxed bound (or the floor, when it
+// ran out) bounds the shape instead.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, int closing = 0) {
@@ -345,7 +350,8 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
                 max_width};
   query.windows = closing >= 1;
   query.last_pairs = closing >= 2;
-  query.paced_afters = closing >= 3;
+  query.last_drains = closing == 3;
+  query.paced_afters = closing == 4;
   const DpResult dp = best_pipeline(cost, query);
   result.steps = dp.steps;
   if (dp.stopped) {
@@ -909,8 +915,10 @@ class Search {
   // first pass's steps; and when that one finishes below the fastest plan too, once more
   // with the pairs of the last round trip (DpQuery::last_pairs), up to kLastPairsFactor
   // times the steps of the pass before. After those of every shape, the shapes whose second
-  // pass finished and that are still open get a third with the later stages' operations after
-  // their paced first backwards too (DpQuery::paced_afters), up to kPacedAftersFactor times:
+  // pass finished and that are still open get a third with the last round trip's stay on a
+  // later stage too (DpQuery::last_drains), up to kLastDrainsFactor times the second's steps,
+  // and if still open a fourth with the later stages' operations after their paced first
+  // backwards instead (DpQuery::paced_afters), up to kPacedAftersFactor times the second's:
   // the costliest passes come last. A pass that finishes raises the shape's bound; one that
   // stops changes nothing.
   void close_gaps(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& todo,
@@ -931,7 +939,11 @@ class Search {
           break;
         if (level == 2) third.push_back(i);
       }
-    for (std::size_t i : third) close(shapes[i], 3, kPacedAftersFactor, before[i], bounds[i]);
+    for (std::size_t i : third) {
+      std::uint64_t second = before[i];
+      close(shapes[i], 3, kLastDrainsFactor, second, bounds[i]);
+      close(shapes[i], 4, kPacedAftersFactor, before[i], bounds[i]);
+    }
   }
   // One closing pass of `level` (search_shape's `closing`) on shape `s` while it is open, with
   // up to `factor` times `before`, the steps of its pass before (then its own); raises

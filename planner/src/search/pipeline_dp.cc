@@ -60,7 +60,7 @@ struct Entry {
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
-  static constexpr int kFields = 12 + 2 * kWindows;
+  static constexpr int kFields = 13 + 2 * kWindows;
   Seconds field(int i) const {
     const SuffixBound& b = bound;
     switch (i) {
@@ -88,8 +88,10 @@ struct Entry {
         return b.max_pair;
       case 11:
         return b.tail;
+      case 12:
+        return b.last_drain;
       default:
-        return i < 12 + kWindows ? b.window[i - 12] : b.paced_after[i - 12 - kWindows];
+        return i < 13 + kWindows ? b.window[i - 13] : b.paced_after[i - 13 - kWindows];
     }
   }
   bool no_worse_than(const Entry& o) const {
@@ -98,7 +100,7 @@ struct Entry {
            drained() <= o.drained() && a.head_work <= b.head_work && a.after_x <= b.after_x &&
            a.forward_wave <= b.forward_wave && a.backward_wave <= b.backward_wave &&
            a.delayed <= b.delayed && a.after <= b.after && a.max_pair <= b.max_pair &&
-           a.tail <= b.tail &&
+           a.tail <= b.tail && a.last_drain <= b.last_drain &&
            std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>()) &&
            std::equal(a.paced_after, a.paced_after + kWindows, b.paced_after, std::less_equal<>());
   }
@@ -164,6 +166,7 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
     least.after = std::min(least.after, c.bound.after);
     least.max_pair = std::min(least.max_pair, c.bound.max_pair);
     least.tail = std::min(least.tail, c.bound.tail);
+    least.last_drain = std::min(least.last_drain, c.bound.last_drain);
     for (int i = 0; i < kWindows; ++i)
       least.paced_after[i] = std::min(least.paced_after[i], c.bound.paced_after[i]);
   }
@@ -481,7 +484,7 @@ void Dp::offer_whole_model(int r) {
 // with `send` the transfer across the cut between them.
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
   return {prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
-                        q_.windows, !q_.greedy, q_.last_pairs, q_.paced_afters),
+                        q_.windows, !q_.greedy, q_.last_pairs, q_.paced_afters, q_.last_drains),
           s.head,
           s.last,
           s.width,

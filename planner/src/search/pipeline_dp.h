@@ -54,6 +54,11 @@ struct DpQuery {
   /// Only for a third closing pass: in the second, they made its passes run out of steps, and
   /// XLNet-36 at GBS 64 on 2 x 8 GPUs inexact again.
   bool paced_afters = false;
+  /// With last_pairs: also the last round trip's stay on a later stage for the backwards it
+  /// runs after its last forward (path_bound.h, last_drain): one more field, which differs
+  /// with the last stages. Only for a closing pass after the second (hybrid_search.cc): in
+  /// the second it made a pass on VGG-19 at GBS 512 on 16 single-GPU machines run out.
+  bool last_drains = false;
   /// A coarse pass: every stage starts at a multiple of this many devices of its copy, and
   /// every stage but the last is a multiple of it wide (W / granule cells a state, not W).
   /// Its plans are plans of the shape, and its bound holds for them only: the search takes

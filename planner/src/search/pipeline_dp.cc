@@ -7,9 +7,11 @@
 //   y + D = round_trip + drain, what follows an earlier stage's Q in the all-reduce term,
 //   and head_work, after_x, forward_wave, backward_wave (each schedule uses two of them),
 //   and the window cycles (1F1B: window, kWindows of them, 0 past the suffix's end),
-//   delayed, after, max_pair and tail (1F1B: how late the warm-ups of later stages make the
-//   first backward, how long after it the last backward can end, the largest f + g of a stage,
-//   and the cycle of the window of all stages but the last; path_bound.h),
+//   delayed, after, max_pair, tail, last_drain and paced_after (1F1B: how late the warm-ups
+//   of later stages make the first backward, how long after it the last backward can end,
+//   the largest f + g of a stage, the cycle of the window of all stages but the last, how
+//   much a later stage's last backwards lengthen the last round trip, and the later stages'
+//   operations after their paced first backwards; path_bound.h),
 //   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
 //           whether the cut in front of it stays inside a machine), and its

@@ -51,7 +51,7 @@ struct DpQuery {
   bool last_pairs = false;
   /// With last_pairs: also the operations of later stages than the next after their first
   /// backward, which a stage's pace delays (path_bound.h, paced_after): kWindows more fields.
-  /// Only for a third closing pass: in the second, they made its passes run out of steps, and
+  /// Only for a fourth closing pass: in the second, they made its passes run out of steps, and
   /// XLNet-36 at GBS 64 on 2 x 8 GPUs inexact again.
   bool paced_afters = false;
   /// With last_pairs: also the last round trip's stay on a later stage for the backwards it

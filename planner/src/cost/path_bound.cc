@@ -140,16 +140,15 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     Seconds paced_late = 0;
     for (int i = 0; i < std::min(windows ? kPaced : 1, next->stages); ++i) {
       const Seconds trip = i == 0 ? next->head_work : next->window[i - 1];
-      const int warmup_j = std::min(micro_batches, next->stages - i);
-      paced_late = std::max(paced_late, (warmup_j - 1) * pace + trip - next->round_trip);
+      const Seconds warm = (std::min(micro_batches, next->stages - i) - 1) * pace;
+      paced_late = std::max(paced_late, warm + trip - next->round_trip);
+      // Stage j's own operations after that late first backward end at its last backward
+      // (its `after`, in paced_after; only suffixes built with windows have it), which
+      // comes before b's too.
+      if (i > 0 && next->paced_after[i - 1] > 0)
+        p.later = std::max(p.later, warm + next->paced_after[i - 1] - next->round_trip);
     }
     next_late = std::max(next->delayed, paced_late);
-    // Stage j's own operations after that late first backward end at its last backward
-    // (its `after`, in paced_after), which comes before b's too.
-    for (int i = 1; i < std::min(kPaced, next->stages); ++i)
-      if (next->paced_after[i - 1] > 0)
-        p.later = std::max(p.later, (std::min(micro_batches, next->stages - i) - 1) * pace +
-                                        next->paced_after[i - 1] - next->round_trip);
     p.late = std::max(next_late, (warmup - 1) * f - 2 * send - next->round_trip);
     p.later = std::max({p.later, paced_late + next->after,
                         handed_over(f, g, *next, micro_batches, warmup) + next_late});

@@ -79,7 +79,10 @@ TEST(MoreDevices, NeverSlowerOnBundledProfiles) {
     int faster = 0;
     faster += expect_never_slower(model, settings, reference_links(), 1, 8, batches, name);
     faster += expect_never_slower(model, settings, reference_links(), 2, 5, batches, name);
-    faster += expect_never_slower(model, settings, reference_links(), 8, 3, batches, name);
+    // AlexNet at GBS 32 on three machines takes half a minute at unlimited effort.
+    const int machines_of_8 = name == std::string("alexnet") ? 2 : 3;
+    faster +=
+        expect_never_slower(model, settings, reference_links(), 8, machines_of_8, batches, name);
     EXPECT_GT(faster, 0) << name;
   }
 }

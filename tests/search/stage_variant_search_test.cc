@@ -65,7 +65,7 @@ TEST(StageVariantSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
   // The instances must reach plans that split and plans that recompute.
   EXPECT_GT(feasible, random_trials(60));
   EXPECT_GT(split, random_trials(10));
-  EXPECT_GT(recomputed, random_trials(5));
+  EXPECT_GE(recomputed, random_trials(5));
   EXPECT_GT(exact, feasible / 2);
 }
 

@@ -98,6 +98,15 @@ constexpr std::uint64_t kRelaxedShare = 2;
 // at GBS 512 on 8 machines of 8 GPUs, 45 shapes of the cluster and of its first 6 and 7
 // machines never got one, so the work floor (a third of the best plan's time) stood for them.
 constexpr std::uint64_t kLastRelaxedShare = 2;
+// A shape's relaxed pass on copies of at least kClassWidth devices is preceded by one over
+// classes of devices (DpQuery::device_class), kClassCells classes a copy: a looser bound for
+// a fraction of the steps (about (kClassCells / W)^2 of the stages on a chain), which
+// settles shapes the other would not (or not in time) and bounds those whose other pass runs
+// out above their floor (VGG-19 at GBS 512 on 256 GPUs, one copy of 4 micro-batches of 128:
+// 0.087 s in 0.2 M steps, where the other takes 33 M for 0.113 s and the floor is 0.009 s).
+// Its steps come on top of the other's limit.
+constexpr int kClassCells = 8;
+constexpr int kClassWidth = 32;
 
 // The relaxed passes' effort for `exact` steps of exact passes on `devices` GPUs.
 std::uint64_t relaxed_effort(std::uint64_t exact, int devices) {
@@ -310,11 +319,22 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
       effort,         kPlansPerPass, max_width};
   query.relaxed = true;
   query.windows = true;
+  Seconds least = floor;
+  std::uint64_t steps = 0;
+  if (width >= kClassWidth) {
+    query.device_class = (width + kClassCells - 1) / kClassCells;
+    const DpResult classes = best_pipeline(cost, query);
+    steps = classes.steps;
+    // Plans it left out have bounds above `bound`.
+    if (!classes.stopped) least = std::max(floor, std::min(classes.least_bound, bound));
+    if (!classes.stopped && classes.least_bound > bound) return {least, true, steps, false};
+    query.device_class = 1;
+  }
   const DpResult relaxed = best_pipeline(cost, query);
-  if (relaxed.stopped) return {floor, false, relaxed.steps, true};
-  // Plans it left out have bounds above `bound`.
-  return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,
-          relaxed.steps, false};
+  steps += relaxed.steps;
+  if (relaxed.stopped) return {least, false, steps, true};
+  return {std::max(least, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound, steps,
+          false};
 }
 
 // One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the tighter
@@ -590,8 +610,9 @@ class Search {
   }
 
   // Seeds and searches the shapes of the cluster of `cost` (with its accumulation plans);
-  // returns each shape's lower bound.
-  std::vector<Seconds> run(const CostModel& cost, const std::vector<ShapeOn>& shapes) {
+  // returns each shape's lower bound, at least its `held` bound (one per shape, or none).
+  std::vector<Seconds> run(const CostModel& cost, const std::vector<ShapeOn>& shapes,
+                           const std::vector<Seconds>& held = {}) {
     std::vector<CostedPlan> seeds;
     for (const ShapeOn& s : shapes)
       seed(cost, global_batch_, s.shape, options_.max_stage_width, seeds);
@@ -603,7 +624,7 @@ class Search {
     polish_seeds(cost, global_batch_, options_.max_stage_width, polish_left_, seeds);
     offer(seeds, offered);
     std::vector<std::size_t> unfinished;
-    std::vector<Seconds> bounds = search_rounds(shapes, unfinished);
+    std::vector<Seconds> bounds = search_rounds(shapes, unfinished, held);
     late_greedy_passes(shapes, unfinished, bounds);
     offer_interleaved(cost);
     return bounds;
@@ -805,10 +826,12 @@ class Search {
   // no longer makes the cutoff is settled. Those never finished keep the bound of their
   // relaxed pass or their floor. All of it depends on the steps each shape took, not on
   // timing, so the result is the same on any thread count.
-  // The shapes never finished are left in `unfinished`, in shape order.
+  // The shapes never finished are left in `unfinished`, in shape order. Each shape's bound
+  // starts from `held` (one per shape, or none).
   std::vector<Seconds> search_rounds(const std::vector<ShapeOn>& shapes,
-                                     std::vector<std::size_t>& unfinished) {
-    std::vector<Seconds> bounds(shapes.size(), 0);
+                                     std::vector<std::size_t>& unfinished,
+                                     const std::vector<Seconds>& held) {
+    std::vector<Seconds> bounds = held.empty() ? std::vector<Seconds>(shapes.size(), 0) : held;
     std::vector<char> relaxed_done(shapes.size(), 0);            // a relaxed pass bounded the shape
     std::vector<std::uint64_t> ran_out_with(shapes.size(), 0);   // steps of one that ran out
     std::vector<std::uint64_t> finished_with(shapes.size(), 0);  // steps of one that finished
@@ -1027,13 +1050,23 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
     }
     // A shape whose plans a shape of the whole cluster holds, and whose bound there is no
     // less than the best time, has no faster plan; the others are searched as the part's
-    // own search would, so the part's best plans are candidates here too.
-    search.run(part_model, search.shapes(part_model, [&](const PipelineShapeChoice& shape) {
+    // own search would, so the part's best plans are candidates here too, and a held one
+    // keeps the whole cluster's bound where its own passes prove less (they run out sooner
+    // on parts, which get only the effort the whole cluster left).
+    std::vector<Seconds> held;
+    const std::vector<ShapeOn> shapes =
+        search.shapes(part_model, [&](const PipelineShapeChoice& shape) {
+          for (std::size_t i = 0; i < whole.size(); ++i)
+            if (held_by(shape, used, whole[i].shape, devices, machine))
+              return whole_bounds[i] < search.best_time();
+          return true;
+        });
+    for (const ShapeOn& s : shapes) {
+      held.push_back(0);
       for (std::size_t i = 0; i < whole.size(); ++i)
-        if (held_by(shape, used, whole[i].shape, devices, machine))
-          return whole_bounds[i] < search.best_time();
-      return true;
-    }));
+        if (held_by(s.shape, used, whole[i].shape, devices, machine)) held.back() = whole_bounds[i];
+    }
+    search.run(part_model, shapes, held);
   }
   return search.result();
 }

@@ -200,10 +200,12 @@ std::uint64_t keep_greedy(std::vector<Entry>& candidates, std::vector<Entry>& ce
   return steps;
 }
 
-// One stage being placed: states [first, last] on devices [offset, offset + width).
+// One stage being placed: states [first, last] on devices [offset, offset + width) (in a
+// class pass, DpQuery::device_class, on classes [offset, offset + width) of devices).
 struct Stage {
   std::size_t first = 0, last = 0;
   int offset = 0, width = 0;
+  int start = 0;  // the device it starts on (in a class pass the last its class allows)
   StageTimes times;
   Bytes weights = 0, activations = 0;  // per device: weights + working, per micro-batch
   bool head = false;                   // the stage sits on one machine in every copy
@@ -224,14 +226,18 @@ class Dp {
         n_(cost.states()),
         w_(q.replica_width),
         g_(std::max(1, q.granule)),
+        c_(std::max(1, q.device_class)),
+        slots_((w_ + c_ - 1) / c_),
+        intra_allreduce_(cost.cluster().network.intra >= cost.cluster().network.inter_allreduce),
+        intra_transfer_(cost.cluster().network.intra >= cost.cluster().network.inter_p2p),
         bound_(q.bound * (1 + kSlack)) {}
 
   DpResult run() {
-    const std::uint64_t cells = static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(w_);
+    const std::uint64_t cells = static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(slots_);
     if (!spend(cells)) return {{}, steps_, true};
-    cells_.resize(n_ * w_);
+    cells_.resize(n_ * static_cast<std::size_t>(slots_));
     for (std::size_t a = n_; a-- > 0 && !stopped_;)
-      for (int o = 0; o < w_; o += g_)
+      for (int o = 0; o < slots_; o += g_)
         if (viable(a, o)) fill(a, o);
     if (stopped_) return {{}, steps_, true};
     DpResult result{q_.relaxed ? std::vector<DpPlan>{} : best(), steps_, false};
@@ -241,7 +247,16 @@ class Dp {
   }
 
  private:
-  std::vector<Entry>& cell(std::size_t a, int o) { return cells_[a * w_ + o]; }
+  std::vector<Entry>& cell(std::size_t a, int o) {
+    return cells_[a * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(o)];
+  }
+
+  // The devices [first, second] a stage of state a in cell o may start on: device o (in a
+  // class pass, one of class o); device 0 for state 0 and no other state.
+  std::pair<int, int> starts(std::size_t a, int o) const {
+    if (a == 0) return o == 0 ? std::pair{0, 0} : std::pair{1, 0};
+    return {std::max(1, o * c_), std::min(o * c_ + c_ - 1, w_ - 1)};
+  }
 
   // Counts work against the step limit; false (and the pass stops) once it is used up.
   bool spend(std::uint64_t steps) {
@@ -290,18 +305,22 @@ class Dp {
   // [0, o) and the rest fit [o, W) within the bound (r devices do a stage's work at best r
   // times faster, so some stage does at least the work over the devices), and the smallest
   // fill_drain this split allows is within the bound.
+  // In a class pass, for some device of the class: the prefix's terms on its last device,
+  // the suffix's on its first.
   bool viable(std::size_t a, int o) const {
-    if ((a == 0) != (o == 0)) return false;
+    const auto [first, last] = starts(a, o);
+    if (first > last) return false;
     const double b = q_.micro_batch;
     const Seconds prefix = a ? work(0, a - 1) : 0;
     const Seconds suffix =
         (cost_.forward(a, n_ - 1, b) + cost_.backward(a, n_ - 1, b)) / cost_.fastest();
-    if ((o > 0 && !busy_within_bound(prefix / o)) || !busy_within_bound(suffix / (w_ - o)))
+    if ((last > 0 && !busy_within_bound(prefix / last)) ||
+        !busy_within_bound(suffix / (w_ - first)))
       return false;
     // From state 0 a one-stage plan may use all `rest` devices (fill()).
     const int widest =
-        capped(max_stage_width(a == 0, q_.micro_batch, w_ - o, cost_.max_tensor_parallel()));
-    return prefix_bound(a, o) + suffix / widest <= bound_;
+        capped(max_stage_width(a == 0, q_.micro_batch, w_ - first, cost_.max_tensor_parallel()));
+    return prefix_bound(a, last) + suffix / widest <= bound_;
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
@@ -329,10 +348,17 @@ class Dp {
     if (a == 0)
       for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
         offer_whole_model(r);
-    for (int r = 1; r <= parallelism(w_ - o); ++r)
-      if ((r % g_ == 0 || a > 0) &&
-          !(q_.greedy && r % g_ == 0 && !std::has_single_bit(static_cast<unsigned>(r / g_))))
-        widen(a, o, r);
+    if (c_ > 1) {
+      // Classes o + d while their narrowest stage has devices to use.
+      const int first = starts(a, o).first;
+      for (int d = 0; class_widths(a, o, d).first <= parallelism(w_ - first) && !stopped_; ++d)
+        widen_classes(a, o, d);
+    } else {
+      for (int r = 1; r <= parallelism(w_ - o); ++r)
+        if ((r % g_ == 0 || a > 0) &&
+            !(q_.greedy && r % g_ == 0 && !std::has_single_bit(static_cast<unsigned>(r / g_))))
+          widen(a, o, r);
+    }
     spend(q_.greedy    ? keep_greedy(candidates_, cell(a, o))
           : q_.relaxed ? keep_least(candidates_, cell(a, o))
                        : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
@@ -345,11 +371,18 @@ class Dp {
     StageSamples samples;
     CostModel::ExposedScan exposed;
     int reducers = 1;
-    bool ar_intra = false;  // its data-parallel GPUs all share one machine
-    bool live = true;       // a chain: no shorter stage broke the bound or memory
+    bool ar_intra = false;    // its data-parallel GPUs all share one machine
+    bool live = true;         // a chain: no shorter stage broke the bound or memory
+    int memory_reducers = 1;  // reducers for its weight memory (a class pass: the most)
   };
   std::vector<Trial>& trials(std::size_t a, int o, int r, bool one_stage);
+  std::pair<int, int> class_widths(std::size_t a, int o, int d) const;
+  std::vector<Trial>& class_trials(std::size_t a, int o, int d);
+  template <class Test>
+  bool some_start(std::size_t a, int o, int width, Test&& test) const;
   void widen(std::size_t a, int o, int r);
+  void widen_classes(std::size_t a, int o, int d);
+  void grow(Stage& s, std::vector<Trial>& variants);
   bool try_stage(Stage& s, Trial& trial);
   void offer_whole_model(int r);
   Entry prepend(const Stage& s, const Entry* next, Seconds send, int index) const;
@@ -363,7 +396,12 @@ class Dp {
   Layout layout_;
   std::size_t n_;
   int w_;
-  int g_;  // DpQuery::granule
+  int g_;      // DpQuery::granule
+  int c_;      // DpQuery::device_class
+  int slots_;  // cells a state: W / c
+  // Whether the links inside a machine are no slower than those across machines, for
+  // all-reduces and for transfers (a class pass takes the faster).
+  bool intra_allreduce_, intra_transfer_;
   std::vector<std::vector<Entry>> cells_;
   std::vector<Entry> candidates_;
   std::vector<Trial> trials_;           // trials()' answer, reused
@@ -388,7 +426,57 @@ std::vector<Dp::Trial>& Dp::trials(std::size_t a, int o, int r, bool one_stage) 
     trials_.push_back(
         {v, place, samples,
          CostModel::ExposedScan(cost_, a, samples.timed, reducers, ar_intra, v, place.speed),
-         reducers, ar_intra});
+         reducers, ar_intra, true, reducers});
+  }
+  return trials_;
+}
+
+// The widths [first, second] of the stages from state a that start in class o and end
+// before a device of class o + d (DpQuery::device_class); empty when first > second.
+std::pair<int, int> Dp::class_widths(std::size_t a, int o, int d) const {
+  const auto [first, last] = starts(a, o);
+  const int end = (o + d) * c_;  // the first device of class o + d
+  const int widest = std::min(end + c_ - 1, w_) - first;
+  return {std::max(1, end - last),
+          q_.max_stage_width > 0 ? std::min(widest, q_.max_stage_width) : widest};
+}
+
+// Whether a stage of state a in class o that is `width` devices wide passes `test` (of its
+// first device) for some device of the class it may start on.
+template <class Test>
+bool Dp::some_start(std::size_t a, int o, int width, Test&& test) const {
+  const auto [first, last] = starts(a, o);
+  for (int start = first; start <= last && start + width <= w_; ++start)
+    if (test(start)) return true;
+  return false;
+}
+
+// Every variant of the stages from state a that start in class o and end before a device of
+// class o + d, each with the least times and memory of its widths (DpQuery::device_class):
+// compute and memory on the widest with the fastest GPUs and the largest memory, the
+// all-reduce and weight gathers on the narrowest, exposed behind the slowest GPUs' backward
+// of the narrowest's samples, inside a machine where the narrowest can sit on one and that
+// link is the faster. (The answer is reused by the next call.)
+std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int o, int d) {
+  const auto [narrowest, widest] = class_widths(a, o, d);
+  trials_.clear();
+  for (int t = 1; t <= cost_.max_tensor_parallel() && t <= widest; ++t) {
+    // Widths that t divides, with at most b data-parallel replicas of t GPUs.
+    const int lo = (narrowest + t - 1) / t, hi = std::min(widest / t, q_.micro_batch);
+    if (lo > hi || !cost_.tensor_parallel_allowed(t)) continue;
+    const CostModel::Place place{cost_.fastest(), cost_.largest_memory(), ""};
+    for (const bool recompute : {false, true}) {
+      if (recompute && !cost_.recomputable()) continue;
+      const StageVariant v{t, recompute};
+      const int reducers = lo * q_.replicas;
+      const bool intra = intra_allreduce_ && some_start(a, o, lo * t, [&](int start) {
+                           return layout_.all_replicas_compact(start, lo * t);
+                         });
+      trials_.push_back({v, place, samples_on(false, hi),
+                         CostModel::ExposedScan(cost_, a, samples_on(false, lo).timed, reducers,
+                                                intra, v, cost_.slowest()),
+                         reducers, intra, true, hi * q_.replicas});
+    }
   }
   return trials_;
 }
@@ -400,8 +488,37 @@ void Dp::widen(std::size_t a, int o, int r) {
   const bool last_only = r % g_ != 0;
   if (last_only && !cost_.stage(a, n_ - 1)) return;
   std::vector<Trial>& variants = trials(a, o, r, false);
-  Stage s{a,  a, o, r, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
+  Stage s{a,  a, o, r, o, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
           {}, 0, 0, 0};
+  if (last_only) {
+    s.last = n_ - 1;
+    for (Trial& trial : variants)
+      if (spend(1)) try_stage(s, trial);
+    return;
+  }
+  grow(s, variants);
+}
+
+// Every stage from state a that starts in class o and ends before a device of class o + d
+// (DpQuery::device_class), in each variant with its widths' least times. It sits on one
+// machine where the narrowest can, and its cut stays inside one where the narrowest's can
+// and that link is the faster.
+void Dp::widen_classes(std::size_t a, int o, int d) {
+  const auto [narrowest, widest] = class_widths(a, o, d);
+  if (narrowest > widest) return;
+  std::vector<Trial>& variants = class_trials(a, o, d);
+  const bool head =
+      some_start(a, o, narrowest, [&](int start) { return layout_.compact(start, narrowest); });
+  const bool cut = intra_transfer_ && some_start(a, o, narrowest + 1, [&](int start) {
+                     return layout_.compact(start, narrowest + 1);
+                   });
+  Stage s{a, a, o, d, starts(a, o).second, {}, 0, 0, head, cut, {}, 0, 0, 0};
+  grow(s, variants);
+}
+
+// Stage s (its first state, cells and devices set) for each last state, in each variant.
+void Dp::grow(Stage& s, std::vector<Trial>& variants) {
+  const std::size_t a = s.first;
   const bool chain = cost_.chain();
   // A stage that no suffix can follow is offered nothing, so it is not costed: most stages
   // are such on wide copies (GNMT-32 on 16 single-GPU machines: 87 % of them; its sweep
@@ -409,8 +526,9 @@ void Dp::widen(std::size_t a, int o, int r) {
   // as one. It does not end a chain, since whether it breaks the bound or memory is not
   // known: the next stage that can be followed, costed, may end it.
   std::uint64_t unfollowed = 0;
+  const int next = s.offset + s.width;
   auto try_all = [&] {
-    if (s.last + 1 < n_ && (o + r >= w_ || cell(s.last + 1, o + r).empty()))
+    if (s.last + 1 < n_ && (next >= slots_ || cell(s.last + 1, next).empty()))
       return ++unfollowed % kComparisonsPerStep != 0 || spend(1);
     bool any = false;
     for (Trial& trial : variants) {
@@ -422,11 +540,6 @@ void Dp::widen(std::size_t a, int o, int r) {
     return any;
   };
   const std::size_t end = a == 0 ? n_ - 1 : n_;  // the whole model is offer_whole_model's
-  if (last_only) {
-    s.last = n_ - 1;
-    try_all();
-    return;
-  }
   if (chain) {
     for (s.last = a; s.last < end && !stopped_; ++s.last)
       if (!try_all()) break;
@@ -455,15 +568,15 @@ bool Dp::try_stage(Stage& s, Trial& trial) {
   s.times.forward = cost_.forward(s.first, s.last, timed, v, gather, speed);
   s.times.backward = cost_.backward(s.first, s.last, timed, v, gather, speed);
   const Seconds compute = s.times.forward + s.times.backward;
-  if (!busy_within_bound(compute) || prefix_bound(s.first, s.offset) + compute > bound_)
+  if (!busy_within_bound(compute) || prefix_bound(s.first, s.start) + compute > bound_)
     return false;
-  s.weights = cost_.weight_memory(s.first, s.last, v, trial.reducers) +
+  s.weights = cost_.weight_memory(s.first, s.last, v, trial.memory_reducers) +
               cost_.working_memory(s.first, s.last, kept, v);
   s.activations = cost_.activation_memory(s.first, s.last, kept, v);
   if (!fits(s, 1)) return false;
   if (v.recompute) {
     const StageVariant plain{v.tensor_parallel, false};
-    s.plain_weights = cost_.weight_memory(s.first, s.last, plain, trial.reducers) +
+    s.plain_weights = cost_.weight_memory(s.first, s.last, plain, trial.memory_reducers) +
                       cost_.working_memory(s.first, s.last, kept, plain);
     s.plain_activations = cost_.activation_memory(s.first, s.last, kept, plain);
   }
@@ -477,7 +590,7 @@ bool Dp::try_stage(Stage& s, Trial& trial) {
 void Dp::offer_whole_model(int r) {
   if (!spend(n_)) return;
   const std::size_t last = n_ - 1;
-  Stage s{0,  last, 0, r, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
+  Stage s{0,  last, 0, r, 0, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
           {}, 0,    0, 0};
   for (Trial& trial : trials(0, 0, r, true)) try_stage(s, trial);
 }
@@ -497,14 +610,14 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) co
 // Puts stage s in front of every entry of the cell that follows it.
 void Dp::extend(const Stage& s) {
   if (s.last + 1 == n_) {
-    if (!refused(s, 1)) offer(prepend(s, nullptr, 0, -1), prefix_bound(s.first, s.offset));
+    if (!refused(s, 1)) offer(prepend(s, nullptr, 0, -1), prefix_bound(s.first, s.start));
     return;
   }
-  if (s.offset + s.width >= w_) return;
+  if (s.offset + s.width >= slots_) return;
   const std::vector<Entry>& next = cell(s.last + 1, s.offset + s.width);
   if (!spend(next.size())) return;
   const Bytes crossing = cost_.crossing(s.last, q_.micro_batch);
-  const Seconds before = prefix_bound(s.first, s.offset);
+  const Seconds before = prefix_bound(s.first, s.start);
   // The next cell is sorted by (k, head, y): an entry no better than the last one offered
   // from its group is dominated by it.
   Entry last{};
@@ -556,7 +669,8 @@ PipelineSpec Dp::spec_from(std::size_t pick) const {
   std::size_t a = 0;
   int o = 0, index = static_cast<int>(pick);
   while (index >= 0) {
-    const Entry& e = cells_[a * w_ + o][index];
+    const Entry& e =
+        cells_[a * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(o)][index];
     spec.stages.push_back({a, e.last, o, e.width, e.variant});
     a = e.last + 1, o += e.width, index = e.child;
   }

@@ -64,6 +64,18 @@ struct DpQuery {
   /// Its plans are plans of the shape, and its bound holds for them only: the search takes
   /// its plans as candidates and nothing else.
   int granule = 1;
+  /// A class pass (with `relaxed`): the cells of a state are classes of this many
+  /// consecutive devices of a copy instead of single devices, W / c of them. A stage from
+  /// class o to class o + d stands for every stage that starts on a device of class o and
+  /// ends before a device of class o + d, in each variant; its times are the least of theirs
+  /// (compute at the widest with the fastest GPUs, the all-reduce and weight gathers at the
+  /// narrowest, exposed behind the slowest GPUs' backward, transfers and all-reduces over the
+  /// faster link), and it fits memory when the widest fits the largest GPU. Every plan of
+  /// the shape is thus a plan of the pass with no smaller fields, so its least bound is a
+  /// lower bound of every plan's, from W / c cells a state instead of W and (W / c)^2 stages
+  /// a state pair instead of W^2, and looser than the pass on single devices. With
+  /// `granule` 1 only.
+  int device_class = 1;
   /// A greedy pass: each cell keeps, per (head, tensor-parallel degree), only the suffix of
   /// least bound taken as a whole plan (bound_of), whatever its stage count, and the stages
   /// of a pipeline are a power of two granules wide (a last stage narrower than one granule

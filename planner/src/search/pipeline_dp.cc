@@ -504,8 +504,9 @@ void Dp::widen(std::size_t a, int o, int r) {
 // machine where the narrowest can, and its cut stays inside one where the narrowest's can
 // and that link is the faster.
 void Dp::widen_classes(std::size_t a, int o, int d) {
-  const auto [narrowest, widest] = class_widths(a, o, d);
-  if (narrowest > widest) return;
+  const std::pair<int, int> widths = class_widths(a, o, d);
+  const int narrowest = widths.first;  // (a lambda below uses it: no structured binding)
+  if (narrowest > widths.second) return;
   std::vector<Trial>& variants = class_trials(a, o, d);
   const bool head =
       some_start(a, o, narrowest, [&](int start) { return layout_.compact(start, narrowest); });

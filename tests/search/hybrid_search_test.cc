@@ -85,6 +85,52 @@ TEST(HybridSearch, StageWidthAndCopyLimitsMatchExhaustiveEnumeration) {
   EXPECT_GT(limited, random_trials(20));
 }
 
+// With the cluster's parts (its first machines), and so little effort that passes run out
+// and parts' shapes take the bounds of the whole cluster's shapes (held ones, and the class
+// passes' of several copies), the certificate still holds over every plan of the cluster and
+// of its parts, and an exact answer is their optimum.
+TEST(HybridSearch, BoundHoldsOverThePlansOfTheFirstMachinesWithLittleEffort) {
+  std::mt19937 rng(20261129);
+  int checked = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    testing::Instance in = random_instance(rng, trial % 3 ? 4 : 6, 8);
+    in.cluster = cluster_from_machine_ends(trial % 2 ? std::vector<int>{2, 4, 6, 8}
+                                                     : std::vector<int>{3, 6, 8});
+    // A last machine of slow GPUs: the best plans often leave it idle.
+    in.model.gpu = {"model-gpu", 100e12, in.cluster.device_memory, 0, "test"};
+    in.cluster.machine_gpu.assign(in.cluster.machine_gpus.size(), GpuSpec{});
+    in.cluster.machine_gpu.back() = {"slow", 10e12, in.cluster.device_memory, 0, "test"};
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const std::vector<Schedule> schedules{Schedule::OneFOneB, Schedule::GPipe};
+    SearchOptions options{schedules, 1, 0};
+    options.effort = trial % 3 == 0 ? 0 : 200 + 500 * (trial % 5);
+    auto part_cost = [&](const Cluster& c) {
+      Cluster part = c;
+      part.machine_gpu.resize(part.machine_gpus.size());
+      return detail::CostModel(in.model, part, in.settings);
+    };
+    const detail::SearchResult search =
+        detail::search_plans(cost, in.global_batch, options, part_cost);
+    std::optional<Seconds> best = testing::exhaustive_best(cost, in.global_batch, schedules).time;
+    for (std::size_t machines = 1; machines < in.cluster.machine_gpus.size(); ++machines) {
+      Cluster part = in.cluster;
+      part.machine_gpus.resize(machines);
+      part.machine_gpu.resize(machines);
+      const std::optional<Seconds> on_part =
+          testing::exhaustive_best(part_cost(part), in.global_batch, schedules).time;
+      if (on_part && (!best || *on_part < *best)) best = on_part;
+    }
+    if (!best) continue;
+    ++checked;
+    EXPECT_LE(search.lower_bound, *best * (1 + 1e-9)) << "trial " << trial;
+    if (search.exact && !search.plans.empty()) {
+      EXPECT_LE(search.plans.front().iteration_time, *best * (1 + detail::kSimpler + 1e-9))
+          << "trial " << trial;
+    }
+  }
+  EXPECT_GT(checked, random_trials(30));
+}
+
 TEST(HybridSearch, StraightPlansOfVgg19HaveOneDevicePerStageAndOneCopy) {
   // 25 chain states with VGG-19-like proportions are not needed: any chain shows the shape.
   std::vector<Layer> layers;

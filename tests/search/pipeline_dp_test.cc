@@ -70,14 +70,15 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
 // A class pass (DpQuery::device_class) is a lower bound too: on random instances with
 // tensor parallelism, recomputation, ZeRO, mixed GPU types and links either way round, for
 // every shape and classes of 2 and 3 devices, it is never above the least path bound of any
-// plan of the shape, and it is not vacuous. (It may be above the relaxed pass on single
-// devices: the two group the same plans' fields differently.)
+// plan of the shape, nor of any plan of the same copies, micro-batches and schedule on the
+// cluster's first machines (it does not look at where devices sit); and it is not vacuous. (It may
+// be above the relaxed pass on single devices: the two group the same plans' fields differently.)
 TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
   std::mt19937 rng(20261128);
   auto uniform = [&](double lo, double hi) {
     return std::uniform_real_distribution<>(lo, hi)(rng);
   };
-  int shapes = 0, close = 0;
+  int shapes = 0, close = 0, on_parts = 0;
   for (int trial = 0; trial < random_trials(80); ++trial) {
     const int devices = trial % 2 ? 8 : 6;
     testing::Instance in = testing::random_instance(rng, trial % 3 ? 4 : 6, devices);
@@ -111,21 +112,51 @@ TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
           const auto it = least.find(key);
           if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
         });
+    // The plans of the cluster's first machines (of shapes the cluster has too).
+    Cluster first = in.cluster;
+    first.machine_gpus.pop_back();
+    if (!first.machine_gpu.empty()) first.machine_gpu.pop_back();
+    std::map<ShapeKey, Seconds> least_first;
+    if (!first.machine_gpus.empty())
+      testing::for_each_plan(detail::CostModel(in.model, first, in.settings), in.global_batch,
+                             {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+                               if (p.uneven_micro_batches() || devices % p.pipeline_replicas)
+                                 return;
+                               const ShapeKey key{p.pipeline_replicas, p.micro_batch_size,
+                                                  p.micro_batches, p.schedule};
+                               const auto it = least_first.find(key);
+                               if (it == least_first.end() || p.lower_bound < it->second)
+                                 least_first[key] = p.lower_bound;
+                             });
     for (const auto& [key, bound] : least) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
       query.relaxed = query.windows = true;
+      const auto on_first = least_first.find(key);
       for (const int c : {2, 3}) {
         query.device_class = c;
         const detail::DpResult classes = detail::best_pipeline(cost, query);
         ASSERT_FALSE(classes.stopped);
         EXPECT_TRUE(classes.plans.empty());
         EXPECT_LE(classes.least_bound, bound * (1 + 1e-12)) << "trial " << trial << ", c " << c;
+        if (on_first != least_first.end()) {
+          EXPECT_LE(classes.least_bound, on_first->second * (1 + 1e-12))
+              << "trial " << trial << ", c " << c << ", first machines";
+          // Knowing how wide the copies there are.
+          query.narrowest_copy = first.device_count() / replicas;
+          const detail::DpResult apart = detail::best_pipeline(cost, query);
+          query.narrowest_copy = 0;
+          EXPECT_LE(apart.least_bound, on_first->second * (1 + 1e-12))
+              << "trial " << trial << ", c " << c << ", first machines, copies apart";
+          EXPECT_GE(apart.least_bound, classes.least_bound * (1 - 1e-12)) << "trial " << trial;
+          ++on_parts;
+        }
         ++shapes;
         close += classes.least_bound >= 0.5 * bound;
       }
     }
   }
+  EXPECT_GT(on_parts, random_trials(100));
   EXPECT_GT(shapes, random_trials(400));
   // Most shapes keep half their bound, with classes as wide as half a copy.
   EXPECT_GT(close, shapes / 2);

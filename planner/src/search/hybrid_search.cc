@@ -98,15 +98,23 @@ constexpr std::uint64_t kRelaxedShare = 2;
 // at GBS 512 on 8 machines of 8 GPUs, 45 shapes of the cluster and of its first 6 and 7
 // machines never got one, so the work floor (a third of the best plan's time) stood for them.
 constexpr std::uint64_t kLastRelaxedShare = 2;
-// A shape's relaxed pass on copies of at least kClassWidth devices is preceded by one over
-// classes of devices (DpQuery::device_class), kClassCells classes a copy: a looser bound for
-// a fraction of the steps (about (kClassCells / W)^2 of the stages on a chain), which
-// settles shapes the other would not (or not in time) and bounds those whose other pass runs
-// out above their floor (VGG-19 at GBS 512 on 256 GPUs, one copy of 4 micro-batches of 128:
-// 0.087 s in 0.2 M steps, where the other takes 33 M for 0.113 s and the floor is 0.009 s).
-// Its steps come on top of the other's limit.
+// A shape whose relaxed pass runs out, on copies of at least kClassWidth devices, gets one
+// over classes of devices (DpQuery::device_class), kClassCells classes a copy, with the same
+// limit: a looser bound for a fraction of the steps on wide copies (about (kClassCells / W)^2
+// of the stages on a chain), which may settle the shape and otherwise bounds it above its
+// floor (VGG-19 at GBS 512 on 256 GPUs, one copy of 4 micro-batches of 128: 0.087 s in 0.2 M
+// steps, where the relaxed pass takes 33 M for 0.113 s and the floor is 0.009 s). Not
+// before: where the relaxed pass finishes, its bound prunes far more (Llama 2 7B on 32 GPUs
+// of two types took 5x as long with class passes first).
 constexpr int kClassCells = 8;
 constexpr int kClassWidth = 32;
+// The cluster's parts' shapes of several copies that no whole-cluster shape holds (copies
+// that do not start on machine boundaries) take the class pass's bound of the whole cluster's
+// shape of the same copies, micro-batches and schedule; every such shape gets one for them
+// (classes of two devices on narrow copies), the shapes sharing 1 / kClassShare of the effort
+// on top (VGG-19 at GBS 512 on 256 GPUs: 8 copies of 30 GPUs on the first 30 machines are
+// bounded by 8 copies of 32).
+constexpr std::uint64_t kClassShare = 4;
 
 // The relaxed passes' effort for `exact` steps of exact passes on `devices` GPUs.
 std::uint64_t relaxed_effort(std::uint64_t exact, int devices) {
@@ -277,6 +285,7 @@ struct ShapeResult {
   bool complete = true;
   std::uint64_t steps = 0, relaxed_steps = 0;
   bool relaxed_ran_out = false;  // stopped, and its relaxed pass too (or it had none)
+  Seconds anywhere = 0;          // RelaxedBound::anywhere
 };
 
 // A lower bound on every plan: some micro-batch goes forward through every stage and back
@@ -302,39 +311,51 @@ Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
 
 // A bound on every plan of a shape from its relaxed pass (DpQuery::relaxed) within
 // `effort`, or its floor when that runs out (`ran_out`); `settled` when no plan can make
-// `bound`.
+// `bound`. `anywhere` bounds the plans of the same copies, micro-batches and schedule on the
+// cluster's first machines too: the floor, or the class pass's bound (DpQuery::device_class).
 struct RelaxedBound {
   Seconds lower_bound = 0;
   bool settled = false;
   std::uint64_t steps = 0;
   bool ran_out = false;
+  Seconds anywhere = 0;
 };
-RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                           std::uint64_t effort, int max_width) {
+// The class pass of a shape (DpQuery::device_class, kClassCells classes a copy, or classes of
+// two devices) within `effort`.
+DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                    std::uint64_t effort, int max_width, int narrowest_copy = 0) {
   const int width = cost.cluster().device_count() / shape.replicas;
-  const Seconds floor = shape_floor(cost, shape, width);
-  if (floor > bound) return {floor, true, 0, false};
   DpQuery query{
       shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
       effort,         kPlansPerPass, max_width};
   query.relaxed = true;
   query.windows = true;
-  Seconds least = floor;
-  std::uint64_t steps = 0;
-  if (width >= kClassWidth) {
-    query.device_class = (width + kClassCells - 1) / kClassCells;
-    const DpResult classes = best_pipeline(cost, query);
-    steps = classes.steps;
-    // Plans it left out have bounds above `bound`.
-    if (!classes.stopped) least = std::max(floor, std::min(classes.least_bound, bound));
-    if (!classes.stopped && classes.least_bound > bound) return {least, true, steps, false};
-    query.device_class = 1;
-  }
+  query.device_class = std::max(2, (width + kClassCells - 1) / kClassCells);
+  query.narrowest_copy = narrowest_copy;
+  return best_pipeline(cost, query);
+}
+
+RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                           std::uint64_t effort, int max_width) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  const Seconds floor = shape_floor(cost, shape, width);
+  if (floor > bound) return {floor, true, 0, false, floor};
+  DpQuery query{
+      shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
+      effort,         kPlansPerPass, max_width};
+  query.relaxed = true;
+  query.windows = true;
   const DpResult relaxed = best_pipeline(cost, query);
-  steps += relaxed.steps;
-  if (relaxed.stopped) return {least, false, steps, true};
-  return {std::max(least, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound, steps,
-          false};
+  if (!relaxed.stopped)
+    // Plans it left out have bounds above `bound`.
+    return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,
+            relaxed.steps, false, floor};
+  if (width < kClassWidth) return {floor, false, relaxed.steps, true, floor};
+  const DpResult classes = class_pass(cost, shape, bound, effort, max_width);
+  const std::uint64_t steps = relaxed.steps + classes.steps;
+  if (classes.stopped) return {floor, false, steps, true, floor};
+  const Seconds least = std::max(floor, std::min(classes.least_bound, bound));
+  return {least, classes.least_bound > bound, steps, classes.least_bound <= bound, least};
 }
 
 // One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the tighter
@@ -349,12 +370,13 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   const int width = cost.cluster().device_count() / shape.replicas;
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
   const Seconds floor = shape_floor(cost, shape, width);
-  if (floor > bound) return {{}, floor, true, 0, 0};
+  if (floor > bound) return {{}, floor, true, 0, 0, false, floor};
   const RelaxedBound relaxed = relaxed_effort > 0
                                    ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width)
-                                   : RelaxedBound{floor, false, 0, true};
+                                   : RelaxedBound{floor, false, 0, true, floor};
   ShapeResult result;
   result.relaxed_steps = relaxed.steps;
+  result.anywhere = relaxed.anywhere;
   if (relaxed.settled) {
     result.lower_bound = relaxed.lower_bound;
     return result;
@@ -566,6 +588,12 @@ int equal_machines(const Cluster& cluster) {
              : 0;
 }
 
+// Whether two shapes have the same copies, micro-batches and schedule.
+bool same_shape(const PipelineShapeChoice& a, const PipelineShapeChoice& b) {
+  return a.replicas == b.replicas && a.micro_batch == b.micro_batch &&
+         a.micro_batches == b.micro_batches && a.schedule == b.schedule;
+}
+
 // Whether a shape on the first `part` devices has all its plans in `whole`, a shape of the
 // whole cluster (`devices` GPUs, `machine` on each machine, 0 when unequal): the same copies,
 // micro-batches and schedule, and the copies' first `part / r` devices sit on the machines
@@ -573,9 +601,7 @@ int equal_machines(const Cluster& cluster) {
 bool held_by(const PipelineShapeChoice& shape, int part, const PipelineShapeChoice& whole,
              int devices, int machine) {
   const int r = shape.replicas;
-  if (r != whole.replicas || shape.micro_batch != whole.micro_batch ||
-      shape.micro_batches != whole.micro_batches || shape.schedule != whole.schedule)
-    return false;
+  if (!same_shape(shape, whole)) return false;
   return r == 1 || (machine > 0 && (part / r) % machine == 0 && (devices / r) % machine == 0);
 }
 
@@ -593,6 +619,7 @@ class Search {
         polish_left_(
             static_cast<std::int64_t>(std::min<std::uint64_t>(kPolishPairs, left_ / kPolishShare))),
         coarse_left_(left_ / kCoarseShare),
+        class_effort_(left_ / kClassShare),
         greedy_left_(left_ / kGreedyShare) {}
 
   // Every shape of the cluster of `cost`, in order (1F1B first: its plans usually win, and
@@ -613,6 +640,7 @@ class Search {
   // returns each shape's lower bound, at least its `held` bound (one per shape, or none).
   std::vector<Seconds> run(const CostModel& cost, const std::vector<ShapeOn>& shapes,
                            const std::vector<Seconds>& held = {}) {
+    anywhere_.assign(shapes.size(), 0);
     std::vector<CostedPlan> seeds;
     for (const ShapeOn& s : shapes)
       seed(cost, global_batch_, s.shape, options_.max_stage_width, seeds);
@@ -742,13 +770,15 @@ class Search {
       tbb::parallel_for(start, end, [&](std::size_t i) {
         const ShapeOn& s = shapes[which[i]];
         const bool hopeless = !ran_out_with.empty() && ran_out_with[which[i]] >= share;
-        found[i - start] = share > 0 && !hopeless ? relaxed_bound(*s.cost, s.shape, cutoff, share,
-                                                                  options_.max_stage_width)
-                                                  : RelaxedBound{floor_of(s), false, 0, true};
+        found[i - start] =
+            share > 0 && !hopeless
+                ? relaxed_bound(*s.cost, s.shape, cutoff, share, options_.max_stage_width)
+                : RelaxedBound{floor_of(s), false, 0, true, floor_of(s)};
       });
       for (std::size_t i = start; i < end; ++i) {
         bounds[i] = found[i - start];
         left -= std::min(left, found[i - start].steps);
+        anywhere_[which[i]] = std::max(anywhere_[which[i]], found[i - start].anywhere);
       }
     }
     return bounds;
@@ -774,9 +804,11 @@ class Search {
     }
   }
   // Bounds the shapes of a part that no exact pass could search (no effort left) with
-  // their relaxed passes; those held by a shape of the whole cluster are bounded there. Its
-  // accumulation plans, outside every shape, are still offered.
-  void bound_only(const CostModel& cost, const std::vector<ShapeOn>& shapes) {
+  // their relaxed passes, each at least its `held` bound (one per shape). Its accumulation
+  // plans, outside every shape, are still offered.
+  void bound_only(const CostModel& cost, const std::vector<ShapeOn>& shapes,
+                  const std::vector<Seconds>& held) {
+    anywhere_.assign(shapes.size(), 0);
     std::vector<CostedPlan> seeds;
     seed_accumulation(cost, global_batch_, options_, seeds);
     offer(seeds, 0);
@@ -787,7 +819,7 @@ class Search {
     std::vector<std::size_t> ran_out;
     std::vector<std::uint64_t> ran_out_with(shapes.size(), 0);
     for (std::size_t i = 0; i < shapes.size(); ++i) {
-      bounds[i] = relaxed[i].lower_bound;
+      bounds[i] = std::max(held[i], relaxed[i].lower_bound);
       if (relaxed[i].ran_out) ran_out.push_back(i), ran_out_with[i] = relaxed[i].steps;
     }
     last_relaxed_passes(shapes, ran_out, bounds, ran_out_with);
@@ -811,6 +843,34 @@ class Search {
     return result;
   }
   Seconds cutoff() const { return pool_.cutoff(); }
+  // For each shape of the last run(): a bound of the plans of the same copies, micro-batches
+  // and schedule on the cluster's first machines too (RelaxedBound::anywhere).
+  const std::vector<Seconds>& anywhere() const { return anywhere_; }
+  // The narrowest copies of a shape on parts of at least `used` devices (at most its own).
+  static int narrowest_copy(const ShapeOn& s, int used) {
+    return std::clamp(used / s.shape.replicas, 1, width_of(s));
+  }
+  // Raises `anywhere` (one per shape of `shapes`, of the whole cluster) with class passes of
+  // the shapes of several copies, in parallel, with equal parts of 1 / kClassShare of the
+  // effort (kClassShare), for their plans on parts of at least `used` devices.
+  void class_bounds(const std::vector<ShapeOn>& shapes, int used,
+                    std::vector<Seconds>& anywhere) const {
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < shapes.size(); ++i)
+      if (shapes[i].shape.replicas > 1 && width_of(shapes[i]) > 1) which.push_back(i);
+    if (which.empty()) return;
+    const std::uint64_t share = class_effort_ / which.size();
+    const Seconds cutoff = pool_.cutoff();
+    std::vector<Seconds> found(which.size(), 0);
+    tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t j) {
+      const ShapeOn& s = shapes[which[j]];
+      const DpResult classes = class_pass(*s.cost, s.shape, cutoff, share, options_.max_stage_width,
+                                          narrowest_copy(s, used));
+      if (!classes.stopped) found[j] = std::min(classes.least_bound, cutoff);
+    });
+    for (std::size_t j = 0; j < which.size(); ++j)
+      anywhere[which[j]] = std::max(anywhere[which[j]], found[j]);
+  }
   Seconds best_time() const { return pool_.best_time(); }
 
  private:
@@ -868,6 +928,7 @@ class Search {
           if (shape.relaxed_ran_out)
             ran_out_with[todo[i]] = std::max(ran_out_with[todo[i]], shape.relaxed_steps);
           bounds[todo[i]] = std::max(bounds[todo[i]], shape.lower_bound);
+          anywhere_[todo[i]] = std::max(anywhere_[todo[i]], shape.anywhere);
           left_ -= std::min(left_, shape.steps);
           relaxed_left_ -= std::min(relaxed_left_, shape.relaxed_steps);
           for (Plan& plan : shape.plans) pool_.add(std::move(plan));
@@ -992,9 +1053,11 @@ class Search {
   std::uint64_t floor_left_;           // and to the last relaxed passes (last_relaxed_passes)
   std::int64_t polish_left_;           // simulated pairs left to polish seeds, parts included
   std::uint64_t coarse_left_;          // steps left to coarse passes, parts included
+  std::uint64_t class_effort_;         // steps for class_bounds
   std::uint64_t greedy_left_;          // and to greedy passes
   Seconds lower_ = kInfinity;          // least bound of the shapes searched or floored
   bool unfinished_ = false;            // some shape never finished its pass
+  std::vector<Seconds> anywhere_;      // anywhere(), per shape of the last run
 };
 
 // The parts of a cluster: its first machines (largest first), and its first device when
@@ -1024,49 +1087,70 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
       search.shapes(cost, [](const PipelineShapeChoice&) { return true; });
   const std::vector<Seconds> whole_bounds = search.run(cost, whole);
   if (!part_cost) return search.result();
+  const std::vector<Seconds> whole_anywhere = search.anywhere();
+  std::vector<Seconds> whole_classes(whole.size(), 0);  // Search::class_bounds
+  bool classed = false;                                 // whole_classes is filled
   const int devices = cost.cluster().device_count();
   const int machine = equal_machines(cost.cluster());
-  for (const Cluster& part : cluster_parts(cost.cluster())) {
+  const std::vector<Cluster> parts = cluster_parts(cost.cluster());
+  // Every plan on `used` devices takes at least the whole batch's work over them
+  // (shape_floor), more on fewer devices.
+  auto floor_on = [&](int used) {
+    return cost.whole_model_time(global_batch) / (used * cost.fastest());
+  };
+  // The fewest devices of a part that can beat the cutoff (which only falls): class_bounds
+  // bound the plans of the parts searched.
+  auto least_used = [&] {
+    int least = devices;
+    for (const Cluster& part : parts)
+      if (floor_on(part.device_count()) <= search.cutoff()) least = part.device_count();
+    return least;
+  };
+  for (const Cluster& part : parts) {
     const int used = part.device_count();
-    // Every plan on `used` devices takes at least the whole batch's work over them
-    // (shape_floor), more on fewer devices: once a part cannot beat the cutoff, neither can
-    // the smaller ones.
-    const Seconds floor = cost.whole_model_time(global_batch) / (used * cost.fastest());
+    // Once a part cannot beat the cutoff, neither can the smaller ones.
+    const Seconds floor = floor_on(used);
     if (floor > search.cutoff()) {
       search.bound_unsearched(floor, false);
       break;
     }
     const CostModel part_model = part_cost(part);
+    // A shape whose plans a shape of the whole cluster holds, and whose bound there is no
+    // less than the best time, has no faster plan; nor has one whose plans that shape's
+    // placement-free bound covers (the same copies, micro-batches and schedule, anywhere).
+    // The others are searched as the part's own search would, so the part's best plans are
+    // candidates here too, and they keep those bounds where their own passes prove less
+    // (they run out sooner on parts, which get only the effort the whole cluster left).
+    if (!classed) search.class_bounds(whole, least_used(), whole_classes), classed = true;
+    auto held = [&](const PipelineShapeChoice& shape) {
+      for (std::size_t i = 0; i < whole.size(); ++i)
+        if (same_shape(shape, whole[i].shape)) {
+          const Seconds anywhere = std::max(whole_anywhere[i], whole_classes[i]);
+          return held_by(shape, used, whole[i].shape, devices, machine)
+                     ? std::max(whole_bounds[i], anywhere)
+                     : anywhere;
+        }
+      return Seconds{0};
+    };
+    const std::vector<ShapeOn> shapes = search.shapes(
+        part_model,
+        [&](const PipelineShapeChoice& shape) { return held(shape) < search.best_time(); });
+    std::vector<Seconds> bounds;
+    for (const ShapeOn& s : shapes) bounds.push_back(held(s.shape));
     // Parts get only the effort the whole cluster left: with none, their shapes are only
     // bounded (by relaxed passes).
     if (search.effort_left() == 0) {
-      search.bound_only(part_model,
-                        search.shapes(part_model, [&](const PipelineShapeChoice& shape) {
-                          return std::none_of(whole.begin(), whole.end(), [&](const ShapeOn& w) {
-                            return held_by(shape, used, w.shape, devices, machine);
-                          });
-                        }));
-      continue;
-    }
-    // A shape whose plans a shape of the whole cluster holds, and whose bound there is no
-    // less than the best time, has no faster plan; the others are searched as the part's
-    // own search would, so the part's best plans are candidates here too, and a held one
-    // keeps the whole cluster's bound where its own passes prove less (they run out sooner
-    // on parts, which get only the effort the whole cluster left).
-    std::vector<Seconds> held;
-    const std::vector<ShapeOn> shapes =
-        search.shapes(part_model, [&](const PipelineShapeChoice& shape) {
-          for (std::size_t i = 0; i < whole.size(); ++i)
-            if (held_by(shape, used, whole[i].shape, devices, machine))
-              return whole_bounds[i] < search.best_time();
-          return true;
-        });
-    for (const ShapeOn& s : shapes) {
-      held.push_back(0);
-      for (std::size_t i = 0; i < whole.size(); ++i)
-        if (held_by(s.shape, used, whole[i].shape, devices, machine)) held.back() = whole_bounds[i];
-    }
-    search.run(part_model, shapes, held);
+      // There the held shapes need nothing: the whole cluster's bound covers their plans.
+      std::vector<ShapeOn> unheld;
+      std::vector<Seconds> unheld_bounds;
+      for (std::size_t i = 0; i < shapes.size(); ++i)
+        if (std::none_of(whole.begin(), whole.end(), [&](const ShapeOn& w) {
+              return held_by(shapes[i].shape, used, w.shape, devices, machine);
+            }))
+          unheld.push_back(shapes[i]), unheld_bounds.push_back(bounds[i]);
+      search.bound_only(part_model, unheld, unheld_bounds);
+    } else
+      search.run(part_model, shapes, bounds);
   }
   return search.result();
 }

@@ -230,6 +230,8 @@ class Dp {
         slots_((w_ + c_ - 1) / c_),
         intra_allreduce_(cost.cluster().network.intra >= cost.cluster().network.inter_allreduce),
         intra_transfer_(cost.cluster().network.intra >= cost.cluster().network.inter_p2p),
+        largest_machine_(*std::max_element(cost.cluster().machine_gpus.begin(),
+                                           cost.cluster().machine_gpus.end())),
         bound_(q.bound * (1 + kSlack)) {}
 
   DpResult run() {
@@ -377,9 +379,7 @@ class Dp {
   };
   std::vector<Trial>& trials(std::size_t a, int o, int r, bool one_stage);
   std::pair<int, int> class_widths(std::size_t a, int o, int d) const;
-  std::vector<Trial>& class_trials(std::size_t a, int o, int d);
-  template <class Test>
-  bool some_start(std::size_t a, int o, int width, Test&& test) const;
+  std::vector<Trial>& class_trials(std::size_t a, int narrowest, int widest, bool one_stage);
   void widen(std::size_t a, int o, int r);
   void widen_classes(std::size_t a, int o, int d);
   void grow(Stage& s, std::vector<Trial>& variants);
@@ -402,6 +402,7 @@ class Dp {
   // Whether the links inside a machine are no slower than those across machines, for
   // all-reduces and for transfers (a class pass takes the faster).
   bool intra_allreduce_, intra_transfer_;
+  int largest_machine_;  // GPUs of the largest machine
   std::vector<std::vector<Entry>> cells_;
   std::vector<Entry> candidates_;
   std::vector<Trial> trials_;           // trials()' answer, reused
@@ -441,39 +442,31 @@ std::pair<int, int> Dp::class_widths(std::size_t a, int o, int d) const {
           q_.max_stage_width > 0 ? std::min(widest, q_.max_stage_width) : widest};
 }
 
-// Whether a stage of state a in class o that is `width` devices wide passes `test` (of its
-// first device) for some device of the class it may start on.
-template <class Test>
-bool Dp::some_start(std::size_t a, int o, int width, Test&& test) const {
-  const auto [first, last] = starts(a, o);
-  for (int start = first; start <= last && start + width <= w_; ++start)
-    if (test(start)) return true;
-  return false;
-}
-
-// Every variant of the stages from state a that start in class o and end before a device of
-// class o + d, each with the least times and memory of its widths (DpQuery::device_class):
+// Every variant of the stages from state a of `narrowest` to `widest` devices (a class pass,
+// DpQuery::device_class), each with the least times and memory of its widths:
 // compute and memory on the widest with the fastest GPUs and the largest memory, the
 // all-reduce and weight gathers on the narrowest, exposed behind the slowest GPUs' backward
-// of the narrowest's samples, inside a machine where the narrowest can sit on one and that
-// link is the faster. (The answer is reused by the next call.)
-std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int o, int d) {
-  const auto [narrowest, widest] = class_widths(a, o, d);
+// of the narrowest's samples, inside a machine where the narrowest's devices of every copy
+// (DpQuery::narrowest_copy apart) fit the largest machine and that link is the faster. (The answer
+// is reused by the next call.)
+std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int narrowest, int widest, bool one_stage) {
   trials_.clear();
   for (int t = 1; t <= cost_.max_tensor_parallel() && t <= widest; ++t) {
-    // Widths that t divides, with at most b data-parallel replicas of t GPUs.
-    const int lo = (narrowest + t - 1) / t, hi = std::min(widest / t, q_.micro_batch);
+    // Widths that t divides, with at most b data-parallel replicas of t GPUs (any number in
+    // a one-stage plan).
+    const int lo = (narrowest + t - 1) / t,
+              hi = one_stage ? widest / t : std::min(widest / t, q_.micro_batch);
     if (lo > hi || !cost_.tensor_parallel_allowed(t)) continue;
     const CostModel::Place place{cost_.fastest(), cost_.largest_memory(), ""};
     for (const bool recompute : {false, true}) {
       if (recompute && !cost_.recomputable()) continue;
       const StageVariant v{t, recompute};
       const int reducers = lo * q_.replicas;
-      const bool intra = intra_allreduce_ && some_start(a, o, lo * t, [&](int start) {
-                           return layout_.all_replicas_compact(start, lo * t);
-                         });
-      trials_.push_back({v, place, samples_on(false, hi),
-                         CostModel::ExposedScan(cost_, a, samples_on(false, lo).timed, reducers,
+      const int stride = std::max(q_.narrowest_copy, lo * t);  // between copies' stages
+      const bool intra =
+          intra_allreduce_ && (q_.replicas - 1) * stride + lo * t <= largest_machine_;
+      trials_.push_back({v, place, samples_on(one_stage, hi),
+                         CostModel::ExposedScan(cost_, a, samples_on(one_stage, lo).timed, reducers,
                                                 intra, v, cost_.slowest()),
                          reducers, intra, true, hi * q_.replicas});
     }
@@ -501,18 +494,14 @@ void Dp::widen(std::size_t a, int o, int r) {
 
 // Every stage from state a that starts in class o and ends before a device of class o + d
 // (DpQuery::device_class), in each variant with its widths' least times. It sits on one
-// machine where the narrowest can, and its cut stays inside one where the narrowest's can
-// and that link is the faster.
+// machine where the narrowest fits the largest, and its cut stays inside one where the
+// narrowest and the next device do and that link is the faster.
 void Dp::widen_classes(std::size_t a, int o, int d) {
-  const std::pair<int, int> widths = class_widths(a, o, d);
-  const int narrowest = widths.first;  // (a lambda below uses it: no structured binding)
-  if (narrowest > widths.second) return;
-  std::vector<Trial>& variants = class_trials(a, o, d);
-  const bool head =
-      some_start(a, o, narrowest, [&](int start) { return layout_.compact(start, narrowest); });
-  const bool cut = intra_transfer_ && some_start(a, o, narrowest + 1, [&](int start) {
-                     return layout_.compact(start, narrowest + 1);
-                   });
+  const auto [narrowest, widest] = class_widths(a, o, d);
+  if (narrowest > widest) return;
+  std::vector<Trial>& variants = class_trials(a, narrowest, widest, false);
+  const bool head = narrowest <= largest_machine_;
+  const bool cut = intra_transfer_ && narrowest + 1 <= largest_machine_;
   Stage s{a, a, o, d, starts(a, o).second, {}, 0, 0, head, cut, {}, 0, 0, 0};
   grow(s, variants);
 }
@@ -587,13 +576,15 @@ bool Dp::try_stage(Stage& s, Trial& trial) {
 }
 
 // A stage of every state on r devices is a one-stage plan, with its compute and memory
-// from stage_samples, as evaluate() has it.
+// from stage_samples, as evaluate() has it (in a class pass, wherever its devices sit).
 void Dp::offer_whole_model(int r) {
   if (!spend(n_)) return;
   const std::size_t last = n_ - 1;
   Stage s{0,  last, 0, r, 0, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
           {}, 0,    0, 0};
-  for (Trial& trial : trials(0, 0, r, true)) try_stage(s, trial);
+  if (c_ > 1) s.head = r <= largest_machine_;
+  for (Trial& trial : c_ > 1 ? class_trials(0, r, r, true) : trials(0, 0, r, true))
+    try_stage(s, trial);
 }
 
 // The entry for stage s in front of a suffix entry (`next` null: s is the last stage),

@@ -69,13 +69,20 @@ struct DpQuery {
   /// class o to class o + d stands for every stage that starts on a device of class o and
   /// ends before a device of class o + d, in each variant; its times are the least of theirs
   /// (compute at the widest with the fastest GPUs, the all-reduce and weight gathers at the
-  /// narrowest, exposed behind the slowest GPUs' backward, transfers and all-reduces over the
-  /// faster link), and it fits memory when the widest fits the largest GPU. Every plan of
-  /// the shape is thus a plan of the pass with no smaller fields, so its least bound is a
-  /// lower bound of every plan's, from W / c cells a state instead of W and (W / c)^2 stages
-  /// a state pair instead of W^2, and looser than the pass on single devices. With
-  /// `granule` 1 only.
+  /// narrowest, exposed behind the slowest GPUs' backward, transfers and all-reduces inside
+  /// a machine wherever the narrowest would fit the largest machine and that link is the
+  /// faster), and it fits memory when the widest fits the largest GPU. Every plan of the
+  /// shape is thus a plan of the pass with no smaller fields, so its least bound is a lower
+  /// bound of every plan's, from W / c cells a state instead of W and (W / c)^2 stages a
+  /// state pair instead of W^2, and looser than the pass on single devices. It does not
+  /// look at where devices sit, so it also bounds the plans of the same copies,
+  /// micro-batches and schedule on the cluster's first machines (copies of fewer devices,
+  /// wherever they start, at least `narrowest_copy` wide). With `granule` 1 only.
   int device_class = 1;
+  /// A class pass bounds only the plans whose copies are at least this many devices wide
+  /// (and at least as wide as a stage): the devices of a stage in R copies then sit on one
+  /// machine only where (R - 1) x that width + the stage's fit the largest machine.
+  int narrowest_copy = 0;
   /// A greedy pass: each cell keeps, per (head, tensor-parallel degree), only the suffix of
   /// least bound taken as a whole plan (bound_of), whatever its stage count, and the stages
   /// of a pipeline are a power of two granules wide (a last stage narrower than one granule

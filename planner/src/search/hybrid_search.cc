@@ -113,7 +113,9 @@ constexpr int kClassWidth = 32;
 // shape of the same copies, micro-batches and schedule; every such shape gets one for them
 // (classes of two devices on narrow copies), the shapes sharing 1 / kClassShare of the effort
 // on top (VGG-19 at GBS 512 on 256 GPUs: 8 copies of 30 GPUs on the first 30 machines are
-// bounded by 8 copies of 32).
+// bounded by 8 copies of 32). Only where some shape of the whole cluster ran out: where all
+// finished, the parts' own passes mostly do too, and the class passes cost more than they
+// gave (GNMT-32's default sweep on 16 single-GPU machines, exact either way: 21 -> 54 s).
 constexpr std::uint64_t kClassShare = 4;
 
 // The relaxed passes' effort for `exact` steps of exact passes on `devices` GPUs.
@@ -833,6 +835,8 @@ class Search {
     unfinished_ = unfinished_ || unfinished;
   }
   std::uint64_t effort_left() const { return left_; }
+  // Whether some shape searched so far never finished its pass.
+  bool unfinished() const { return unfinished_; }
 
   SearchResult result() const {
     SearchResult result;
@@ -1121,7 +1125,8 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
     // The others are searched as the part's own search would, so the part's best plans are
     // candidates here too, and they keep those bounds where their own passes prove less
     // (they run out sooner on parts, which get only the effort the whole cluster left).
-    if (!classed) search.class_bounds(whole, least_used(), whole_classes), classed = true;
+    if (!classed && search.unfinished())
+      search.class_bounds(whole, least_used(), whole_classes), classed = true;
     auto held = [&](const PipelineShapeChoice& shape) {
       for (std::size_t i = 0; i < whole.size(); ++i)
         if (same_shape(shape, whole[i].shape)) {

@@ -23,6 +23,20 @@ namespace {
 
 using ShapeKey = std::tuple<int, int, int, Schedule>;
 
+// The least path bound of the plans of each shape (even micro-batches), both schedules,
+// enumerated exhaustively.
+std::map<ShapeKey, Seconds> least_bound_by_shape(const detail::CostModel& cost, int global_batch) {
+  std::map<ShapeKey, Seconds> least;
+  testing::for_each_plan(
+      cost, global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+        if (p.uneven_micro_batches()) return;
+        const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
+        const auto it = least.find(key);
+        if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
+      });
+  return least;
+}
+
 TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
   std::mt19937 rng(20261125);
   int shapes = 0, close = 0;
@@ -30,15 +44,7 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
     const int devices = trial % 2 ? 8 : 4;
     const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const std::vector<Schedule> schedules{Schedule::OneFOneB, Schedule::GPipe};
-    std::map<ShapeKey, Seconds> least;
-    testing::for_each_plan(cost, in.global_batch, schedules, [&](const Plan& p) {
-      if (p.uneven_micro_batches()) return;
-      const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
-      const auto it = least.find(key);
-      if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
-    });
-    for (const auto& [key, bound] : least) {
+    for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
       // Without the window cycles, a bound no larger.
@@ -104,31 +110,16 @@ TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
                                           in.cluster.device_memory * uniform(0.5, 1.5), 0, "test"});
     }
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    std::map<ShapeKey, Seconds> least;
-    testing::for_each_plan(
-        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-          if (p.uneven_micro_batches()) return;
-          const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
-          const auto it = least.find(key);
-          if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
-        });
-    // The plans of the cluster's first machines (of shapes the cluster has too).
+    // The plans of the cluster's first machines (looked up for the shapes the cluster has).
     Cluster first = in.cluster;
     first.machine_gpus.pop_back();
     if (!first.machine_gpu.empty()) first.machine_gpu.pop_back();
-    std::map<ShapeKey, Seconds> least_first;
-    if (!first.machine_gpus.empty())
-      testing::for_each_plan(detail::CostModel(in.model, first, in.settings), in.global_batch,
-                             {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-                               if (p.uneven_micro_batches() || devices % p.pipeline_replicas)
-                                 return;
-                               const ShapeKey key{p.pipeline_replicas, p.micro_batch_size,
-                                                  p.micro_batches, p.schedule};
-                               const auto it = least_first.find(key);
-                               if (it == least_first.end() || p.lower_bound < it->second)
-                                 least_first[key] = p.lower_bound;
-                             });
-    for (const auto& [key, bound] : least) {
+    const std::map<ShapeKey, Seconds> least_first =
+        first.machine_gpus.empty()
+            ? std::map<ShapeKey, Seconds>{}
+            : least_bound_by_shape(detail::CostModel(in.model, first, in.settings),
+                                   in.global_batch);
+    for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
       query.relaxed = query.windows = true;

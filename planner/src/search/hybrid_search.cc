@@ -322,17 +322,24 @@ struct RelaxedBound {
   bool ran_out = false;
   Seconds anywhere = 0;
 };
-// The class pass of a shape (DpQuery::device_class, kClassCells classes a copy, or classes of
-// two devices) within `effort`.
-DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                    std::uint64_t effort, int max_width, int narrowest_copy = 0) {
+// The relaxed pass of a shape (DpQuery::relaxed, with the window cycles) within `effort`.
+DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                      std::uint64_t effort, int max_width) {
   const int width = cost.cluster().device_count() / shape.replicas;
   DpQuery query{
       shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
       effort,         kPlansPerPass, max_width};
   query.relaxed = true;
   query.windows = true;
-  query.device_class = std::max(2, (width + kClassCells - 1) / kClassCells);
+  return query;
+}
+
+// The class pass of a shape (DpQuery::device_class, kClassCells classes a copy, or classes of
+// two devices) within `effort`.
+DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                    std::uint64_t effort, int max_width, int narrowest_copy = 0) {
+  DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
+  query.device_class = std::max(2, (query.replica_width + kClassCells - 1) / kClassCells);
   query.narrowest_copy = narrowest_copy;
   return best_pipeline(cost, query);
 }
@@ -342,12 +349,8 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
   const int width = cost.cluster().device_count() / shape.replicas;
   const Seconds floor = shape_floor(cost, shape, width);
   if (floor > bound) return {floor, true, 0, false, floor};
-  DpQuery query{
-      shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
-      effort,         kPlansPerPass, max_width};
-  query.relaxed = true;
-  query.windows = true;
-  const DpResult relaxed = best_pipeline(cost, query);
+  const DpResult relaxed =
+      best_pipeline(cost, relaxed_query(cost, shape, bound, effort, max_width));
   if (!relaxed.stopped)
     // Plans it left out have bounds above `bound`.
     return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,

@@ -252,6 +252,9 @@ class Dp {
   std::vector<Entry>& cell(std::size_t a, int o) {
     return cells_[a * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(o)];
   }
+  const std::vector<Entry>& cell(std::size_t a, int o) const {
+    return cells_[a * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(o)];
+  }
 
   // The devices [first, second] a stage of state a in cell o may start on: device o (in a
   // class pass, one of class o); device 0 for state 0 and no other state.
@@ -451,13 +454,13 @@ std::pair<int, int> Dp::class_widths(std::size_t a, int o, int d) const {
 // is reused by the next call.)
 std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int narrowest, int widest, bool one_stage) {
   trials_.clear();
+  const CostModel::Place place{cost_.fastest(), cost_.largest_memory(), ""};
   for (int t = 1; t <= cost_.max_tensor_parallel() && t <= widest; ++t) {
     // Widths that t divides, with at most b data-parallel replicas of t GPUs (any number in
     // a one-stage plan).
     const int lo = (narrowest + t - 1) / t,
               hi = one_stage ? widest / t : std::min(widest / t, q_.micro_batch);
     if (lo > hi || !cost_.tensor_parallel_allowed(t)) continue;
-    const CostModel::Place place{cost_.fastest(), cost_.largest_memory(), ""};
     for (const bool recompute : {false, true}) {
       if (recompute && !cost_.recomputable()) continue;
       const StageVariant v{t, recompute};
@@ -661,8 +664,7 @@ PipelineSpec Dp::spec_from(std::size_t pick) const {
   std::size_t a = 0;
   int o = 0, index = static_cast<int>(pick);
   while (index >= 0) {
-    const Entry& e =
-        cells_[a * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(o)][index];
+    const Entry& e = cell(a, o)[index];
     spec.stages.push_back({a, e.last, o, e.width, e.variant});
     a = e.last + 1, o += e.width, index = e.child;
   }

@@ -7,10 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
+#include <string>
 #include <tuple>
 
 #include "random_trials.h"
@@ -270,6 +273,75 @@ TEST(PipelineDp, GreedyPassFindsPlansOfTheShapeWithTheirBounds) {
   EXPECT_GT(shapes, random_trials(300));
   EXPECT_GT(optimal, shapes / 2);
   EXPECT_LT(greedy_steps, exact_steps);
+}
+
+// An enumerating pass (DpQuery::enumerate) finds every plan of the shape whose bound is
+// within its bound: on random instances, each plan it returns is one of the shape with that
+// bound, and every plan of the shape within it (enumerated exhaustively) is among them, but
+// for plans that recompute a stage (the pass, like the others, leaves out recomputation
+// where the stage fits without it); so the fastest plan within the bound is among them. With
+// one plan fewer allowed it does not finish, and the pass's own answer stands.
+TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
+  std::mt19937 rng(20261129);
+  int shapes = 0, several = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    const testing::Instance in = testing::random_instance(rng, trial % 3 ? 5 : 7, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    std::map<ShapeKey, std::map<std::string, std::pair<Seconds, bool>>> by_shape;
+    testing::for_each_plan(
+        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+          if (p.uneven_micro_batches()) return;
+          const bool recomputes = std::any_of(p.stages.begin(), p.stages.end(),
+                                              [](const PlanStage& st) { return st.recompute; });
+          by_shape[{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule}]
+                  [stages_string(p)] = {p.lower_bound, recomputes};
+        });
+    for (const auto& [key, plans] : by_shape) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      Seconds least = std::numeric_limits<Seconds>::infinity();
+      for (const auto& [name, plan] : plans) least = std::min(least, plan.first);
+      const Seconds within = least * (1 + 0.1 * (trial % 4));
+      // The cells keep every suffix (no bound); the enumeration stops at its own.
+      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+      query.windows = query.last_pairs = query.last_drains = query.paced_afters = true;
+      query.enumerate = 1000;
+      query.enumerate_bound = within;
+      query.enumerate_plans = 1 << 20;
+      const detail::DpResult all = detail::best_pipeline(cost, query);
+      ASSERT_TRUE(all.enumerated) << "trial " << trial;
+      std::set<std::string> found;
+      int beyond = 0;
+      for (const detail::DpPlan& plan : all.plans) {
+        const detail::Evaluation ev = detail::evaluate(cost, plan.spec, in.global_batch);
+        ASSERT_TRUE(ev.fits) << "trial " << trial;
+        EXPECT_NEAR(ev.plan.lower_bound, plan.lower_bound, plan.lower_bound * 1e-12);
+        const std::string name = stages_string(ev.plan);
+        EXPECT_TRUE(plans.count(name)) << "trial " << trial << " " << name;
+        EXPECT_TRUE(found.insert(name).second) << "trial " << trial << " twice: " << name;
+        // Beyond the bound: the pass's own plans (at most query.plans).
+        if (plan.lower_bound > within * (1 + 1e-12)) ++beyond;
+      }
+      EXPECT_LE(beyond, query.plans);
+      for (const auto& [name, plan] : plans) {
+        if (plan.first <= within * (1 - 1e-12) && !plan.second) {
+          EXPECT_TRUE(found.count(name)) << "trial " << trial << " missing " << name;
+        }
+      }
+      ++shapes;
+      several += static_cast<int>(found.size()) - beyond > 1;
+      const int within_bound = static_cast<int>(found.size()) - beyond;
+      if (within_bound == 0) continue;
+      query.enumerate_plans = within_bound - 1;
+      const detail::DpResult short_one = detail::best_pipeline(cost, query);
+      EXPECT_FALSE(short_one.enumerated);
+      EXPECT_FALSE(short_one.stopped);
+      EXPECT_EQ(short_one.least_bound, all.least_bound);
+      EXPECT_LE(short_one.plans.size(), static_cast<std::size_t>(query.plans));
+    }
+  }
+  EXPECT_GT(shapes, random_trials(150));
+  EXPECT_GT(several, shapes / 4);
 }
 
 }  // namespace

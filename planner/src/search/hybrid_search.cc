@@ -82,6 +82,21 @@ constexpr std::uint64_t kLastDrainsFactor = 8;
 // at GBS 32 on 2 x 8 GPUs it needs 5.5x (0.8 M -> 4.4 M), and finds a plan 2.8 % faster than
 // any other pass. With both fields a pass costs far more (GNMT-32 above: 63 M steps).
 constexpr std::uint64_t kPacedAftersFactor = 8;
+// A closing pass that finishes with its shape still open (some plan's bound below the
+// fastest plan) goes on to enumerate every plan of the shape whose bound is below the fastest
+// (DpQuery::enumerate), all of them candidates: when it finishes, the shape has no plan
+// faster than the fastest simulated. It gets at most this many times the pass's own steps
+// more, and at most kEnumeratedPairs simulated (stage, micro-batch) pairs' worth of plans
+// (counted with as many stages as devices or states): a bound a fraction of a percent below
+// the fastest often leaves few plans (GNMT-16 at GBS 448 on 2 x 8 GPUs: 18 plans, in 0.4
+// times the pass's steps; AlexNet at GBS 512: 54 plans, 0.5 times), a wider band many (GNMT
+// at GBS 32, 0.3 %: 112,000 plans, 190 times the steps), and each plan costs a simulation.
+// Only where the pass's least bound is within kEnumerateBand of the fastest: NASNet-A large's
+// default sweep on 2 x 8 GPUs, whose shapes stay open by up to 43 %, took 20 % longer with
+// every band, for nothing.
+constexpr std::uint64_t kEnumerateFactor = 1;
+constexpr double kEnumerateBand = 0.01;
+constexpr double kEnumeratedPairs = 1 << 20;
 // The relaxed passes of a batch size share kRelaxedShare times the effort on up to this many
 // GPUs, proportionally less on more: their steps grow with the squared width, so beyond it
 // most would run out anyway. Twice the effort: a relaxed pass is cheap where an exact pass
@@ -286,8 +301,9 @@ struct ShapeResult {
   Seconds lower_bound = kInfinity;
   bool complete = true;
   std::uint64_t steps = 0, relaxed_steps = 0;
-  bool relaxed_ran_out = false;  // stopped, and its relaxed pass too (or it had none)
-  Seconds anywhere = 0;          // RelaxedBound::anywhere
+  bool relaxed_ran_out = false;         // stopped, and its relaxed pass too (or it had none)
+  Seconds anywhere = 0;                 // RelaxedBound::anywhere
+  std::uint64_t enumeration_steps = 0;  // of steps, DpQuery::enumerate's
 };
 
 // A lower bound on every plan: some micro-batch goes forward through every stage and back
@@ -365,13 +381,15 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
 
 // One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the tighter
 // bound of DpQuery::windows, and from 2 DpQuery::last_pairs, at 3 DpQuery::last_drains, at 4
-// DpQuery::paced_afters, and kPlansPerClosingPass plans). With a `relaxed_effort` (the first
-// round), its relaxed pass runs first: when that settles the shape (no plan can make `bound`) the
-// exact pass is not needed, and when the exact pass stops, the relaxed bound (or the floor, when it
-// ran out) bounds the shape instead.
+// DpQuery::paced_afters, and kPlansPerClosingPass plans; with `enumerate_within`, every plan
+// whose bound is within it when the pass leaves some, DpQuery::enumerate, which when it
+// finishes are the plans returned, and enumerate_within the shape's bound). With a `relaxed_effort`
+// (the first round), its relaxed pass runs first: when that settles the shape (no plan can make
+// `bound`) the exact pass is not needed, and when the exact pass stops, the relaxed bound (or the
+// floor, when it ran out) bounds the shape instead.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
-                         int max_width, int closing = 0) {
+                         int max_width, int closing = 0, Seconds enumerate_within = 0) {
   const int width = cost.cluster().device_count() / shape.replicas;
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
   const Seconds floor = shape_floor(cost, shape, width);
@@ -399,16 +417,27 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   query.last_pairs = closing >= 2;
   query.last_drains = closing == 3;
   query.paced_afters = closing == 4;
+  if (enumerate_within > 0 && std::isfinite(enumerate_within)) {
+    query.enumerate = kEnumerateFactor;
+    query.enumerate_bound = enumerate_within;
+    query.enumerate_from = enumerate_within * (1 - kEnumerateBand);
+    query.enumerate_plans = static_cast<int>(
+        kEnumeratedPairs /
+        (shape.micro_batches * std::min<double>(width, static_cast<double>(cost.states()))));
+  }
   const DpResult dp = best_pipeline(cost, query);
   result.steps = dp.steps;
+  result.enumeration_steps = dp.enumeration_steps;
   if (dp.stopped) {
     result.lower_bound = relaxed.lower_bound;
     result.complete = false;
     result.relaxed_ran_out = relaxed.ran_out;
     return result;
   }
-  // Every plan left out has a bound above `bound`.
-  result.lower_bound = std::max(floor, dp.plans.empty() ? bound : dp.plans.front().lower_bound);
+  // Every plan left out has a bound above `bound` (above enumerate_within when enumerated).
+  result.lower_bound = std::max(floor, dp.enumerated      ? enumerate_within
+                                       : dp.plans.empty() ? bound
+                                                          : dp.plans.front().lower_bound);
   for (const DpPlan& found : dp.plans) {
     Evaluation ev = evaluate(cost, found.spec, global_batch);
     if (ev.fits) result.plans.push_back(std::move(ev.plan));
@@ -1011,7 +1040,8 @@ class Search {
   // and if still open a fourth with the later stages' operations after their paced first
   // backwards instead (DpQuery::paced_afters), up to kPacedAftersFactor times the second's:
   // the costliest passes come last. A pass that finishes raises the shape's bound; one that
-  // stops changes nothing.
+  // stops changes nothing. Each enumerates the plans below the fastest when it leaves some
+  // (kEnumerateFactor): the shape is then settled.
   void close_gaps(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& todo,
                   const std::vector<std::uint64_t>& finished_with, std::vector<Seconds>& bounds) {
     std::vector<char> unfinished(shapes.size(), 0);
@@ -1044,12 +1074,13 @@ class Search {
     if (left_ == 0 || bound >= pool_.fastest() * (1 - kTie)) return false;
     const std::uint64_t cap = before > left_ / factor ? left_ : before * factor;
     ShapeResult found = search_shape(*s.cost, global_batch_, s.shape, pool_.cutoff_for(s.shape),
-                                     std::min(left_, cap), 0, options_.max_stage_width, level);
+                                     std::min(left_, cap), 0, options_.max_stage_width, level,
+                                     pool_.fastest() * (1 - kTie));
     left_ -= std::min(left_, found.steps);
     if (found.complete) bound = std::max(bound, found.lower_bound);
     for (Plan& plan : found.plans) pool_.add(std::move(plan));
     pool_.simulate_promising();
-    before = found.steps;
+    before = found.steps - found.enumeration_steps;
     return found.complete;
   }
 

@@ -42,6 +42,7 @@ namespace pe::detail {
 namespace {
 
 constexpr double kSlack = 1e-12;  // relative tolerance so that ties survive the bound
+constexpr Seconds kInfinite = std::numeric_limits<Seconds>::infinity();
 // Comparisons of two entries that count as one step: a comparison costs about a
 // nanosecond, a stage tried or an entry extended ten to thirty.
 constexpr std::uint64_t kComparisonsPerStep = 8;
@@ -232,7 +233,8 @@ class Dp {
         intra_transfer_(cost.cluster().network.intra >= cost.cluster().network.inter_p2p),
         largest_machine_(*std::max_element(cost.cluster().machine_gpus.begin(),
                                            cost.cluster().machine_gpus.end())),
-        bound_(q.bound * (1 + kSlack)) {}
+        bound_(q.bound * (1 + kSlack)),
+        limit_(q.step_limit) {}
 
   DpResult run() {
     const std::uint64_t cells = static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(slots_);
@@ -245,6 +247,9 @@ class Dp {
     DpResult result{q_.relaxed ? std::vector<DpPlan>{} : best(), steps_, false};
     for (const Entry& e : cell(0, 0))
       result.least_bound = std::min(result.least_bound, bound_of(e.bound));
+    if (q_.enumerate > 0 && result.least_bound >= q_.enumerate_from &&
+        result.least_bound <= q_.enumerate_bound)
+      enumerate(result);
     return result;
   }
 
@@ -265,7 +270,7 @@ class Dp {
 
   // Counts work against the step limit; false (and the pass stops) once it is used up.
   bool spend(std::uint64_t steps) {
-    if (stopped_ || steps > q_.step_limit - steps_) return !(stopped_ = true);
+    if (stopped_ || steps > limit_ - steps_) return !(stopped_ = true);
     steps_ += steps;
     return true;
   }
@@ -347,9 +352,17 @@ class Dp {
     return !fits(s, stages_from_here) || needless(s, stages_from_here);
   }
 
-  // A one-stage plan (a = 0, which the loop of widen() stops short of) may be wider than
-  // a pipeline stage (max_stage_width).
+  // The entries of cell (a, o).
   void fill(std::size_t a, int o) {
+    stages_from(a, o);
+    spend(q_.greedy    ? keep_greedy(candidates_, cell(a, o))
+          : q_.relaxed ? keep_least(candidates_, cell(a, o))
+                       : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
+  }
+  // Tries every stage from state a on cell o (each goes to extend()). A one-stage plan (a =
+  // 0, which the loop of widen() stops short of) may be wider than a pipeline stage
+  // (max_stage_width).
+  void stages_from(std::size_t a, int o) {
     if (a == 0)
       for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
         offer_whole_model(r);
@@ -364,9 +377,6 @@ class Dp {
             !(q_.greedy && r % g_ == 0 && !std::has_single_bit(static_cast<unsigned>(r / g_))))
           widen(a, o, r);
     }
-    spend(q_.greedy    ? keep_greedy(candidates_, cell(a, o))
-          : q_.relaxed ? keep_least(candidates_, cell(a, o))
-                       : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
   }
 
   // One variant of the stages from a state on a set of devices, as their last state grows.
@@ -393,6 +403,10 @@ class Dp {
   bool offer(const Entry& entry, Seconds before);
   std::vector<DpPlan> best();
   PipelineSpec spec_from(std::size_t pick) const;
+  Seconds send(const Stage& s, const Entry& next) const;
+  Seconds completion(const Stage& s) const;
+  void explore(std::size_t a, int o);
+  void enumerate(DpResult& result);
 
   const CostModel& cost_;
   const DpQuery& q_;
@@ -411,8 +425,15 @@ class Dp {
   std::vector<Trial> trials_;           // trials()' answer, reused
   std::vector<StageVariant> variants_;  // its variants, reused
   Seconds bound_;
+  std::uint64_t limit_;  // steps allowed in all
   std::uint64_t steps_ = 0;
   bool stopped_ = false;
+  // An enumerating pass (DpQuery::enumerate) once the cells are filled: the stages in front
+  // of the one being tried, the stages extend() found can complete within the bound, and
+  // the plans found.
+  bool enumerating_ = false;
+  std::vector<Stage> prefix_, children_;
+  std::vector<DpPlan> found_;
 };
 
 // Every variant of the stages from state a on devices [o, o + r) of each copy.
@@ -604,6 +625,12 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) co
 
 // Puts stage s in front of every entry of the cell that follows it.
 void Dp::extend(const Stage& s) {
+  if (enumerating_) {
+    // Each entry tried costs a prepend per stage.
+    const std::size_t entries = s.last + 1 == n_ ? 1 : cell(s.last + 1, s.offset + s.width).size();
+    if (spend(entries * (prefix_.size() + 1)) && completion(s) <= bound_) children_.push_back(s);
+    return;
+  }
   if (s.last + 1 == n_) {
     if (!refused(s, 1)) offer(prepend(s, nullptr, 0, -1), prefix_bound(s.first, s.start));
     return;
@@ -669,6 +696,77 @@ PipelineSpec Dp::spec_from(std::size_t pick) const {
     a = e.last + 1, o += e.width, index = e.child;
   }
   return spec;
+}
+
+// The transfer across the cut between stage s and the suffix entry behind it.
+Seconds Dp::send(const Stage& s, const Entry& next) const {
+  const int split = std::min(s.variant.tensor_parallel, next.t());
+  return cost_.transfer(cost_.crossing(s.last, q_.micro_batch) / split, next.head && s.cut_compact);
+}
+
+// The least bound of the plans that start with prefix_ and then stage s: s is the last
+// stage, or goes in front of an entry of the cell after it (which holds every suffix that
+// can complete within the bound, or one no worse in every field), and prefix_ in front of
+// that. Infinity when none fits memory.
+Seconds Dp::completion(const Stage& s) const {
+  auto with_prefix = [&](Entry e) {
+    for (std::size_t i = prefix_.size(); i-- > 0;)
+      e = prepend(prefix_[i], &e, send(prefix_[i], e), 0);
+    return bound_of(e.bound);
+  };
+  if (s.last + 1 == n_) return refused(s, 1) ? kInfinite : with_prefix(prepend(s, nullptr, 0, -1));
+  Seconds least = kInfinite;
+  for (const Entry& next : cell(s.last + 1, s.offset + s.width)) {
+    if (refused(s, std::min(next.k() + 1, q_.micro_batches))) continue;
+    least = std::min(least, with_prefix(prepend(s, &next, send(s, next), 0)));
+    if (least <= bound_) break;
+  }
+  return least;
+}
+
+// Depth first from state a on cell o, behind prefix_: every stage that can complete within
+// the bound is followed to each plan it completes to (found_).
+void Dp::explore(std::size_t a, int o) {
+  children_.clear();
+  stages_from(a, o);
+  const std::vector<Stage> children = std::move(children_);
+  for (const Stage& s : children) {
+    if (stopped_ || !spend(prefix_.size() + 1)) return;
+    prefix_.push_back(s);
+    if (s.last + 1 == n_) {
+      PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
+                        q_.micro_batches, q_.schedule,      {}};
+      for (const Stage& t : prefix_)
+        spec.stages.push_back({t.first, t.last, t.offset, t.width, t.variant});
+      prefix_.pop_back();
+      found_.push_back({std::move(spec), completion(s)});
+      if (found_.size() > static_cast<std::size_t>(q_.enumerate_plans)) stopped_ = true;
+      continue;
+    }
+    explore(s.last + 1, s.offset + s.width);
+    prefix_.pop_back();
+  }
+}
+
+// DpQuery::enumerate, once the cells are filled: when it finishes within its steps and
+// plans, the result's plans are the ones it found and those of the pass beyond its bound.
+void Dp::enumerate(DpResult& result) {
+  const auto factor = static_cast<std::uint64_t>(q_.enumerate);
+  const std::uint64_t room = q_.step_limit - steps_;
+  limit_ = steps_ + (steps_ > room / factor ? room : steps_ * factor);
+  bound_ = q_.enumerate_bound * (1 + kSlack);
+  enumerating_ = true;
+  explore(0, 0);
+  result.enumeration_steps = steps_ - result.steps;
+  result.steps = steps_;
+  if (stopped_) return;
+  // The pass's own plans beyond the bound stay too (ties in the same order).
+  for (DpPlan& plan : result.plans)
+    if (plan.lower_bound > bound_) found_.push_back(std::move(plan));
+  std::stable_sort(found_.begin(), found_.end(),
+                   [](const DpPlan& a, const DpPlan& b) { return a.lower_bound < b.lower_bound; });
+  result.plans = std::move(found_);
+  result.enumerated = true;
 }
 
 }  // namespace

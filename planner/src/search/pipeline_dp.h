@@ -94,6 +94,18 @@ struct DpQuery {
   /// an all-reduce (prepend_stage's `paced`): with it, the plans it found on GNMT-16 at GBS
   /// 512 on 8 machines of 8 GPUs polished to 4 % slower plans than without.
   bool greedy = false;
+  /// With more than 0 (an exact pass, granule and class 1, not relaxed or greedy): once the
+  /// cells are filled, if the least bound is within enumerate_bound and at least
+  /// enumerate_from (a wide band holds many plans), every plan whose bound
+  /// is within it, found depth first from the first stage, each stage followed only when
+  /// some entry of the cell after it (which holds each suffix that can complete within the
+  /// bound, or one no worse in every field) completes the plan so far within it; with at
+  /// most this many times the pass's steps more (and within step_limit), and at most
+  /// enumerate_plans plans. DpResult::enumerated says whether it finished.
+  int enumerate = 0;
+  Seconds enumerate_bound = 0;
+  Seconds enumerate_from = 0;
+  int enumerate_plans = 0;
 };
 
 /// A plan of the pass and its path lower bound (cost/path_bound.h).
@@ -114,6 +126,11 @@ struct DpResult {
   /// whose bound is within DpQuery::bound (infinity when there is none); the bound of
   /// plans.front() for an exact pass.
   Seconds least_bound = std::numeric_limits<Seconds>::infinity();
+  /// DpQuery::enumerate finished: `plans` holds every plan whose bound is within
+  /// DpQuery::enumerate_bound, and the pass's own beyond it, least bound first.
+  bool enumerated = false;
+  /// Of `steps`, those DpQuery::enumerate took.
+  std::uint64_t enumeration_steps = 0;
 };
 
 /// Exact over: stage cuts on the states (nested cut pairs, CostModel::stage), a width per stage,

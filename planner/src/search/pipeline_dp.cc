@@ -29,6 +29,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -406,6 +407,8 @@ class Dp {
   Seconds send(const Stage& s, const Entry& next) const;
   Seconds completion(const Stage& s) const;
   void explore(std::size_t a, int o);
+  void sign(const Stage& s);
+  bool first_visit(std::size_t a, int o);
   void enumerate(DpResult& result);
 
   const CostModel& cost_;
@@ -434,6 +437,8 @@ class Dp {
   bool enumerating_ = false;
   std::vector<Stage> prefix_, children_;
   std::vector<DpPlan> found_;
+  std::vector<double> signature_;          // of prefix_ (sign())
+  std::set<std::vector<double>> visited_;  // first_visit()'s cells and signatures
 };
 
 // Every variant of the stages from state a on devices [o, o + r) of each copy.
@@ -732,20 +737,50 @@ void Dp::explore(std::size_t a, int o) {
   const std::vector<Stage> children = std::move(children_);
   for (const Stage& s : children) {
     if (stopped_ || !spend(prefix_.size() + 1)) return;
-    prefix_.push_back(s);
-    if (s.last + 1 == n_) {
-      PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
-                        q_.micro_batches, q_.schedule,      {}};
-      for (const Stage& t : prefix_)
-        spec.stages.push_back({t.first, t.last, t.offset, t.width, t.variant});
+    const std::size_t mark = signature_.size();
+    sign(s);
+    if (first_visit(s.last + 1, s.offset + s.width)) {
+      prefix_.push_back(s);
+      if (s.last + 1 < n_) {
+        explore(s.last + 1, s.offset + s.width);
+      } else {
+        PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
+                          q_.micro_batches, q_.schedule,      {}};
+        for (const Stage& t : prefix_)
+          spec.stages.push_back({t.first, t.last, t.offset, t.width, t.variant});
+        prefix_.pop_back();
+        found_.push_back({std::move(spec), completion(s)});
+        prefix_.push_back(s);
+        if (found_.size() > static_cast<std::size_t>(q_.enumerate_plans)) stopped_ = true;
+      }
       prefix_.pop_back();
-      found_.push_back({std::move(spec), completion(s)});
-      if (found_.size() > static_cast<std::size_t>(q_.enumerate_plans)) stopped_ = true;
-      continue;
     }
-    explore(s.last + 1, s.offset + s.width);
-    prefix_.pop_back();
+    signature_.resize(mark);
   }
+}
+
+// Appends what stage s gives the plans through it: its times, the bytes and links of the cut
+// behind it, its variant, width and memory. Two runs of stages of equal signatures reach the
+// same cell with the same completions, each the same plan to the simulator (its stage times,
+// pe::PipelineShape) and to memory: states of no work, weights or activations whose cuts
+// carry the same bytes (an identity, a reshape) may go to either side of a cut.
+void Dp::sign(const Stage& s) {
+  const double crossing = s.last + 1 < n_ ? cost_.crossing(s.last, q_.micro_batch) : 0;
+  signature_.insert(signature_.end(),
+                    {s.times.forward, s.times.backward, s.times.allreduce, crossing,
+                     static_cast<double>(s.variant.tensor_parallel),
+                     static_cast<double>(s.variant.recompute), static_cast<double>(s.width),
+                     static_cast<double>(s.head), static_cast<double>(s.cut_compact), s.weights,
+                     s.activations, s.memory, s.plain_weights, s.plain_activations});
+}
+
+// Whether the stages signed so far (signature_) reach cell (a, o) for the first time; a
+// plan ends at (n, o). Counts a step.
+bool Dp::first_visit(std::size_t a, int o) {
+  if (!spend(1)) return false;
+  std::vector<double> key{static_cast<double>(a), static_cast<double>(o)};
+  key.insert(key.end(), signature_.begin(), signature_.end());
+  return visited_.insert(std::move(key)).second;
 }
 
 // DpQuery::enumerate, once the cells are filled: when it finishes within its steps and
@@ -759,7 +794,13 @@ void Dp::enumerate(DpResult& result) {
   explore(0, 0);
   result.enumeration_steps = steps_ - result.steps;
   result.steps = steps_;
-  if (stopped_) return;
+  if (stopped_) {
+    // The first plans it found join the pass's: where many plans share the least bound
+    // (stages with slack whose cuts may move), they are others of them.
+    found_.resize(std::min(found_.size(), static_cast<std::size_t>(q_.plans)));
+    result.plans.insert(result.plans.end(), found_.begin(), found_.end());
+    return;
+  }
   // The pass's own plans beyond the bound stay too (ties in the same order).
   for (DpPlan& plan : result.plans)
     if (plan.lower_bound > bound_) found_.push_back(std::move(plan));

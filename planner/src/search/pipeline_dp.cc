@@ -407,6 +407,7 @@ class Dp {
   Seconds send(const Stage& s, const Entry& next) const;
   Seconds completion(const Stage& s) const;
   void explore(std::size_t a, int o);
+  PipelineSpec plan_ending(const Stage& s) const;
   void sign(const Stage& s);
   bool first_visit(std::size_t a, int o);
   void enumerate(DpResult& result);
@@ -739,24 +740,30 @@ void Dp::explore(std::size_t a, int o) {
     if (stopped_ || !spend(prefix_.size() + 1)) return;
     const std::size_t mark = signature_.size();
     sign(s);
+    // A stage whose run of stages reached its next cell before adds no plan the simulator
+    // can tell apart.
     if (first_visit(s.last + 1, s.offset + s.width)) {
-      prefix_.push_back(s);
       if (s.last + 1 < n_) {
-        explore(s.last + 1, s.offset + s.width);
-      } else {
-        PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
-                          q_.micro_batches, q_.schedule,      {}};
-        for (const Stage& t : prefix_)
-          spec.stages.push_back({t.first, t.last, t.offset, t.width, t.variant});
-        prefix_.pop_back();
-        found_.push_back({std::move(spec), completion(s)});
         prefix_.push_back(s);
+        explore(s.last + 1, s.offset + s.width);
+        prefix_.pop_back();
+      } else {
+        found_.push_back({plan_ending(s), completion(s)});
         if (found_.size() > static_cast<std::size_t>(q_.enumerate_plans)) stopped_ = true;
       }
-      prefix_.pop_back();
     }
     signature_.resize(mark);
   }
+}
+
+// The plan of prefix_ and then s, its last stage.
+PipelineSpec Dp::plan_ending(const Stage& s) const {
+  PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
+                    q_.micro_batches, q_.schedule,      {}};
+  for (const Stage& t : prefix_)
+    spec.stages.push_back({t.first, t.last, t.offset, t.width, t.variant});
+  spec.stages.push_back({s.first, s.last, s.offset, s.width, s.variant});
+  return spec;
 }
 
 // Appends what stage s gives the plans through it: its times, the bytes and links of the cut

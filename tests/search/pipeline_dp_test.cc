@@ -276,11 +276,13 @@ TEST(PipelineDp, GreedyPassFindsPlansOfTheShapeWithTheirBounds) {
 }
 
 // An enumerating pass (DpQuery::enumerate) finds every plan of the shape whose bound is
-// within its bound: on random instances, each plan it returns is one of the shape with that
-// bound, and every plan of the shape within it (enumerated exhaustively) is among them, but
-// for plans that recompute a stage (the pass, like the others, leaves out recomputation
-// where the stage fits without it); so the fastest plan within the bound is among them. With
-// one plan fewer allowed it does not finish, and the pass's own answer stands.
+// within its bound: on random instances (half of them with identity layers, which give
+// twins), each plan it returns is one of the shape with that bound, and every plan of the
+// shape within it (enumerated exhaustively) is among them or has a twin there of the same
+// simulated time, but for plans that recompute a stage (the pass, like the others, leaves
+// out recomputation where the stage fits without it); so the fastest plan within the bound
+// is among them. With one plan fewer allowed it does not finish, and the pass's own answer
+// stands, with at most as many of the plans it found.
 TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
   std::mt19937 rng(20261129);
   int shapes = 0, several = 0, twins = 0;
@@ -355,7 +357,10 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
   }
   EXPECT_GT(shapes, random_trials(150));
   EXPECT_GT(several, shapes / 4);
-  EXPECT_GT(twins, 0);
+  // Twins are rare enough that the sanitizer run's tenth of the trials may hold none.
+  if (!trials_reduced()) {
+    EXPECT_GT(twins, 0);
+  }
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ constexpr std::uint64_t kPacedAftersFactor = 8;
 // (counted with as many stages as devices or states): a bound a fraction of a percent below
 // the fastest often leaves few plans (GNMT-16 at GBS 448 on 2 x 8 GPUs: 18 plans, in 0.4
 // times the pass's steps; AlexNet at GBS 512: 54 plans, 0.5 times), a wider band many (GNMT
-// at GBS 32, 0.3 %: 42,000 plans, 17 times the steps), and each plan costs a simulation. One
+// at GBS 32, 0.3 %: 42,000 plans, 6 times the steps), and each plan costs a simulation. One
 // that does not finish still offers the first kPlansPerClosingPass plans it found: where many
 // plans share the least bound (GNMT-16 at GBS 64 on 16 single-GPU machines, whose stages
 // of one GPU leave slack to most cuts: 2,000 plans), they hold others of that bound, of which

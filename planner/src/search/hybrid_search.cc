@@ -438,7 +438,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
     return result;
   }
   // Every plan left out has a bound above `bound` (above enumerate_within when enumerated).
-  result.lower_bound = std::max(floor, dp.enumerated      ? enumerate_within
+  result.lower_bound = std::max(floor, dp.enumerated      ? std::min(enumerate_within, bound)
                                        : dp.plans.empty() ? bound
                                                           : dp.plans.front().lower_bound);
   for (const DpPlan& found : dp.plans) {

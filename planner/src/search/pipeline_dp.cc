@@ -796,7 +796,8 @@ void Dp::enumerate(DpResult& result) {
   const auto factor = static_cast<std::uint64_t>(q_.enumerate);
   const std::uint64_t room = q_.step_limit - steps_;
   limit_ = steps_ + (steps_ > room / factor ? room : steps_ * factor);
-  bound_ = q_.enumerate_bound * (1 + kSlack);
+  // The cells hold the suffixes that can complete within the pass's bound, no more.
+  bound_ = std::min(q_.enumerate_bound, q_.bound) * (1 + kSlack);
   enumerating_ = true;
   explore(0, 0);
   result.enumeration_steps = steps_ - result.steps;

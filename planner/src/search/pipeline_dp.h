@@ -95,18 +95,18 @@ struct DpQuery {
   /// 512 on 8 machines of 8 GPUs polished to 4 % slower plans than without.
   bool greedy = false;
   /// With more than 0 (an exact pass, granule and class 1, not relaxed or greedy): once the
-  /// cells are filled, if the least bound is within enumerate_bound and at least
-  /// enumerate_from (a wide band holds many plans), every plan whose bound is within it,
-  /// found depth first from the first stage, each stage followed only when some entry of
-  /// the cell after it (which holds each suffix that can complete within the bound, or one
-  /// no worse in every field) completes the plan so far within it; but of stages that reach
-  /// a cell with the same stage times, cut bytes, variants, widths and memory as stages
-  /// that reached it before (states of no work or bytes on either side of a cut), whose
-  /// plans the simulator cannot tell apart, only the first. With at most this many times
-  /// the pass's steps more (and within step_limit), and at most enumerate_plans plans.
-  /// DpResult::enumerated says whether it finished; when it did not, up to `plans` of the
-  /// first it found join the pass's (where many plans share the least bound, others of
-  /// them).
+  /// cells are filled, if the least bound is within enumerate_bound (taken at most `bound`)
+  /// and at least enumerate_from (a wide band holds many plans), every plan whose bound is
+  /// within it, found depth first from the first stage, each stage followed only when some
+  /// entry of the cell after it (which holds each suffix that can complete within the bound,
+  /// or one no worse in every field) completes the plan so far within it; but of stages
+  /// that reach a cell with the same stage times, cut bytes, variants, widths and memory as
+  /// stages that reached it before (states of no work or bytes on either side of a cut),
+  /// whose plans the simulator cannot tell apart, only the first. With at most this many
+  /// times the pass's steps more (and within step_limit), and at most enumerate_plans
+  /// plans. DpResult::enumerated says whether it finished; when it did not, up to `plans`
+  /// of the first it found join the pass's (where many plans share the least bound, others
+  /// of them).
   int enumerate = 0;
   Seconds enumerate_bound = 0;
   Seconds enumerate_from = 0;

@@ -1164,21 +1164,24 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
     // (they run out sooner on parts, which get only the effort the whole cluster left).
     if (!classed && search.unfinished())
       search.class_bounds(whole, least_used(), whole_classes), classed = true;
-    auto held = [&](const PipelineShapeChoice& shape) {
-      for (std::size_t i = 0; i < whole.size(); ++i)
-        if (same_shape(shape, whole[i].shape)) {
-          const Seconds anywhere = std::max(whole_anywhere[i], whole_classes[i]);
-          return held_by(shape, used, whole[i].shape, devices, machine)
-                     ? std::max(whole_bounds[i], anywhere)
-                     : anywhere;
-        }
-      return Seconds{0};
-    };
-    const std::vector<ShapeOn> shapes = search.shapes(
-        part_model,
-        [&](const PipelineShapeChoice& shape) { return held(shape) < search.best_time(); });
+    // Each shape of the part, its bound from the whole cluster's shape, and whether that
+    // shape holds its plans.
+    std::vector<ShapeOn> shapes;
     std::vector<Seconds> bounds;
-    for (const ShapeOn& s : shapes) bounds.push_back(held(s.shape));
+    std::vector<char> held;
+    for (const ShapeOn& s :
+         search.shapes(part_model, [](const PipelineShapeChoice&) { return true; })) {
+      Seconds bound = 0;
+      bool holds = false;
+      for (std::size_t i = 0; i < whole.size(); ++i)
+        if (same_shape(s.shape, whole[i].shape)) {
+          holds = held_by(s.shape, used, whole[i].shape, devices, machine);
+          bound = std::max(whole_anywhere[i], whole_classes[i]);
+          if (holds) bound = std::max(bound, whole_bounds[i]);
+        }
+      if (bound >= search.best_time()) continue;
+      shapes.push_back(s), bounds.push_back(bound), held.push_back(holds);
+    }
     // Parts get only the effort the whole cluster left: with none, their shapes are only
     // bounded (by relaxed passes).
     if (search.effort_left() == 0) {
@@ -1186,10 +1189,7 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
       std::vector<ShapeOn> unheld;
       std::vector<Seconds> unheld_bounds;
       for (std::size_t i = 0; i < shapes.size(); ++i)
-        if (std::none_of(whole.begin(), whole.end(), [&](const ShapeOn& w) {
-              return held_by(shapes[i].shape, used, w.shape, devices, machine);
-            }))
-          unheld.push_back(shapes[i]), unheld_bounds.push_back(bounds[i]);
+        if (!held[i]) unheld.push_back(shapes[i]), unheld_bounds.push_back(bounds[i]);
       search.bound_only(part_model, unheld, unheld_bounds);
     } else
       search.run(part_model, shapes, bounds);

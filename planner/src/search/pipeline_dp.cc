@@ -433,10 +433,15 @@ class Dp {
   std::uint64_t steps_ = 0;
   bool stopped_ = false;
   // An enumerating pass (DpQuery::enumerate) once the cells are filled: the stages in front
-  // of the one being tried, the stages extend() found can complete within the bound, and
-  // the plans found.
+  // of the one being tried, the stages extend() found can complete within the bound (each
+  // with its least completion), and the plans found.
   bool enumerating_ = false;
-  std::vector<Stage> prefix_, children_;
+  struct Child {
+    Stage stage;
+    Seconds least = 0;
+  };
+  std::vector<Stage> prefix_;
+  std::vector<Child> children_;
   std::vector<DpPlan> found_;
   std::vector<double> signature_;          // of prefix_ (sign())
   std::set<std::vector<double>> visited_;  // first_visit()'s cells and signatures
@@ -634,7 +639,9 @@ void Dp::extend(const Stage& s) {
   if (enumerating_) {
     // Each entry tried costs a prepend per stage.
     const std::size_t entries = s.last + 1 == n_ ? 1 : cell(s.last + 1, s.offset + s.width).size();
-    if (spend(entries * (prefix_.size() + 1)) && completion(s) <= bound_) children_.push_back(s);
+    if (!spend(entries * (prefix_.size() + 1))) return;
+    const Seconds least = completion(s);
+    if (least <= bound_) children_.push_back({s, least});
     return;
   }
   if (s.last + 1 == n_) {
@@ -735,8 +742,8 @@ Seconds Dp::completion(const Stage& s) const {
 void Dp::explore(std::size_t a, int o) {
   children_.clear();
   stages_from(a, o);
-  const std::vector<Stage> children = std::move(children_);
-  for (const Stage& s : children) {
+  const std::vector<Child> children = std::move(children_);
+  for (const auto& [s, least] : children) {
     if (stopped_ || !spend(prefix_.size() + 1)) return;
     const std::size_t mark = signature_.size();
     sign(s);
@@ -748,7 +755,7 @@ void Dp::explore(std::size_t a, int o) {
         explore(s.last + 1, s.offset + s.width);
         prefix_.pop_back();
       } else {
-        found_.push_back({plan_ending(s), completion(s)});
+        found_.push_back({plan_ending(s), least});  // s ends the plan: its only completion
         if (found_.size() > static_cast<std::size_t>(q_.enumerate_plans)) stopped_ = true;
       }
     }

@@ -131,6 +131,38 @@ TEST(HybridSearch, BoundHoldsOverThePlansOfTheFirstMachinesWithLittleEffort) {
   EXPECT_GT(checked, random_trials(30));
 }
 
+// On copies of kClassWidth (32) devices and more, a shape whose relaxed pass runs out gets
+// class passes, coarse and then finer (hybrid_search.cc, class_bound): with little effort the
+// certificate still never exceeds the optimum that an unlimited search proves, and it stays
+// at least half the optimum on at least half of the instances.
+TEST(HybridSearch, BoundHoldsOnWideCopiesWithLittleEffort) {
+  std::mt19937 rng(20261130);
+  int checked = 0, tight = 0;
+  for (int trial = 0; trial < random_trials(48); ++trial) {
+    testing::Instance in = random_instance(rng, trial % 2 ? 3 : 5, 64);
+    const Network network = in.cluster.network;
+    const Bytes memory = in.cluster.device_memory;
+    in.cluster = cluster_from_machine_ends({8, 16, 24, 32, 40, 48, 56, 64});
+    in.cluster.network = network;
+    in.cluster.device_memory = memory;
+    in.global_batch = trial % 2 ? 32 : 64;
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    SearchOptions options{{Schedule::OneFOneB}, 1, 0};
+    options.effort = 0;
+    const detail::SearchResult full = detail::search_plans(cost, in.global_batch, options);
+    ASSERT_TRUE(full.exact) << "trial " << trial;
+    if (full.plans.empty()) continue;
+    const Seconds best = full.plans.front().iteration_time;
+    options.effort = 3000 * (1 + trial % 4);
+    const detail::SearchResult little = detail::search_plans(cost, in.global_batch, options);
+    ++checked;
+    EXPECT_LE(little.lower_bound, best * (1 + 1e-9)) << "trial " << trial;
+    tight += little.lower_bound >= 0.5 * best;
+  }
+  EXPECT_GT(checked, random_trials(24));
+  EXPECT_GE(2 * tight, checked) << tight << " of " << checked;
+}
+
 TEST(HybridSearch, StraightPlansOfVgg19HaveOneDevicePerStageAndOneCopy) {
   // 25 chain states with VGG-19-like proportions are not needed: any chain shows the shape.
   std::vector<Layer> layers;

@@ -123,17 +123,22 @@ constexpr std::uint64_t kLastRelaxedShare = 2;
 // floor (VGG-19 at GBS 512 on 256 GPUs, one copy of 4 micro-batches of 128: 0.087 s in 0.2 M
 // steps, where the relaxed pass takes 33 M for 0.113 s and the floor is 0.009 s). Not
 // before: where the relaxed pass finishes, its bound prunes far more (Llama 2 7B on 32 GPUs
-// of two types took 5x as long with class passes first).
+// of two types took 5x as long with class passes first). One that finishes below the best
+// plan is followed by passes over classes half as wide, up to kClassRefinements times, each
+// with the same limit (class_bound): VGG-19 at that batch size on 256 GPUs, gap 52 % -> 5 %;
+// BERT-48 on 1,024 GPUs, 26 % -> 1.7 %.
 constexpr int kClassCells = 8;
+constexpr int kClassRefinements = 2;
 constexpr int kClassWidth = 32;
 // The cluster's parts' shapes of several copies that no whole-cluster shape holds (copies
 // that do not start on machine boundaries) take the class pass's bound of the whole cluster's
-// shape of the same copies, micro-batches and schedule; every such shape gets one for them
-// (classes of two devices on narrow copies), the shapes sharing 1 / kClassShare of the effort
-// on top (VGG-19 at GBS 512 on 256 GPUs: 8 copies of 30 GPUs on the first 30 machines are
-// bounded by 8 copies of 32). Only where some shape of the whole cluster ran out: where all
-// finished, the parts' own passes mostly do too, and the class passes cost more than they
-// gave (GNMT-32's default sweep on 16 single-GPU machines, exact either way: 21 -> 54 s).
+// shape of the same copies, micro-batches and schedule; every such shape gets them for them
+// (class_bound; classes of two devices on narrow copies), each pass within the shape's equal
+// part of 1 / kClassShare of the effort on top (VGG-19 at GBS 512 on 256 GPUs: 8 copies of 30 GPUs
+// on the first 30 machines are bounded by 8 copies of 32). Only where some shape of the whole
+// cluster ran out: where all finished, the parts' own passes mostly do too, and the class passes
+// cost more than they gave (GNMT-32's default sweep on 16 single-GPU machines, exact either way: 21
+// -> 54 s).
 constexpr std::uint64_t kClassShare = 4;
 
 // The relaxed passes' effort for `exact` steps of exact passes on `devices` GPUs.
@@ -353,14 +358,41 @@ DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, S
   return query;
 }
 
-// The class pass of a shape (DpQuery::device_class, kClassCells classes a copy, or classes of
-// two devices) within `effort`.
+// The class pass of a shape (DpQuery::device_class, `cells` classes a copy, or classes of two
+// devices) within `effort`.
 DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                    std::uint64_t effort, int max_width, int narrowest_copy = 0) {
+                    std::uint64_t effort, int max_width, int narrowest_copy, int cells) {
   DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
-  query.device_class = std::max(2, (query.replica_width + kClassCells - 1) / kClassCells);
+  query.device_class = std::max(2, (query.replica_width + cells - 1) / cells);
   query.narrowest_copy = narrowest_copy;
   return best_pipeline(cost, query);
+}
+
+// What class_bound proved: the greatest least bound of the class passes that finished
+// (infinity: no plan makes `bound`), and whether one did.
+struct ClassBound {
+  Seconds least_bound = 0;
+  bool finished = false;
+  std::uint64_t steps = 0;
+};
+// The class passes of a shape within `effort` each: kClassCells classes a copy, then twice
+// as many, up to kClassRefinements times, while the last finished with its bound below
+// `bound` and the classes still get narrower (each bounds every plan of the shape, so the
+// greatest does; finer classes give tighter bounds for more steps).
+ClassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                       std::uint64_t effort, int max_width, int narrowest_copy = 0) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  ClassBound found;
+  for (int cells = kClassCells, level = 0; level <= kClassRefinements; cells *= 2, ++level) {
+    if (level > 0 && (width + cells / 2 - 1) / (cells / 2) <= 2) break;  // already pairs
+    const DpResult pass = class_pass(cost, shape, bound, effort, max_width, narrowest_copy, cells);
+    found.steps += pass.steps;
+    if (pass.stopped) break;
+    found.least_bound = std::max(found.least_bound, pass.least_bound);
+    found.finished = true;
+    if (found.least_bound > bound) break;  // settled
+  }
+  return found;
 }
 
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
@@ -375,9 +407,9 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
     return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,
             relaxed.steps, false, floor};
   if (width < kClassWidth) return {floor, false, relaxed.steps, true, floor};
-  const DpResult classes = class_pass(cost, shape, bound, effort, max_width);
+  const ClassBound classes = class_bound(cost, shape, bound, effort, max_width);
   const std::uint64_t steps = relaxed.steps + classes.steps;
-  if (classes.stopped) return {floor, false, steps, true, floor};
+  if (!classes.finished) return {floor, false, steps, true, floor};
   const Seconds least = std::max(floor, std::min(classes.least_bound, bound));
   return {least, classes.least_bound > bound, steps, classes.least_bound <= bound, least};
 }
@@ -903,9 +935,9 @@ class Search {
     std::vector<Seconds> found(which.size(), 0);
     tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t j) {
       const ShapeOn& s = shapes[which[j]];
-      const DpResult classes = class_pass(*s.cost, s.shape, cutoff, share, options_.max_stage_width,
-                                          narrowest_copy(s, used));
-      if (!classes.stopped) found[j] = std::min(classes.least_bound, cutoff);
+      const ClassBound classes = class_bound(*s.cost, s.shape, cutoff, share,
+                                             options_.max_stage_width, narrowest_copy(s, used));
+      if (classes.finished) found[j] = std::min(classes.least_bound, cutoff);
     });
     for (std::size_t j = 0; j < which.size(); ++j)
       anywhere[which[j]] = std::max(anywhere[which[j]], found[j]);

@@ -38,7 +38,7 @@ struct SearchOptions {
   /// A shape that needs more counts in PointResult::lower_bound with the bound of a
   /// relaxed pass (the same dynamic program keeping one entry per group, run before the
   /// exact pass, which a shape it proves unable to beat the best plan does not need; the
-  /// relaxed passes share twice the effort on up to 64 GPUs, proportionally less on more), or
+  /// relaxed passes share twice the effort), or
   /// with a floor bound (its busiest stage's share of the work) when that runs out too and
   /// so does a last relaxed pass (half the effort more, shared by the shapes left at their
   /// floor, narrowest first), instead of its searched one, and the best plans found are

@@ -100,16 +100,17 @@ constexpr std::uint64_t kPacedAftersFactor = 8;
 constexpr std::uint64_t kEnumerateFactor = 1;
 constexpr double kEnumerateBand = 0.01;
 constexpr double kEnumeratedPairs = 1 << 20;
-// The relaxed passes of a batch size share kRelaxedShare times the effort on up to this many
-// GPUs, proportionally less on more: their steps grow with the squared width, so beyond it
-// most would run out anyway. Twice the effort: a relaxed pass is cheap where an exact pass
-// runs out, and its bound both certifies and orders the later rounds (on the default sweep
-// on 2 x 8 GPUs, ResNet-101's largest gap 48 % -> 3 % with better plans, NASNet-A large
-// 14 -> 20 s). In the first round it runs before the exact pass (search_shape), and a shape
-// it settles needs none: GNMT-32's default sweep on 16 single-GPU machines, where most
-// shapes are settled so, went from 81 to 56 s with the same plans, and on 2 x 8 GPUs, where
-// most exact passes finish, the sweeps take as long as before.
-constexpr int kRelaxedDevices = 64;
+// The relaxed passes of a batch size share kRelaxedShare times the effort. Twice the effort:
+// a relaxed pass is cheap where an exact pass runs out, and its bound both certifies and
+// orders the later rounds (on the default sweep on 2 x 8 GPUs, ResNet-101's largest gap 48 %
+// -> 3 % with better plans, NASNet-A large 14 -> 20 s). In the first round it runs before the
+// exact pass (search_shape), and a shape it settles needs none: GNMT-32's default sweep on 16
+// single-GPU machines, where most shapes are settled so, went from 81 to 56 s with the same
+// plans, and on 2 x 8 GPUs, where most exact passes finish, the sweeps take as long as
+// before. The same on every cluster: with proportionally less beyond 64 GPUs (their steps
+// grow with the squared width), ResNet-50 at GBS 512 on 256 and 1,024 GPUs was at its floor
+// (gap 54 % and 56 %, 12 s and 32 s); with the same share its relaxed passes settle the
+// wide shapes, and the point is exact in 5 s and 7 s, the same plans.
 constexpr std::uint64_t kRelaxedShare = 2;
 // The last relaxed passes (Search::last_relaxed_passes) share 1 / kLastRelaxedShare of the
 // effort on top, for the shapes still at their floor when the others are spent: on GNMT-16
@@ -141,13 +142,10 @@ constexpr int kClassWidth = 32;
 // -> 54 s).
 constexpr std::uint64_t kClassShare = 4;
 
-// The relaxed passes' effort for `exact` steps of exact passes on `devices` GPUs.
-std::uint64_t relaxed_effort(std::uint64_t exact, int devices) {
+// The relaxed passes' effort for `exact` steps of exact passes.
+std::uint64_t relaxed_effort(std::uint64_t exact) {
   const std::uint64_t most = std::numeric_limits<std::uint64_t>::max() / kRelaxedShare;
-  const std::uint64_t twice =
-      exact > most ? std::numeric_limits<std::uint64_t>::max() : exact * kRelaxedShare;
-  return devices <= kRelaxedDevices ? twice
-                                    : twice / static_cast<std::uint64_t>(devices) * kRelaxedDevices;
+  return exact > most ? std::numeric_limits<std::uint64_t>::max() : exact * kRelaxedShare;
 }
 // Seeds polished (search/polish.h) per search: the fastest of this many shapes, within this
 // much of the fastest seed, sharing at most this many simulated (stage, micro-batch) pairs,
@@ -678,12 +676,12 @@ bool held_by(const PipelineShapeChoice& shape, int part, const PipelineShapeChoi
 // of candidates, one effort and one certificate.
 class Search {
  public:
-  Search(int global_batch, const SearchOptions& options, int devices)
+  Search(int global_batch, const SearchOptions& options)
       : global_batch_(global_batch),
         options_(options),
         pool_(std::max(1, options.top)),
         left_(options.effort ? options.effort : std::numeric_limits<std::uint64_t>::max()),
-        relaxed_left_(relaxed_effort(left_, devices)),
+        relaxed_left_(relaxed_effort(left_)),
         floor_left_(left_ / kLastRelaxedShare),
         polish_left_(
             static_cast<std::int64_t>(std::min<std::uint64_t>(kPolishPairs, left_ / kPolishShare))),
@@ -1154,7 +1152,7 @@ std::vector<Cluster> cluster_parts(const Cluster& cluster) {
 
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
                           const PartCostModel& part_cost, const std::vector<Plan>& hints) {
-  Search search(global_batch, options, cost.cluster().device_count());
+  Search search(global_batch, options);
   search.offer_plans(hints);
   const std::vector<ShapeOn> whole =
       search.shapes(cost, [](const PipelineShapeChoice&) { return true; });

@@ -110,7 +110,7 @@ constexpr double kEnumeratedPairs = 1 << 20;
 // before. The same on every cluster: with proportionally less beyond 64 GPUs (their steps
 // grow with the squared width), ResNet-50 at GBS 512 on 256 and 1,024 GPUs was at its floor
 // (gap 54 % and 56 %, 12 s and 32 s); with the same share its relaxed passes settle the
-// wide shapes, and the point is exact in 5 s and 7 s, the same plans.
+// wide shapes, and the point is exact in 7 s and 8.5 s (bench/README.md), the same plans.
 constexpr std::uint64_t kRelaxedShare = 2;
 // The last relaxed passes (Search::last_relaxed_passes) share 1 / kLastRelaxedShare of the
 // effort on top, for the shapes still at their floor when the others are spent: on GNMT-16

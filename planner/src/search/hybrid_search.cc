@@ -134,14 +134,14 @@ constexpr int kClassCells = 8;
 constexpr int kClassRefinements = 4;
 constexpr int kClassWidth = 32;
 // The cluster's parts' shapes of several copies that no whole-cluster shape holds (copies
-// that do not start on machine boundaries) take the class pass's bound of the whole cluster's
-// shape of the same copies, micro-batches and schedule; every such shape gets them for them
-// (class_bound; classes of two devices on narrow copies), each pass within the shape's equal
-// part of 1 / kClassShare of the effort on top (VGG-19 at GBS 512 on 256 GPUs: 8 copies of 30 GPUs
+// that do not start on machine boundaries) take the class bound of the whole cluster's shape
+// of the same copies, micro-batches and schedule; every such shape gets class passes for them
+// (class_bound; classes of two devices on narrow copies), each within the shape's equal part
+// of 1 / kClassShare of the effort on top (VGG-19 at GBS 512 on 256 GPUs: 8 copies of 30 GPUs
 // on the first 30 machines are bounded by 8 copies of 32). Only where some shape of the whole
-// cluster ran out: where all finished, the parts' own passes mostly do too, and the class passes
-// cost more than they gave (GNMT-32's default sweep on 16 single-GPU machines, exact either way: 21
-// -> 54 s).
+// cluster ran out: where all finished, the parts' own passes mostly do too, and the class
+// passes cost more than they gave (GNMT-32's default sweep on 16 single-GPU machines, exact
+// either way: 21 -> 54 s).
 constexpr std::uint64_t kClassShare = 4;
 
 // The relaxed passes' effort for `exact` steps of exact passes.

@@ -358,12 +358,16 @@ DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, S
   return query;
 }
 
-// The class pass of a shape (DpQuery::device_class, `cells` classes a copy, or classes of two
-// devices) within `effort`.
+// The devices of a class when a copy of `width` devices is cut into `cells` classes (at least
+// two: a class of one is the relaxed pass).
+int class_devices(int width, int cells) { return std::max(2, (width + cells - 1) / cells); }
+
+// The class pass of a shape (DpQuery::device_class, classes of `devices` devices) within
+// `effort`.
 DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                    std::uint64_t effort, int max_width, int narrowest_copy, int cells) {
+                    std::uint64_t effort, int max_width, int narrowest_copy, int devices) {
   DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
-  query.device_class = std::max(2, (query.replica_width + cells - 1) / cells);
+  query.device_class = devices;
   query.narrowest_copy = narrowest_copy;
   return best_pipeline(cost, query);
 }
@@ -383,9 +387,13 @@ ClassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, 
                        std::uint64_t effort, int max_width, int narrowest_copy = 0) {
   const int width = cost.cluster().device_count() / shape.replicas;
   ClassBound found;
-  for (int cells = kClassCells, level = 0; level <= kClassRefinements; cells *= 2, ++level) {
-    if (level > 0 && (width + cells / 2 - 1) / (cells / 2) <= 2) break;  // already pairs
-    const DpResult pass = class_pass(cost, shape, bound, effort, max_width, narrowest_copy, cells);
+  for (int cells = kClassCells, level = 0, last = 0; level <= kClassRefinements;
+       cells *= 2, ++level) {
+    const int devices = class_devices(width, cells);
+    if (devices == last) break;  // already pairs
+    last = devices;
+    const DpResult pass =
+        class_pass(cost, shape, bound, effort, max_width, narrowest_copy, devices);
     found.steps += pass.steps;
     if (pass.stopped) break;
     found.least_bound = std::max(found.least_bound, pass.least_bound);

@@ -228,6 +228,11 @@ TEST(Report, SearchStoppedAtItsEffortShowsItsGapEverywhere) {
   EXPECT_EQ(gap_cell, "<=" + detail::format::fixed(std::ceil(gap * 1000 - 1e-9) / 10, 1) + "%")
       << table;
   EXPECT_THAT(table, HasSubstr("\ngap: how much slower than the optimum"));
+  // The explained plan says what the gap is measured against, below its own summary line.
+  const std::string proved = line_starting(table, "the search proved no plan");
+  EXPECT_THAT(proved, HasSubstr(detail::format::fixed(points[0].lower_bound * 1e3, 3) + " ms"));
+  EXPECT_THAT(proved, HasSubstr(gap_cell));
+  EXPECT_LT(table.find("its own lower bound"), table.find("the search proved no plan")) << table;
   const testing::CsvTable csv = testing::read_csv(sweep_csv(points));
   ASSERT_EQ(csv.rows.size(), 1u);
   EXPECT_EQ(csv.rows[0].at("exact"), "false");
@@ -248,6 +253,7 @@ TEST(Report, ExactPointsSayExact) {
   const std::string table = sweep_table(points, {&planner.model(), &planner.cluster()});
   EXPECT_THAT(line_starting(table, "8 "), HasSubstr(" exact "));
   EXPECT_THAT(table, Not(HasSubstr("gap:")));
+  EXPECT_THAT(table, Not(HasSubstr("the search proved no plan")));
   const testing::CsvTable csv = testing::read_csv(sweep_csv(points));
   EXPECT_EQ(csv.rows.at(0).at("exact"), "true");
   EXPECT_EQ(std::stod(csv.rows.at(0).at("gap")), 0);

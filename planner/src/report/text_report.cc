@@ -254,16 +254,6 @@ std::string comparison_text(const Plan& given, const Plan* best) {
          fixed(given.estimate / best->estimate, 3) + "x by estimate\n";
 }
 
-// The hand-written plan of the context: its numbers, whether it fits, and the comparison.
-std::string given_plan_text(const std::vector<PointResult>& points, const LayoutCost& given,
-                            const ModelProfile& model) {
-  const Plan& plan = given.plan;
-  std::string text = "\nGiven plan for " + plan_text(plan, model);
-  if (!given.fits) text += "  does not fit: " + given.memory_note + "\n";
-  if (plan.simulation) text += bubble_text(plan.simulation->bubbles);
-  return text + comparison_text(plan, best_at(points, plan.global_batch));
-}
-
 }  // namespace
 
 double simulated_speedup(const Plan& plan, const Baselines& baselines) {
@@ -289,7 +279,10 @@ std::string chunk_name(const Plan& plan, std::size_t s) {
   return "stage " + std::to_string(s % groups) + " chunk " + std::to_string(s / groups);
 }
 
-std::string plan_text(const Plan& plan, const ModelProfile& model) {
+namespace {
+
+// plan_text, with `note` (lines) after its summary line.
+std::string explained_plan(const Plan& plan, const ModelProfile& model, const std::string& note) {
   std::ostringstream out;
   out << "GBS " << plan.global_batch << ": "
       << counted(plan.pipeline_replicas, "pipeline copy", "pipeline copies") << " x "
@@ -299,10 +292,11 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
       << (plan.uneven_micro_batches() ? "at most " : "") << plan.micro_batch_size << ", "
       << (plan.chunks > 1 ? "interleaved 1F1B" : to_string(plan.schedule)) << "\n";
   out << "  simulated " << ms(plan.iteration_time) << ", speedup " << fixed(plan.speedup, 3)
-      << "; lower bound " << ms(plan.lower_bound) << "; estimate " << ms(plan.estimate) << " = "
-      << plan.micro_batches - 1 << " x slot " << ms(plan.slot) << " + fill/drain "
+      << "; its own lower bound " << ms(plan.lower_bound) << "; estimate " << ms(plan.estimate)
+      << " = " << plan.micro_batches - 1 << " x slot " << ms(plan.slot) << " + fill/drain "
       << ms(plan.fill_drain) << " + exposed all-reduce " << ms(plan.exposed_allreduce)
-      << ", limited by " << to_string(plan.limiter) << "\n";
+      << ", limited by " << to_string(plan.limiter) << "\n"
+      << note;
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const PlanStage& st = plan.stages[s];
     out << "  " << chunk_name(plan, s) << ": states " << st.first_state << "-" << st.last_state
@@ -320,6 +314,30 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
   return out.str();
 }
 
+// The hand-written plan of the context: its numbers, whether it fits, and the comparison.
+std::string given_plan_text(const std::vector<PointResult>& points, const LayoutCost& given,
+                            const ModelProfile& model) {
+  const Plan& plan = given.plan;
+  std::string text = "\nGiven plan for " + explained_plan(plan, model, "");
+  if (!given.fits) text += "  does not fit: " + given.memory_note + "\n";
+  if (plan.simulation) text += bubble_text(plan.simulation->bubbles);
+  return text + comparison_text(plan, best_at(points, plan.global_batch));
+}
+
+// Where the search stopped short: the bound it proved on every plan, which the gap is
+// measured against (a plan's own lower bound holds for that plan only).
+std::string search_bound_text(const PointResult& point) {
+  if (point.exact || point.gap() <= 0) return "";
+  return "  the search proved no plan faster than " + ms(point.lower_bound) + ": gap " +
+         detail::format::gap_text(point.gap()) + "\n";
+}
+
+}  // namespace
+
+std::string plan_text(const Plan& plan, const ModelProfile& model) {
+  return explained_plan(plan, model, "");
+}
+
 std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context,
                         std::optional<int> explained_batch) {
   std::string text = header(context);
@@ -331,7 +349,7 @@ std::string sweep_table(const std::vector<PointResult>& points, const ReportCont
   const PointResult& shown = explained == points.end() ? points.back() : *explained;
   text += "\n";
   if (const Plan* plan = shown.best(); plan && context.model)
-    text += "Best plan for " + plan_text(*plan, *context.model) +
+    text += "Best plan for " + explained_plan(*plan, *context.model, search_bound_text(shown)) +
             (plan->simulation ? bubble_text(plan->simulation->bubbles) : "") +
             alternatives_text(shown);
   for (const PointResult& point : points)

@@ -282,10 +282,11 @@ TEST(PipelineDp, GreedyPassFindsPlansOfTheShapeWithTheirBounds) {
 // simulated time, but for plans that recompute a stage (the pass, like the others, leaves
 // out recomputation where the stage fits without it); so the fastest plan within the bound
 // is among them. With one plan fewer allowed it does not finish, and the pass's own answer
-// stands, with at most as many of the plans it found.
+// stands, with at most as many of the plans it found. With step_limit just the pass's steps
+// it does not finish, and with enumerate_step_limit at the steps it took, it does.
 TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
   std::mt19937 rng(20261129);
-  int shapes = 0, several = 0, twins = 0;
+  int shapes = 0, several = 0, twins = 0, limited = 0;
   for (int trial = 0; trial < random_trials(60); ++trial) {
     const int devices = trial % 2 ? 8 : 4;
     const testing::Instance in =
@@ -342,6 +343,19 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
           ++twins;
         }
       }
+      // The pass alone within step_limit: its enumeration needs enumerate_step_limit.
+      if (all.enumeration_steps > 0) {
+        detail::DpQuery capped = query;
+        capped.step_limit = all.steps - all.enumeration_steps;
+        const detail::DpResult cut = detail::best_pipeline(cost, capped);
+        EXPECT_FALSE(cut.stopped) << "trial " << trial;
+        EXPECT_FALSE(cut.enumerated) << "trial " << trial;
+        capped.enumerate_step_limit = all.steps;
+        const detail::DpResult room = detail::best_pipeline(cost, capped);
+        EXPECT_TRUE(room.enumerated) << "trial " << trial;
+        EXPECT_EQ(room.plans.size(), all.plans.size()) << "trial " << trial;
+        ++limited;
+      }
       ++shapes;
       several += static_cast<int>(found.size()) - beyond > 1;
       const int within_bound = static_cast<int>(found.size()) - beyond;
@@ -357,6 +371,7 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
   }
   EXPECT_GT(shapes, random_trials(150));
   EXPECT_GT(several, shapes / 4);
+  EXPECT_GT(limited, shapes / 4);
   // Twins are rare enough that the sanitizer run's tenth of the trials may hold none.
   if (!trials_reduced()) {
     EXPECT_GT(twins, 0);

@@ -86,20 +86,27 @@ constexpr std::uint64_t kPacedAftersFactor = 8;
 // fastest plan) goes on to enumerate every plan of the shape whose bound is below the fastest
 // (DpQuery::enumerate), all of them candidates: when it finishes, the shape has no plan
 // faster than the fastest simulated. It gets at most this many times the pass's own steps
-// more, and at most kEnumeratedPairs simulated (stage, micro-batch) pairs' worth of plans
-// (counted with as many stages as devices or states): a bound a fraction of a percent below
-// the fastest often leaves few plans (GNMT-16 at GBS 448 on 2 x 8 GPUs: 18 plans, in 0.4
+// more, on top of the pass's cap (within the effort left), and at most kEnumeratedPairs
+// simulated (stage, micro-batch) pairs' worth of plans (counted with as many stages as devices
+// or states), or kEnumeratedPlans plans where that is more: a bound a fraction of a percent
+// below the fastest often leaves few plans (GNMT-16 at GBS 448 on 2 x 8 GPUs: 18 plans, in 0.4
 // times the pass's steps; AlexNet at GBS 512: 54 plans, 0.5 times), a wider band many (GNMT
-// at GBS 32, 0.3 %: 42,000 plans, 6 times the steps), and each plan costs a simulation. One
-// that does not finish still offers the first kPlansPerClosingPass plans it found: where many
-// plans share the least bound (GNMT-16 at GBS 64 on 16 single-GPU machines, whose stages
-// of one GPU leave slack to most cuts: 2,000 plans), they hold others of that bound, of which
-// one may simulate at it and settle the batch size. Only where the pass's least bound is
-// within kEnumerateBand of the fastest: wider bands hold more plans (NASNet-A large's shapes
-// on 2 x 8 GPUs stay open by up to 43 %, where an enumeration could only run out).
-constexpr std::uint64_t kEnumerateFactor = 1;
+// at GBS 32, 0.3 %: more than 16,000 plans), and each plan costs a
+// simulation. Sixteen times, on top of the cap, and at least 4,096 plans: with once the steps
+// within the cap and the pairs alone, DAPPLE's simplified GNMT-32 stayed inexact at 7 batch
+// sizes on 2 x 8 GPUs (gaps 0.02-0.24 %; its enumerations ran out of steps, at GBS 192 of
+// plans: 682 of 96 micro-batches) and GNMT-16 at GBS 32 on 16 single-GPU machines at 0.19 %;
+// now both are exact, in the same time (bench/README.md). One that does not finish still
+// offers the first kPlansPerClosingPass plans it found: where many plans share the least bound
+// (GNMT-16 at GBS 64 on 16 single-GPU machines, whose stages of one GPU leave slack to most
+// cuts: 2,000 plans), they hold others of that bound, of which one may simulate at it and
+// settle the batch size. Only where the pass's least bound is within kEnumerateBand of the
+// fastest: wider bands hold more plans (NASNet-A large's shapes on 2 x 8 GPUs stay open by up
+// to 43 %, where an enumeration could only run out).
+constexpr std::uint64_t kEnumerateFactor = 16;
 constexpr double kEnumerateBand = 0.01;
 constexpr double kEnumeratedPairs = 1 << 20;
+constexpr double kEnumeratedPlans = 1 << 12;
 // The relaxed passes of a batch size share kRelaxedShare times the effort. Twice the effort:
 // a relaxed pass is cheap where an exact pass runs out, and its bound both certifies and
 // orders the later rounds (on the default sweep on 2 x 8 GPUs, ResNet-101's largest gap 48 %
@@ -432,7 +439,8 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
 // floor, when it ran out) bounds the shape instead.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
-                         int max_width, int closing = 0, Seconds enumerate_within = 0) {
+                         int max_width, int closing = 0, Seconds enumerate_within = 0,
+                         std::uint64_t enumerate_effort = 0) {
   const int width = cost.cluster().device_count() / shape.replicas;
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
   const Seconds floor = shape_floor(cost, shape, width);
@@ -462,11 +470,13 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   query.paced_afters = closing == 4;
   if (enumerate_within > 0 && std::isfinite(enumerate_within)) {
     query.enumerate = kEnumerateFactor;
+    query.enumerate_step_limit = std::max(effort, enumerate_effort);
     query.enumerate_bound = enumerate_within;
     query.enumerate_from = enumerate_within * (1 - kEnumerateBand);
-    query.enumerate_plans = static_cast<int>(
+    query.enumerate_plans = static_cast<int>(std::max(
+        kEnumeratedPlans,
         kEnumeratedPairs /
-        (shape.micro_batches * std::min<double>(width, static_cast<double>(cost.states()))));
+            (shape.micro_batches * std::min<double>(width, static_cast<double>(cost.states())))));
   }
   const DpResult dp = best_pipeline(cost, query);
   result.steps = dp.steps;
@@ -1118,7 +1128,7 @@ class Search {
     const std::uint64_t cap = before > left_ / factor ? left_ : before * factor;
     ShapeResult found = search_shape(*s.cost, global_batch_, s.shape, pool_.cutoff_for(s.shape),
                                      std::min(left_, cap), 0, options_.max_stage_width, level,
-                                     pool_.fastest() * (1 - kTie));
+                                     pool_.fastest() * (1 - kTie), left_);
     left_ -= std::min(left_, found.steps);
     if (found.complete) bound = std::max(bound, found.lower_bound);
     for (Plan& plan : found.plans) pool_.add(std::move(plan));

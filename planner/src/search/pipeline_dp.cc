@@ -801,7 +801,7 @@ bool Dp::first_visit(std::size_t a, int o) {
 // plans, the result's plans are the ones it found and those of the pass beyond its bound.
 void Dp::enumerate(DpResult& result) {
   const auto factor = static_cast<std::uint64_t>(q_.enumerate);
-  const std::uint64_t room = q_.step_limit - steps_;
+  const std::uint64_t room = std::max(q_.step_limit, q_.enumerate_step_limit) - steps_;
   limit_ = steps_ + (steps_ > room / factor ? room : steps_ * factor);
   // The cells hold the suffixes that can complete within the pass's bound, no more.
   bound_ = std::min(q_.enumerate_bound, q_.bound) * (1 + kSlack);

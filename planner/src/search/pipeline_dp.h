@@ -103,11 +103,15 @@ struct DpQuery {
   /// that reach a cell with the same stage times, cut bytes, variants, widths and memory as
   /// stages that reached it before (states of no work or bytes on either side of a cut),
   /// whose plans the simulator cannot tell apart, only the first. With at most this many
-  /// times the pass's steps more (and within step_limit), and at most enumerate_plans
+  /// times the pass's steps more (and within enumerate_step_limit), and at most enumerate_plans
   /// plans. DpResult::enumerated says whether it finished; when it did not, up to `plans`
   /// of the first it found join the pass's (where many plans share the least bound, others
   /// of them).
   int enumerate = 0;
+  /// The most steps the pass and its enumeration take together, when more than step_limit
+  /// (which then bounds the pass alone; an enumeration may need more than a pass is
+  /// allowed); 0: step_limit.
+  std::uint64_t enumerate_step_limit = 0;
   Seconds enumerate_bound = 0;
   Seconds enumerate_from = 0;
   int enumerate_plans = 0;

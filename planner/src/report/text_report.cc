@@ -318,7 +318,7 @@ std::string explained_plan(const Plan& plan, const ModelProfile& model, const st
 std::string given_plan_text(const std::vector<PointResult>& points, const LayoutCost& given,
                             const ModelProfile& model) {
   const Plan& plan = given.plan;
-  std::string text = "\nGiven plan for " + explained_plan(plan, model, "");
+  std::string text = "\nGiven plan for " + plan_text(plan, model);
   if (!given.fits) text += "  does not fit: " + given.memory_note + "\n";
   if (plan.simulation) text += bubble_text(plan.simulation->bubbles);
   return text + comparison_text(plan, best_at(points, plan.global_batch));

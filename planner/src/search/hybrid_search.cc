@@ -82,27 +82,27 @@ constexpr std::uint64_t kLastDrainsFactor = 8;
 // at GBS 32 on 2 x 8 GPUs it needs 5.5x (0.8 M -> 4.4 M), and finds a plan 2.8 % faster than
 // any other pass. With both fields a pass costs far more (GNMT-32 above: 63 M steps).
 constexpr std::uint64_t kPacedAftersFactor = 8;
-// A closing pass that finishes with its shape still open (some plan's bound below the
-// fastest plan) goes on to enumerate every plan of the shape whose bound is below the fastest
-// (DpQuery::enumerate), all of them candidates: when it finishes, the shape has no plan
-// faster than the fastest simulated. It gets at most this many times the pass's own steps
-// more, on top of the pass's cap (within the effort left), and at most kEnumeratedPairs
-// simulated (stage, micro-batch) pairs' worth of plans (counted with as many stages as devices
-// or states), or kEnumeratedPlans plans where that is more: a bound a fraction of a percent
-// below the fastest often leaves few plans (GNMT-16 at GBS 448 on 2 x 8 GPUs: 18 plans, in 0.4
-// times the pass's steps; AlexNet at GBS 512: 54 plans, 0.5 times), a wider band many (GNMT
-// at GBS 32, 0.3 %: more than 16,000 plans), and each plan costs a
-// simulation. Sixteen times, on top of the cap, and at least 4,096 plans: with once the steps
-// within the cap and the pairs alone, DAPPLE's simplified GNMT-32 stayed inexact at 7 batch
-// sizes on 2 x 8 GPUs (gaps 0.02-0.24 %; its enumerations ran out of steps, at GBS 192 of
-// plans: 682 of 96 micro-batches) and GNMT-16 at GBS 32 on 16 single-GPU machines at 0.19 %;
-// now both are exact, in the same time (bench/README.md). One that does not finish still
-// offers the first kPlansPerClosingPass plans it found: where many plans share the least bound
-// (GNMT-16 at GBS 64 on 16 single-GPU machines, whose stages of one GPU leave slack to most
-// cuts: 2,000 plans), they hold others of that bound, of which one may simulate at it and
-// settle the batch size. Only where the pass's least bound is within kEnumerateBand of the
-// fastest: wider bands hold more plans (NASNet-A large's shapes on 2 x 8 GPUs stay open by up
-// to 43 %, where an enumeration could only run out).
+// A closing pass that finishes with its shape still open (some plan's bound below the fastest
+// plan) goes on to enumerate every plan of the shape whose bound is below the fastest
+// (DpQuery::enumerate), all of them candidates: when it finishes, the shape has no plan faster
+// than the fastest simulated. It gets at most this many times the pass's own steps more, on
+// top of the pass's cap (within the effort left), and at most kEnumeratedPairs simulated
+// (stage, micro-batch) pairs' worth of plans (counted with as many stages as devices or
+// states), or kEnumeratedPlans plans where that is more: a bound a fraction of a percent below
+// the fastest often leaves few plans (GNMT-16 at GBS 448 on 2 x 8 GPUs: 18 plans, in 0.4 times
+// the pass's steps; AlexNet at GBS 512: 54 plans, 0.5 times), a wider band many (GNMT at
+// GBS 32, 0.3 %: more than 16,000 plans), and each plan costs a simulation. Sixteen times, on
+// top of the cap, and at least 4,096 plans: with once the steps within the cap and the pairs
+// alone, DAPPLE's simplified GNMT-32 stayed inexact at 7 batch sizes on 2 x 8 GPUs (gaps
+// 0.02-0.24 %; its enumerations ran out of steps, at GBS 192 of plans: 682, of 96
+// micro-batches each) and GNMT-16 at GBS 32 on 16 single-GPU machines at 0.19 %; now both are
+// exact, in the same time (bench/README.md). One that does not finish still offers the first
+// kPlansPerClosingPass plans it found: where many plans share the least bound (GNMT-16 at
+// GBS 64 on 16 single-GPU machines, whose stages of one GPU leave slack to most cuts: 2,000
+// plans), they hold others of that bound, of which one may simulate at it and settle the batch
+// size. Only where the pass's least bound is within kEnumerateBand of the fastest: wider bands
+// hold more plans (NASNet-A large's shapes on 2 x 8 GPUs stay open by up to 43 %, where an
+// enumeration could only run out).
 constexpr std::uint64_t kEnumerateFactor = 16;
 constexpr double kEnumerateBand = 0.01;
 constexpr double kEnumeratedPairs = 1 << 20;

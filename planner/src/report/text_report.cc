@@ -327,7 +327,7 @@ std::string given_plan_text(const std::vector<PointResult>& points, const Layout
 // Where the search stopped short: the bound it proved on every plan, which the gap is
 // measured against (a plan's own lower bound holds for that plan only).
 std::string search_bound_text(const PointResult& point) {
-  if (point.exact || point.gap() <= 0) return "";
+  if (!(point.gap() > 0)) return "";  // exact, or no plan
   return "  the search proved no plan faster than " + ms(point.lower_bound) + ": gap " +
          detail::format::gap_text(point.gap()) + "\n";
 }

@@ -432,7 +432,8 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
 // One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the tighter
 // bound of DpQuery::windows, and from 2 DpQuery::last_pairs, at 3 DpQuery::last_drains, at 4
 // DpQuery::paced_afters, and kPlansPerClosingPass plans; with `enumerate_within`, every plan
-// whose bound is within it when the pass leaves some, DpQuery::enumerate, which when it
+// whose bound is within it when the pass leaves some, DpQuery::enumerate, within
+// `enumerate_effort` steps with the pass where that is more than `effort`, and which when it
 // finishes are the plans returned, and enumerate_within the shape's bound). With a `relaxed_effort`
 // (the first round), its relaxed pass runs first: when that settles the shape (no plan can make
 // `bound`) the exact pass is not needed, and when the exact pass stops, the relaxed bound (or the
@@ -470,7 +471,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   query.paced_afters = closing == 4;
   if (enumerate_within > 0 && std::isfinite(enumerate_within)) {
     query.enumerate = kEnumerateFactor;
-    query.enumerate_step_limit = std::max(effort, enumerate_effort);
+    query.enumerate_step_limit = enumerate_effort;
     query.enumerate_bound = enumerate_within;
     query.enumerate_from = enumerate_within * (1 - kEnumerateBand);
     query.enumerate_plans = static_cast<int>(std::max(

@@ -15,6 +15,7 @@
 #include "pe/plan.h"
 #include "pe/timeline.h"
 #include "search/hybrid_search.h"
+#include "search/seeds.h"
 
 namespace pe::testing {
 

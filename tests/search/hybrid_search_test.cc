@@ -1,4 +1,5 @@
 #include "search/hybrid_search.h"
+#include "search/seeds.h"
 
 #include <gtest/gtest.h>
 
@@ -132,7 +133,7 @@ TEST(HybridSearch, BoundHoldsOverThePlansOfTheFirstMachinesWithLittleEffort) {
 }
 
 // On copies of kClassWidth (32) devices and more, a shape whose relaxed pass runs out gets
-// class passes, coarse and then finer (hybrid_search.cc, class_bound): with little effort the
+// class passes, coarse and then finer (shape_pass.cc, class_bound): with little effort the
 // certificate still never exceeds the optimum that an unlimited search proves, and it stays
 // at least half the optimum on at least half of the instances.
 TEST(HybridSearch, BoundHoldsOnWideCopiesWithLittleEffort) {

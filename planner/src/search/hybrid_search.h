@@ -2,44 +2,14 @@
 #pragma once
 
 #include <functional>
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "cost/cost_model.h"
-#include "cost/pipeline_spec.h"
 #include "pe/plan.h"
 #include "pe/planner.h"
+#include "search/pipeline_shapes.h"
 
 namespace pe::detail {
-
-/// One pipeline shape to search: copies, micro-batch size and count, schedule.
-struct PipelineShapeChoice {
-  int replicas = 1;
-  int micro_batch = 1;
-  int micro_batches = 1;
-  Schedule schedule = Schedule::OneFOneB;
-};
-
-/// Every shape for `global_batch` on `devices` devices: replicas dividing the device count
-/// and the batch, micro-batch sizes dividing a copy's share and at least the floor (or the
-/// whole share when it is below the floor), each schedule; GPipe is left out for one
-/// micro-batch when 1F1B is searched (the same plan); with max_copies > 0 only replicas up to
-/// it (SearchOptions::max_pipeline_copies). Fixed order.
-std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, int min_micro_batch,
-                                                 const std::vector<Schedule>& schedules,
-                                                 int max_copies = 0);
-
-/// The one-stage plan that runs each of `replicas` copies as data parallelism with gradient
-/// accumulation: 1F1B on every device of the copy, the fewest micro-batches M whose
-/// micro-steps (ceil(share / (M x width)) samples per device) fit memory, micro-batches of
-/// ceil(share / M) samples (some one smaller when M does not divide the copy's share), the
-/// smallest at least the micro-batch floor. It is in the search space even where M does not
-/// divide the share, so that a plan is never worse than data parallelism on batch sizes the
-/// devices do not divide. Empty when nothing fits. `replicas` divides the device count and
-/// the batch.
-std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_batch,
-                                              int replicas);
 
 /// Plans within this relative margin of the fastest count as tied; the simplest of them
 /// (fewer stages, devices, copies; even and larger micro-batches; 1F1B) is reported.

@@ -1,0 +1,205 @@
+#include "search/shape_pass.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/evaluate.h"
+#include "search/pipeline_dp.h"
+
+namespace pe::detail {
+namespace {
+
+// A closing pass (Search::close_gaps) returns more: its shape's bound is still below the
+// fastest plan, and its tighter bound ranks plans differently from the first pass's. On
+// GNMT at GBS 32 on 2 x 8 GPUs, its 64 plans of least bound hold one 1.4 % faster than the
+// best the search found with 16 (speedup 5.52 -> 5.59, gap 1.7 % -> 0.3 %).
+constexpr int kPlansPerClosingPass = 64;
+// A closing pass that finishes with its shape still open (some plan's bound below the fastest
+// plan) goes on to enumerate every plan of the shape whose bound is below the fastest
+// (DpQuery::enumerate), all of them candidates: when it finishes, the shape has no plan faster
+// than the fastest simulated. It gets at most this many times the pass's own steps more, on
+// top of the pass's cap (within the effort left), and at most kEnumeratedPairs simulated
+// (stage, micro-batch) pairs' worth of plans (counted with as many stages as devices or
+// states), or kEnumeratedPlans plans where that is more: a bound a fraction of a percent below
+// the fastest often leaves few plans (GNMT-16 at GBS 448 on 2 x 8 GPUs: 18 plans, in 0.4 times
+// the pass's steps; AlexNet at GBS 512: 54 plans, 0.5 times), a wider band many (GNMT at
+// GBS 32, 0.3 %: more than 16,000 plans), and each plan costs a simulation. Sixteen times, on
+// top of the cap, and at least 4,096 plans: with once the steps within the cap and the pairs
+// alone, DAPPLE's simplified GNMT-32 stayed inexact at 7 batch sizes on 2 x 8 GPUs (gaps
+// 0.02-0.24 %; its enumerations ran out of steps, at GBS 192 of plans: 682, of 96
+// micro-batches each) and GNMT-16 at GBS 32 on 16 single-GPU machines at 0.19 %; now both are
+// exact, in the same time (bench/README.md). One that does not finish still offers the first
+// kPlansPerClosingPass plans it found: where many plans share the least bound (GNMT-16 at
+// GBS 64 on 16 single-GPU machines, whose stages of one GPU leave slack to most cuts: 2,000
+// plans), they hold others of that bound, of which one may simulate at it and settle the batch
+// size. Only where the pass's least bound is within kEnumerateBand of the fastest: wider bands
+// hold more plans (NASNet-A large's shapes on 2 x 8 GPUs stay open by up to 43 %, where an
+// enumeration could only run out).
+constexpr std::uint64_t kEnumerateFactor = 16;
+constexpr double kEnumerateBand = 0.01;
+constexpr double kEnumeratedPairs = 1 << 20;
+constexpr double kEnumeratedPlans = 1 << 12;
+// A shape whose relaxed pass runs out, on copies of at least kClassWidth devices, gets one
+// over classes of devices (DpQuery::device_class), kClassCells classes a copy, with the same
+// limit: a looser bound for a fraction of the steps on wide copies (about (kClassCells / W)^2
+// of the stages on a chain), which may settle the shape and otherwise bounds it above its
+// floor (VGG-19 at GBS 512 on 256 GPUs, one copy of 4 micro-batches of 128: 0.087 s in 0.2 M
+// steps, where the relaxed pass takes 33 M for 0.113 s and the floor is 0.009 s). Not
+// before: where the relaxed pass finishes, its bound prunes far more (Llama 2 7B on 32 GPUs
+// of two types took 5x as long with class passes first). One that finishes below the best
+// plan is followed by passes over classes half as wide, up to kClassRefinements times, each
+// with the same limit (class_bound): VGG-19 at that batch size on 256 GPUs, gap 52 % -> 5 %,
+// on 1,024 GPUs 83 % -> 34 %; BERT-48 on 1,024 GPUs, 26 % -> 1.7 %. Four: with two, VGG-19 on
+// 1,024 GPUs stayed at 60 %; with as many as the copies allow, passes that run out took the
+// effort of other shapes' (54 %).
+constexpr int kClassCells = 8;
+constexpr int kClassRefinements = 4;
+constexpr int kClassWidth = 32;
+
+// A lower bound on every plan: some micro-batch goes forward through every stage and back
+// (or, in a one-stage plan, its devices run at least one sample), with at least one sample
+// on each device it meets (stage_samples), at the fastest GPUs' speed and split as many
+// ways as the settings allow. It binds where the copies have more devices than samples: on
+// ResNet-50 at GBS 32 on a million GPUs it certifies the 32-GPU plan within 0.1 %, where
+// the work floor (shape_floor) allows a plan 31,250 times faster.
+Seconds path_floor(const CostModel& cost) {
+  const double split =
+      std::max(1.0, cost.max_tensor_parallel() * cost.settings().tensor_parallel_efficiency);
+  return cost.whole_model_time(1) / (split * cost.fastest());
+}
+
+// The relaxed pass of a shape (DpQuery::relaxed, with the window cycles) within `effort`.
+DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                      std::uint64_t effort, int max_width) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  DpQuery query{
+      shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
+      effort,         kPlansPerPass, max_width};
+  query.relaxed = true;
+  query.windows = true;
+  return query;
+}
+
+// The devices of a class when a copy of `width` devices is cut into `cells` classes (at least
+// two: a class of one is the relaxed pass).
+int class_devices(int width, int cells) { return std::max(2, (width + cells - 1) / cells); }
+
+// The class pass of a shape (DpQuery::device_class, classes of `devices` devices) within
+// `effort`.
+DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                    std::uint64_t effort, int max_width, int narrowest_copy, int devices) {
+  DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
+  query.device_class = devices;
+  query.narrowest_copy = narrowest_copy;
+  return best_pipeline(cost, query);
+}
+
+}  // namespace
+
+Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
+  return std::max(
+      shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest()),
+      path_floor(cost));
+}
+
+ClassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                       std::uint64_t effort, int max_width, int narrowest_copy) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  ClassBound found;
+  for (int cells = kClassCells, level = 0, last = 0; level <= kClassRefinements;
+       cells *= 2, ++level) {
+    const int devices = class_devices(width, cells);
+    if (devices == last) break;  // already pairs
+    last = devices;
+    const DpResult pass =
+        class_pass(cost, shape, bound, effort, max_width, narrowest_copy, devices);
+    found.steps += pass.steps;
+    if (pass.stopped) break;
+    found.least_bound = std::max(found.least_bound, pass.least_bound);
+    found.finished = true;
+    if (found.least_bound > bound) break;  // settled
+  }
+  return found;
+}
+
+RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                           std::uint64_t effort, int max_width) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  const Seconds floor = shape_floor(cost, shape, width);
+  if (floor > bound) return {floor, true, 0, false, floor};
+  const DpResult relaxed =
+      best_pipeline(cost, relaxed_query(cost, shape, bound, effort, max_width));
+  if (!relaxed.stopped)
+    // Plans it left out have bounds above `bound`.
+    return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,
+            relaxed.steps, false, floor};
+  if (width < kClassWidth) return {floor, false, relaxed.steps, true, floor};
+  const ClassBound classes = class_bound(cost, shape, bound, effort, max_width);
+  const std::uint64_t steps = relaxed.steps + classes.steps;
+  if (!classes.finished) return {floor, false, steps, true, floor};
+  const Seconds least = std::max(floor, std::min(classes.least_bound, bound));
+  return {least, classes.least_bound > bound, steps, classes.least_bound <= bound, least};
+}
+
+ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
+                         Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
+                         int max_width, int closing, Seconds enumerate_within,
+                         std::uint64_t enumerate_effort) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  // No plan of the shape can make the bound: its floor is a bound of every one of them.
+  const Seconds floor = shape_floor(cost, shape, width);
+  if (floor > bound) return {{}, floor, true, 0, 0, false, floor};
+  const RelaxedBound relaxed = relaxed_effort > 0
+                                   ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width)
+                                   : RelaxedBound{floor, false, 0, true, floor};
+  ShapeResult result;
+  result.relaxed_steps = relaxed.steps;
+  result.anywhere = relaxed.anywhere;
+  if (relaxed.settled) {
+    result.lower_bound = relaxed.lower_bound;
+    return result;
+  }
+  DpQuery query{shape.replicas,
+                width,
+                shape.micro_batch,
+                shape.micro_batches,
+                shape.schedule,
+                bound,
+                effort,
+                closing > 0 ? kPlansPerClosingPass : kPlansPerPass,
+                max_width};
+  query.windows = closing >= 1;
+  query.last_pairs = closing >= 2;
+  query.last_drains = closing == 3;
+  query.paced_afters = closing == 4;
+  if (enumerate_within > 0 && std::isfinite(enumerate_within)) {
+    query.enumerate = kEnumerateFactor;
+    query.enumerate_step_limit = enumerate_effort;
+    query.enumerate_bound = enumerate_within;
+    query.enumerate_from = enumerate_within * (1 - kEnumerateBand);
+    query.enumerate_plans = static_cast<int>(std::max(
+        kEnumeratedPlans,
+        kEnumeratedPairs /
+            (shape.micro_batches * std::min<double>(width, static_cast<double>(cost.states())))));
+  }
+  const DpResult dp = best_pipeline(cost, query);
+  result.steps = dp.steps;
+  result.enumeration_steps = dp.enumeration_steps;
+  if (dp.stopped) {
+    result.lower_bound = relaxed.lower_bound;
+    result.complete = false;
+    result.relaxed_ran_out = relaxed.ran_out;
+    return result;
+  }
+  // Every plan left out has a bound above `bound` (above enumerate_within when enumerated).
+  result.lower_bound = std::max(floor, dp.enumerated      ? std::min(enumerate_within, bound)
+                                       : dp.plans.empty() ? bound
+                                                          : dp.plans.front().lower_bound);
+  for (const DpPlan& found : dp.plans) {
+    Evaluation ev = evaluate(cost, found.spec, global_batch);
+    if (ev.fits) result.plans.push_back(std::move(ev.plan));
+  }
+  return result;
+}
+
+}  // namespace pe::detail

@@ -1,0 +1,86 @@
+// The passes of one pipeline shape (copies, micro-batches, schedule) on one cluster: its
+// floor, its relaxed and class passes (lower bounds on every plan of the shape), and its
+// exact pass, closing passes and enumeration (pipeline_dp.h), which return its plans.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "pe/plan.h"
+#include "search/pipeline_shapes.h"
+
+namespace pe::detail {
+
+/// Candidates one pass returns, least bound first. Their bounds are below their simulated
+/// times by different amounts, so the fastest plan of a shape need not have the least bound:
+/// on GNMT-16 at GBS 256 on 4 machines of 8 GPUs the 16 plans of least bound of the shape
+/// that wins hold a plan 4 % faster than the best of the first 4 (speedup 15.35 -> 16.00).
+inline constexpr int kPlansPerPass = 16;
+
+/// A lower bound on every plan of a shape without searching it: some stage does at least
+/// a copy's share of each micro-batch's work, M times (every stage width is at most
+/// `width`, a copy's devices); and the path floor (some micro-batch's round trip).
+Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width);
+
+/// A bound on every plan of a shape from its relaxed pass (DpQuery::relaxed) within
+/// `effort`, or its floor when that runs out (`ran_out`); `settled` when no plan can make
+/// `bound`. `anywhere` bounds the plans of the same copies, micro-batches and schedule on the
+/// cluster's first machines too: the floor, or the class pass's bound (DpQuery::device_class).
+struct RelaxedBound {
+  Seconds lower_bound = 0;
+  bool settled = false;
+  std::uint64_t steps = 0;
+  bool ran_out = false;
+  Seconds anywhere = 0;
+};
+/// The relaxed pass of a shape within `effort`, and where it runs out on copies of at least
+/// 32 devices, its class passes (class_bound) within `effort` each.
+RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                           std::uint64_t effort, int max_width);
+
+/// What class_bound proved: the greatest least bound of the class passes that finished
+/// (infinity: no plan makes `bound`), and whether one did.
+struct ClassBound {
+  Seconds least_bound = 0;
+  bool finished = false;
+  std::uint64_t steps = 0;
+};
+/// The class passes of a shape within `effort` each: 8 classes a copy, then twice as many,
+/// up to 4 times, while the last finished with its bound below `bound` and the classes still
+/// get narrower (each bounds every plan of the shape, so the greatest does; finer classes
+/// give tighter bounds for more steps). They bound the plans of copies at least
+/// `narrowest_copy` wide (DpQuery::narrowest_copy), on the cluster's first machines too.
+ClassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                       std::uint64_t effort, int max_width, int narrowest_copy = 0);
+
+/// What one shape's pass found: its candidates, the least bound of any of its plans (a
+/// valid lower bound, also when the pass stopped), whether the shape is settled (searched,
+/// or proven unable to enter the answer), and the effort used.
+struct ShapeResult {
+  std::vector<Plan> plans;
+  Seconds lower_bound = std::numeric_limits<Seconds>::infinity();
+  bool complete = true;
+  std::uint64_t steps = 0, relaxed_steps = 0;
+  bool relaxed_ran_out = false;         ///< stopped, and its relaxed pass too (or it had none)
+  Seconds anywhere = 0;                 ///< RelaxedBound::anywhere
+  std::uint64_t enumeration_steps = 0;  ///< of steps, DpQuery::enumerate's
+};
+
+/// One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the
+/// tighter bound of DpQuery::windows, and from 2 DpQuery::last_pairs, at 3
+/// DpQuery::last_drains, at 4 DpQuery::paced_afters, and more plans; with
+/// `enumerate_within`, every plan whose bound is within it when the pass leaves some,
+/// DpQuery::enumerate, within `enumerate_effort` steps with the pass where that is more than
+/// `effort`, and which when it finishes are the plans returned, and enumerate_within the
+/// shape's bound). With a `relaxed_effort` (the first round), its relaxed pass runs first:
+/// when that settles the shape (no plan can make `bound`) the exact pass is not needed, and
+/// when the exact pass stops, the relaxed bound (or the floor, when it ran out) bounds the
+/// shape instead.
+ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
+                         Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
+                         int max_width, int closing = 0, Seconds enumerate_within = 0,
+                         std::uint64_t enumerate_effort = 0);
+
+}  // namespace pe::detail

@@ -1,9 +1,12 @@
 // Local improvement of seeds (search/polish.h): only ever better, always a valid plan, and
-// it finds the better boundary, width or number of stages next to a poor one.
+// it finds the better boundary, width or number of stages next to a poor one; and the
+// schedule twin of a plan.
 #include "search/polish.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <random>
 
 #include "cost/evaluate.h"
@@ -140,6 +143,97 @@ TEST(Polish, StopsWhenItsBudgetIsSpent) {
   const CostModel cost(in.model, in.cluster, in.settings);
   std::int64_t pairs = 0;  // not even the start can be simulated
   EXPECT_FALSE(detail::polish(cost, halves(cost, in.cluster.device_count(), 4, 4), 16, 0, pairs));
+}
+
+// A random pipeline of 2 to 4 stages of a chain on random widths, packed from device 0.
+PipelineSpec random_pipeline(std::mt19937& rng, const CostModel& cost, int devices, int micro_batch,
+                             int micro_batches, Schedule schedule) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<>(lo, hi)(rng); };
+  const int n = static_cast<int>(cost.states());
+  const int stages = pick(2, std::min({4, n, devices}));
+  std::vector<int> ends;  // last state of each stage but the last
+  while (static_cast<int>(ends.size()) < stages - 1) {
+    const int e = pick(0, n - 2);
+    if (std::find(ends.begin(), ends.end(), e) == ends.end()) ends.push_back(e);
+  }
+  std::sort(ends.begin(), ends.end());
+  ends.push_back(n - 1);
+  PipelineSpec spec{1, devices, micro_batch, micro_batches, schedule, {}};
+  std::size_t first = 0;
+  int offset = 0;
+  for (int k = 0; k < stages; ++k) {
+    const int width = pick(1, std::min(micro_batch, devices - offset - (stages - 1 - k)));
+    const std::size_t last = static_cast<std::size_t>(ends[static_cast<std::size_t>(k)]);
+    spec.stages.push_back({first, last, offset, width, {}});
+    first = last + 1, offset += width;
+  }
+  return spec;
+}
+
+// With two micro-batches 1F1B and GPipe differ only in the last stage's order (F0 B0 F1 B1,
+// not F0 F1 B0 B1), whose backwards then end no later: the 1F1B twin of a GPipe plan is never
+// slower, and its twin is the plan again.
+TEST(ScheduleTwin, OneFOneBTwinOfTwoMicroBatchesIsNeverSlower) {
+  std::mt19937 rng(29);
+  int faster = 0, tried = 0;
+  for (int trial = 0; trial < random_trials(300); ++trial) {
+    testing::Instance in = testing::random_instance(rng, 12, 8);
+    in.cluster.device_memory = 1e12;  // memory is not what this test is about
+    const CostModel cost(in.model, in.cluster, in.settings);
+    if (cost.states() < 2) continue;
+    const PipelineSpec gpipe =
+        random_pipeline(rng, cost, in.cluster.device_count(), 4, 2, Schedule::GPipe);
+    const detail::Evaluation plan = detail::evaluate(cost, gpipe, 8);
+    ASSERT_TRUE(plan.fits);
+    const std::optional<CostedPlan> twin = detail::schedule_twin(cost, gpipe, 8);
+    ASSERT_TRUE(twin) << "trial " << trial;
+    ++tried;
+    EXPECT_EQ(twin->spec.schedule, Schedule::OneFOneB);
+    EXPECT_EQ(stages_string(twin->plan), stages_string(plan.plan));
+    const Seconds gpipe_time = simulated_makespan(plan.plan.shape());
+    const Seconds twin_time = simulated_makespan(twin->plan.shape());
+    EXPECT_LE(twin_time, gpipe_time * (1 + 1e-12)) << "trial " << trial;
+    faster += twin_time < gpipe_time * (1 - 1e-9);
+    const std::optional<CostedPlan> back = detail::schedule_twin(cost, twin->spec, 8);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->spec.schedule, Schedule::GPipe);
+    EXPECT_DOUBLE_EQ(simulated_makespan(back->plan.shape()), gpipe_time);
+  }
+  EXPECT_GT(tried, random_trials(200));
+  EXPECT_GT(faster, 0);  // the order matters on some
+}
+
+// No twin where the schedules run the same operations (one stage, one micro-batch), and
+// none that does not fit: GPipe keeps every micro-batch's activations, 1F1B fewer.
+TEST(ScheduleTwin, NoneForTheSameOperationsOrWhereItDoesNotFit) {
+  std::mt19937 rng(31);
+  testing::Instance in = testing::random_instance(rng, 12, 8);
+  in.cluster.device_memory = 1e12;
+  while (CostModel(in.model, in.cluster, in.settings).states() < 4) {
+    in = testing::random_instance(rng, 12, 8);
+    in.cluster.device_memory = 1e12;
+  }
+  const CostModel roomy(in.model, in.cluster, in.settings);
+  const int devices = in.cluster.device_count();
+  EXPECT_FALSE(detail::schedule_twin(roomy, halves(roomy, devices, 4, 1), 4));
+  PipelineSpec one = halves(roomy, devices, 4, 4);
+  one.stages = {{0, roomy.states() - 1, 0, devices, {}}};
+  EXPECT_FALSE(detail::schedule_twin(roomy, one, 16));
+  PipelineSpec interleaved = halves(roomy, devices, 4, 4);
+  interleaved.schedule = Schedule::Interleaved;
+  EXPECT_FALSE(detail::schedule_twin(roomy, interleaved, 16));
+  // 1F1B with 16 micro-batches on two stages keeps at most two in flight, GPipe all 16: with
+  // the memory the 1F1B plan peaks at, its GPipe twin does not fit.
+  const PipelineSpec oneF = halves(roomy, devices, 4, 16);
+  const detail::Evaluation plan = detail::evaluate(roomy, oneF, 64);
+  ASSERT_TRUE(plan.fits);
+  EXPECT_TRUE(detail::schedule_twin(roomy, oneF, 64));
+  Bytes peak = 0;
+  for (const PlanStage& s : plan.plan.stages) peak = std::max(peak, s.peak_memory());
+  in.cluster.device_memory = peak;
+  const CostModel tight(in.model, in.cluster, in.settings);
+  ASSERT_TRUE(detail::evaluate(tight, oneF, 64).fits);
+  EXPECT_FALSE(detail::schedule_twin(tight, oneF, 64));
 }
 
 }  // namespace

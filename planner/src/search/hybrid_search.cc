@@ -3,8 +3,9 @@
 // on wide copies the plans of greedy and coarse passes; the fastest few polished by local
 // moves, search/polish.h), from one dynamic-programming pass per pipeline shape, which returns
 // the plans of the shape with the least path lower bound (cost/path_bound.h), and at the end
-// from greedy passes of the narrow shapes whose pass ran out. Candidates are simulated in
-// order of their lower bounds while a bound is below the best simulated time found (the
+// from greedy passes of the narrow shapes whose pass ran out; where 1F1B and GPipe are both
+// searched, each with its twin under the other schedule (schedule_twin). Candidates are simulated
+// in order of their lower bounds while a bound is below the best simulated time found (the
 // incumbent); the passes drop every plan whose bound cannot beat the incumbent. What no pass
 // could rule out is the certificate: the least lower bound over every shape.
 #include "search/hybrid_search.h"
@@ -131,6 +132,11 @@ bool held_by(const PipelineShapeChoice& shape, int part, const PipelineShapeChoi
   return r == 1 || (machine > 0 && (part / r) % machine == 0 && (devices / r) % machine == 0);
 }
 
+// Whether the options search schedule s.
+bool searched(const SearchOptions& options, Schedule s) {
+  return std::count(options.schedules.begin(), options.schedules.end(), s) > 0;
+}
+
 // Branch and bound over shapes of the whole cluster, then of its parts, sharing one pool
 // of candidates, one effort and one certificate.
 class Search {
@@ -146,7 +152,8 @@ class Search {
             static_cast<std::int64_t>(std::min<std::uint64_t>(kPolishPairs, left_ / kPolishShare))),
         coarse_left_(left_ / kCoarseShare),
         class_effort_(left_ / kClassShare),
-        greedy_left_(left_ / kGreedyShare) {}
+        greedy_left_(left_ / kGreedyShare),
+        twins_(searched(options, Schedule::OneFOneB) && searched(options, Schedule::GPipe)) {}
 
   // Every shape of the cluster of `cost`, in order (1F1B first: its plans usually win, and
   // the bound they leave prunes GPipe's search); `keep` filters them.
@@ -171,12 +178,12 @@ class Search {
     for (const ShapeOn& s : shapes)
       seed(cost, global_batch_, s.shape, options_.max_stage_width, seeds);
     seed_accumulation(cost, global_batch_, options_, seeds);
-    offer(seeds, 0);
+    offer(cost, seeds, 0);
     candidate_passes(shapes, wide(shapes, true), true, seeds);
     candidate_passes(shapes, wide(shapes, false), false, seeds);
     const std::size_t offered = seeds.size();
     polish_seeds(cost, global_batch_, options_.max_stage_width, polish_left_, seeds);
-    offer(seeds, offered);
+    offer(cost, seeds, offered);
     std::vector<std::size_t> unfinished;
     std::vector<Seconds> bounds = search_rounds(shapes, unfinished, held);
     late_greedy_passes(shapes, unfinished, bounds);
@@ -188,10 +195,19 @@ class Search {
     for (const Plan& plan : plans) pool_.add(plan);
     pool_.simulate_promising();
   }
-  // Offers seeds[from..] to the pool and simulates the promising ones.
-  void offer(const std::vector<CostedPlan>& seeds, std::size_t from) {
-    for (std::size_t i = from; i < seeds.size(); ++i) pool_.add(seeds[i].plan);
+  // Offers seeds[from..], plans of the cluster of `cost`, to the pool and simulates the
+  // promising ones.
+  void offer(const CostModel& cost, const std::vector<CostedPlan>& seeds, std::size_t from) {
+    for (std::size_t i = from; i < seeds.size(); ++i) add(cost, seeds[i]);
     pool_.simulate_promising();
+  }
+  // Adds a plan of the cluster of `cost` to the pool and, where both 1F1B and GPipe are
+  // searched, its schedule twin (schedule_twin).
+  void add(const CostModel& cost, const CostedPlan& candidate) {
+    pool_.add(candidate.plan);
+    if (!twins_) return;
+    if (std::optional<CostedPlan> twin = schedule_twin(cost, candidate.spec, global_batch_))
+      pool_.add(std::move(twin->plan));
   }
   // The shapes whose copies are wider than kCoarseUnits devices: all of them for greedy
   // passes, those of a granule above one device for coarse passes.
@@ -238,8 +254,8 @@ class Search {
         for (const DpPlan& plan : pass.plans) {
           Evaluation ev = evaluate(*shapes[which[i]].cost, plan.spec, global_batch_);
           if (!ev.fits) continue;
-          pool_.add(ev.plan);
           seeds.push_back({plan.spec, std::move(ev.plan)});
+          add(*shapes[which[i]].cost, seeds.back());
         }
       }
       pool_.simulate_promising();
@@ -337,7 +353,7 @@ class Search {
     anywhere_.assign(shapes.size(), 0);
     std::vector<CostedPlan> seeds;
     seed_accumulation(cost, global_batch_, options_, seeds);
-    offer(seeds, 0);
+    offer(cost, seeds, 0);
     std::vector<std::size_t> all(shapes.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
     const std::vector<RelaxedBound> relaxed = relaxed_bounds(shapes, all, relaxed_left_);
@@ -459,7 +475,7 @@ class Search {
           anywhere_[todo[i]] = std::max(anywhere_[todo[i]], shape.anywhere);
           left_ -= std::min(left_, shape.steps);
           relaxed_left_ -= std::min(relaxed_left_, shape.relaxed_steps);
-          for (Plan& plan : shape.plans) pool_.add(std::move(plan));
+          for (const CostedPlan& plan : shape.plans) add(*shapes[todo[i]].cost, plan);
         }
         pool_.simulate_promising();
       }
@@ -570,7 +586,7 @@ class Search {
                                      pool_.fastest() * (1 - kTie), left_);
     left_ -= std::min(left_, found.steps);
     if (found.complete) bound = std::max(bound, found.lower_bound);
-    for (Plan& plan : found.plans) pool_.add(std::move(plan));
+    for (const CostedPlan& plan : found.plans) add(*s.cost, plan);
     pool_.simulate_promising();
     before = found.steps - found.enumeration_steps;
     return found.complete;
@@ -585,6 +601,7 @@ class Search {
   std::uint64_t coarse_left_;          // steps left to coarse passes, parts included
   std::uint64_t class_effort_;         // steps for class_bounds
   std::uint64_t greedy_left_;          // and to greedy passes
+  bool twins_;                         // both 1F1B and GPipe searched: candidates' twins too
   Seconds lower_ = kInfinity;          // least bound of the shapes searched or floored
   bool unfinished_ = false;            // some shape never finished its pass
   std::vector<Seconds> anywhere_;      // anywhere(), per shape of the last run

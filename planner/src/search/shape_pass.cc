@@ -197,7 +197,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
                                                           : dp.plans.front().lower_bound);
   for (const DpPlan& found : dp.plans) {
     Evaluation ev = evaluate(cost, found.spec, global_batch);
-    if (ev.fits) result.plans.push_back(std::move(ev.plan));
+    if (ev.fits) result.plans.push_back({found.spec, std::move(ev.plan)});
   }
   return result;
 }

@@ -10,6 +10,7 @@
 #include "cost/cost_model.h"
 #include "pe/plan.h"
 #include "search/pipeline_shapes.h"
+#include "search/polish.h"
 
 namespace pe::detail {
 
@@ -59,7 +60,7 @@ ClassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, 
 /// valid lower bound, also when the pass stopped), whether the shape is settled (searched,
 /// or proven unable to enter the answer), and the effort used.
 struct ShapeResult {
-  std::vector<Plan> plans;
+  std::vector<CostedPlan> plans;
   Seconds lower_bound = std::numeric_limits<Seconds>::infinity();
   bool complete = true;
   std::uint64_t steps = 0, relaxed_steps = 0;

@@ -3,8 +3,8 @@
 // on wide copies the plans of greedy and coarse passes; the fastest few polished by local
 // moves, search/polish.h), from one dynamic-programming pass per pipeline shape, which returns
 // the plans of the shape with the least path lower bound (cost/path_bound.h), and at the end
-// from greedy passes of the narrow shapes whose pass ran out; where 1F1B and GPipe are both
-// searched, each with its twin under the other schedule (schedule_twin). Candidates are simulated
+// from greedy passes of the narrow shapes whose pass ran out; where 1F1B is searched, each
+// GPipe plan with its 1F1B twin (one_f_one_b_twin). Candidates are simulated
 // in order of their lower bounds while a bound is below the best simulated time found (the
 // incumbent); the passes drop every plan whose bound cannot beat the incumbent. What no pass
 // could rule out is the certificate: the least lower bound over every shape.
@@ -153,7 +153,7 @@ class Search {
         coarse_left_(left_ / kCoarseShare),
         class_effort_(left_ / kClassShare),
         greedy_left_(left_ / kGreedyShare),
-        twins_(searched(options, Schedule::OneFOneB) && searched(options, Schedule::GPipe)) {}
+        twins_(searched(options, Schedule::OneFOneB)) {}
 
   // Every shape of the cluster of `cost`, in order (1F1B first: its plans usually win, and
   // the bound they leave prunes GPipe's search); `keep` filters them.
@@ -201,12 +201,12 @@ class Search {
     for (std::size_t i = from; i < seeds.size(); ++i) add(cost, seeds[i]);
     pool_.simulate_promising();
   }
-  // Adds a plan of the cluster of `cost` to the pool and, where both 1F1B and GPipe are
-  // searched, its schedule twin (schedule_twin).
+  // Adds a plan of the cluster of `cost` to the pool and, where 1F1B is searched, the 1F1B
+  // twin of a GPipe plan (one_f_one_b_twin).
   void add(const CostModel& cost, const CostedPlan& candidate) {
     pool_.add(candidate.plan);
     if (!twins_) return;
-    if (std::optional<CostedPlan> twin = schedule_twin(cost, candidate.spec, global_batch_))
+    if (std::optional<CostedPlan> twin = one_f_one_b_twin(cost, candidate.spec, global_batch_))
       pool_.add(std::move(twin->plan));
   }
   // The shapes whose copies are wider than kCoarseUnits devices: all of them for greedy
@@ -601,7 +601,7 @@ class Search {
   std::uint64_t coarse_left_;          // steps left to coarse passes, parts included
   std::uint64_t class_effort_;         // steps for class_bounds
   std::uint64_t greedy_left_;          // and to greedy passes
-  bool twins_;                         // both 1F1B and GPipe searched: candidates' twins too
+  bool twins_;                         // 1F1B searched: GPipe plans' 1F1B twins are candidates
   Seconds lower_ = kInfinity;          // least bound of the shapes searched or floored
   bool unfinished_ = false;            // some shape never finished its pass
   std::vector<Seconds> anywhere_;      // anywhere(), per shape of the last run

@@ -150,12 +150,12 @@ std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& star
   return best;
 }
 
-std::optional<CostedPlan> schedule_twin(const CostModel& cost, const PipelineSpec& spec,
-                                        int global_batch) {
-  if (spec.stages.size() < 2 || spec.micro_batches < 2) return std::nullopt;
-  if (spec.schedule != Schedule::OneFOneB && spec.schedule != Schedule::GPipe) return std::nullopt;
+std::optional<CostedPlan> one_f_one_b_twin(const CostModel& cost, const PipelineSpec& spec,
+                                           int global_batch) {
+  if (spec.schedule != Schedule::GPipe || spec.stages.size() < 2 || spec.micro_batches < 2)
+    return std::nullopt;
   PipelineSpec twin = spec;
-  twin.schedule = spec.schedule == Schedule::GPipe ? Schedule::OneFOneB : Schedule::GPipe;
+  twin.schedule = Schedule::OneFOneB;
   Evaluation ev = evaluate(cost, twin, global_batch);
   if (!ev.fits) return std::nullopt;
   return CostedPlan{std::move(twin), std::move(ev.plan)};

@@ -21,6 +21,14 @@ using detail::CostedPlan;
 using detail::CostModel;
 using detail::PipelineSpec;
 
+// A random chain on 8 devices whose memory never binds (memory is not what most of these
+// tests are about).
+testing::Instance roomy_instance(std::mt19937& rng) {
+  testing::Instance in = testing::random_instance(rng, 12, 8);
+  in.cluster.device_memory = 1e12;
+  return in;
+}
+
 // Two equal stages of a random chain, one device each, one micro-batch per device pair.
 PipelineSpec halves(const CostModel& cost, int devices, int micro_batch, int micro_batches) {
   const std::size_t n = cost.states();
@@ -37,8 +45,7 @@ TEST(Polish, OnlyBetterAndAlwaysAValidPlanOfTheModel) {
   std::mt19937 rng(17);
   int improved = 0, tried = 0;
   for (int trial = 0; trial < random_trials(200); ++trial) {
-    testing::Instance in = testing::random_instance(rng, 12, 8);
-    in.cluster.device_memory = 1e12;  // memory is not what this test is about
+    const testing::Instance in = roomy_instance(rng);
     const CostModel cost(in.model, in.cluster, in.settings);
     if (cost.states() < 4) continue;
     const int devices = in.cluster.device_count();
@@ -138,8 +145,7 @@ TEST(Polish, MergesStagesWhenEveryCutIsExpensive) {
 
 TEST(Polish, StopsWhenItsBudgetIsSpent) {
   std::mt19937 rng(3);
-  testing::Instance in = testing::random_instance(rng, 12, 8);
-  in.cluster.device_memory = 1e12;
+  const testing::Instance in = roomy_instance(rng);
   const CostModel cost(in.model, in.cluster, in.settings);
   std::int64_t pairs = 0;  // not even the start can be simulated
   EXPECT_FALSE(detail::polish(cost, halves(cost, in.cluster.device_count(), 4, 4), 16, 0, pairs));
@@ -177,8 +183,7 @@ TEST(OneFOneBTwin, NeverSlowerWithTwoMicroBatches) {
   std::mt19937 rng(29);
   int faster = 0, tried = 0;
   for (int trial = 0; trial < random_trials(300); ++trial) {
-    testing::Instance in = testing::random_instance(rng, 12, 8);
-    in.cluster.device_memory = 1e12;  // memory is not what this test is about
+    const testing::Instance in = roomy_instance(rng);
     const CostModel cost(in.model, in.cluster, in.settings);
     if (cost.states() < 2) continue;
     const PipelineSpec gpipe =
@@ -206,12 +211,8 @@ TEST(OneFOneBTwin, NeverSlowerWithTwoMicroBatches) {
 // same operations (one stage, one micro-batch), nor of other schedules.
 TEST(OneFOneBTwin, FitsWhereTheGPipePlanFitsAndOnlyForGPipePipelines) {
   std::mt19937 rng(31);
-  testing::Instance in = testing::random_instance(rng, 12, 8);
-  in.cluster.device_memory = 1e12;
-  while (CostModel(in.model, in.cluster, in.settings).states() < 4) {
-    in = testing::random_instance(rng, 12, 8);
-    in.cluster.device_memory = 1e12;
-  }
+  testing::Instance in = roomy_instance(rng);
+  while (CostModel(in.model, in.cluster, in.settings).states() < 4) in = roomy_instance(rng);
   const CostModel roomy(in.model, in.cluster, in.settings);
   const int devices = in.cluster.device_count();
   PipelineSpec gpipe = halves(roomy, devices, 4, 16);

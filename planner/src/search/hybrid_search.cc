@@ -4,10 +4,10 @@
 // moves, search/polish.h), from one dynamic-programming pass per pipeline shape, which returns
 // the plans of the shape with the least path lower bound (cost/path_bound.h), and at the end
 // from greedy passes of the narrow shapes whose pass ran out; where 1F1B is searched, each
-// GPipe plan with its 1F1B twin (one_f_one_b_twin). Candidates are simulated
-// in order of their lower bounds while a bound is below the best simulated time found (the
-// incumbent); the passes drop every plan whose bound cannot beat the incumbent. What no pass
-// could rule out is the certificate: the least lower bound over every shape.
+// GPipe plan with its 1F1B twin (one_f_one_b_twin). Candidates are simulated in order of
+// their lower bounds while a bound is below the best simulated time found (the incumbent);
+// the passes drop every plan whose bound cannot beat the incumbent. What no pass could rule
+// out is the certificate: the least lower bound over every shape.
 #include "search/hybrid_search.h"
 
 #include <tbb/parallel_for.h>
@@ -132,7 +132,7 @@ bool held_by(const PipelineShapeChoice& shape, int part, const PipelineShapeChoi
   return r == 1 || (machine > 0 && (part / r) % machine == 0 && (devices / r) % machine == 0);
 }
 
-// Whether the options search schedule s.
+// Whether `options` searches schedule s.
 bool searched(const SearchOptions& options, Schedule s) {
   return std::count(options.schedules.begin(), options.schedules.end(), s) > 0;
 }

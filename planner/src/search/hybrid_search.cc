@@ -549,7 +549,7 @@ class Search {
   // backwards instead (DpQuery::paced_afters), up to kPacedAftersFactor times the second's:
   // the costliest passes come last. A pass that finishes raises the shape's bound; one that
   // stops changes nothing. Each enumerates the plans below the fastest when it leaves some
-  // (kEnumerateFactor): the shape is then settled.
+  // (shape_pass.cc, kEnumerateFactor): the shape is then settled.
   void close_gaps(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& todo,
                   const std::vector<std::uint64_t>& finished_with, std::vector<Seconds>& bounds) {
     std::vector<char> unfinished(shapes.size(), 0);

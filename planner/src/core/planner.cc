@@ -11,6 +11,7 @@
 #include "pe/error.h"
 #include "report/format.h"
 #include "search/hybrid_search.h"
+#include "search/pipeline_shapes.h"
 #include "search/spine_search.h"
 
 namespace pe {
@@ -163,7 +164,7 @@ PointResult Planner::plan(int global_batch) const {
                                ")";
     // Accumulation plans are 1F1B (GPipe keeps every micro-batch's activations).
     if (result.baselines.fits && found.exact &&
-        std::count(options_.schedules.begin(), options_.schedules.end(), Schedule::OneFOneB) == 0)
+        !detail::searches(options_.schedules, Schedule::OneFOneB))
       result.no_plan_reason +=
           "; data parallelism fits with gradient accumulation, which is "
           "1F1B: SearchOptions::schedules with Schedule::OneFOneB can plan it";

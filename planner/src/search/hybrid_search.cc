@@ -132,11 +132,6 @@ bool held_by(const PipelineShapeChoice& shape, int part, const PipelineShapeChoi
   return r == 1 || (machine > 0 && (part / r) % machine == 0 && (devices / r) % machine == 0);
 }
 
-// Whether `options` searches schedule s.
-bool searched(const SearchOptions& options, Schedule s) {
-  return std::count(options.schedules.begin(), options.schedules.end(), s) > 0;
-}
-
 // Branch and bound over shapes of the whole cluster, then of its parts, sharing one pool
 // of candidates, one effort and one certificate.
 class Search {
@@ -153,7 +148,7 @@ class Search {
         coarse_left_(left_ / kCoarseShare),
         class_effort_(left_ / kClassShare),
         greedy_left_(left_ / kGreedyShare),
-        twins_(searched(options, Schedule::OneFOneB)) {}
+        twins_(searches(options.schedules, Schedule::OneFOneB)) {}
 
   // Every shape of the cluster of `cost`, in order (1F1B first: its plans usually win, and
   // the bound they leave prunes GPipe's search); `keep` filters them.
@@ -281,9 +276,7 @@ class Search {
   // costed (in parallel, kept in order) and offered unless it does not fit or its bound
   // cannot make the answer; the pool simulates them by bound like any candidate.
   void offer_interleaved(const CostModel& cost) {
-    if (std::count(options_.schedules.begin(), options_.schedules.end(), Schedule::Interleaved) ==
-        0)
-      return;
+    if (!searches(options_.schedules, Schedule::Interleaved)) return;
     const std::vector<PipelineSpec> specs = interleaved_specs(cost, global_batch_, options_);
     const Seconds cutoff = pool_.cutoff();
     std::vector<std::optional<Plan>> plans(specs.size());

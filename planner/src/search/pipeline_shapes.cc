@@ -9,7 +9,7 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, 
                                                  const std::vector<Schedule>& schedules,
                                                  int max_copies) {
   // With one micro-batch GPipe and 1F1B run the same plan: only 1F1B's is kept then.
-  const bool has_1f1b = std::count(schedules.begin(), schedules.end(), Schedule::OneFOneB) > 0;
+  const bool has_1f1b = searches(schedules, Schedule::OneFOneB);
   std::vector<PipelineShapeChoice> shapes;
   for (int r : divisors(std::gcd(global_batch, devices))) {
     if (max_copies > 0 && r > max_copies) break;  // divisors ascend
@@ -22,6 +22,10 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, 
             shapes.push_back({r, b, share / b, s});
   }
   return shapes;
+}
+
+bool searches(const std::vector<Schedule>& schedules, Schedule s) {
+  return std::find(schedules.begin(), schedules.end(), s) != schedules.end();
 }
 
 // By trial division up to sqrt(n).

@@ -26,6 +26,9 @@ std::vector<PipelineShapeChoice> pipeline_shapes(int global_batch, int devices, 
                                                  const std::vector<Schedule>& schedules,
                                                  int max_copies = 0);
 
+/// Whether `schedules` holds schedule s (the search searches it).
+bool searches(const std::vector<Schedule>& schedules, Schedule s);
+
 /// The divisors of n >= 1, ascending.
 std::vector<int> divisors(int n);
 

@@ -99,8 +99,7 @@ std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_
 
 void seed_accumulation(const CostModel& cost, int global_batch, const SearchOptions& options,
                        std::vector<CostedPlan>& seeds) {
-  if (std::count(options.schedules.begin(), options.schedules.end(), Schedule::OneFOneB) == 0)
-    return;
+  if (!searches(options.schedules, Schedule::OneFOneB)) return;
   const int devices = cost.cluster().device_count();
   for (int r : divisors(std::gcd(global_batch, devices))) {
     // Its one stage spans the whole copy.

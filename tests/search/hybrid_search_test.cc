@@ -132,6 +132,44 @@ TEST(HybridSearch, BoundHoldsOverThePlansOfTheFirstMachinesWithLittleEffort) {
   EXPECT_GT(checked, random_trials(30));
 }
 
+// The refining passes (DpQuery::buckets, Search::refine) only raise the certificate, and
+// keep it sound: with so little effort that exact passes run out, the refined bound is no
+// lower than the search's own and never above the exhaustive optimum (of the cluster and its
+// first machines), and the plans are the same. (Small instances seldom leave a relaxed bound
+// to refine: Planner.RefiningPassesCertifyGnmtLargeOnSixteenSingleGpuMachines shows the gain.)
+TEST(HybridSearch, RefiningPassesOnlyRaiseTheCertificateAndKeepItSound) {
+  std::mt19937 rng(20261201);
+  int checked = 0;
+  for (int trial = 0; trial < random_trials(120); ++trial) {
+    testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, 8);
+    in.cluster = cluster_from_machine_ends(trial % 2 ? std::vector<int>{4, 8}
+                                                     : std::vector<int>{2, 4, 6, 8});
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const std::vector<Schedule> schedules{Schedule::OneFOneB, Schedule::GPipe};
+    SearchOptions options{schedules, 1, 0};
+    options.effort = 300 + 700 * (trial % 4);
+    auto part_cost = [&](const Cluster& c) { return detail::CostModel(in.model, c, in.settings); };
+    detail::HybridSearch search(cost, in.global_batch, options, part_cost);
+    const detail::SearchResult plain = search.result();
+    const detail::SearchResult refined = search.refined();
+    std::optional<Seconds> best = testing::exhaustive_best(cost, in.global_batch, schedules).time;
+    for (std::size_t machines = 1; machines < in.cluster.machine_gpus.size(); ++machines) {
+      Cluster part = in.cluster;
+      part.machine_gpus.resize(machines);
+      const std::optional<Seconds> on_part =
+          testing::exhaustive_best(part_cost(part), in.global_batch, schedules).time;
+      if (on_part && (!best || *on_part < *best)) best = on_part;
+    }
+    if (!best || plain.plans.empty()) continue;
+    ++checked;
+    ASSERT_EQ(refined.plans.size(), plain.plans.size());
+    EXPECT_EQ(stages_string(refined.plans.front()), stages_string(plain.plans.front()));
+    EXPECT_GE(refined.lower_bound, plain.lower_bound) << "trial " << trial;
+    EXPECT_LE(refined.lower_bound, *best * (1 + 1e-9)) << "trial " << trial;
+  }
+  EXPECT_GT(checked, random_trials(60));
+}
+
 // On copies of kClassWidth (32) devices and more, a shape whose relaxed pass runs out gets
 // class passes, coarse and then finer (shape_pass.cc, class_bound): with little effort the
 // certificate still never exceeds the optimum that an unlimited search proves, and it stays

@@ -13,8 +13,10 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <optional>
 
@@ -96,6 +98,17 @@ constexpr std::uint64_t kLastRelaxedShare = 2;
 // either way: 21 -> 54 s).
 constexpr std::uint64_t kClassShare = 4;
 
+// Refining relaxed passes (Search::refine) share 1 / kRefineShare of the effort on top,
+// kRefineWave shapes at a time, with kFirstBuckets buckets of round trip, then kBucketGrowth
+// times as many, up to kRefinements passes a shape, until one raises the bound by less than
+// kLeastRefinement of the fastest plan.
+constexpr std::uint64_t kRefineShare = 1;
+constexpr std::size_t kRefineWave = 2;
+constexpr int kFirstBuckets = 16;
+constexpr std::uint64_t kBucketGrowth = 4;
+constexpr int kRefinements = 5;
+constexpr double kLeastRefinement = 1e-3;
+
 // The relaxed passes' effort for `exact` steps of exact passes.
 std::uint64_t relaxed_effort(std::uint64_t exact) {
   const std::uint64_t most = std::numeric_limits<std::uint64_t>::max() / kRelaxedShare;
@@ -148,6 +161,7 @@ class Search {
         coarse_left_(left_ / kCoarseShare),
         class_effort_(left_ / kClassShare),
         greedy_left_(left_ / kGreedyShare),
+        refine_left_(left_ / kRefineShare),
         twins_(searches(options.schedules, Schedule::OneFOneB)) {}
 
   // Every shape of the cluster of `cost`, in order (1F1B first: its plans usually win, and
@@ -166,8 +180,12 @@ class Search {
 
   // Seeds and searches the shapes of the cluster of `cost` (with its accumulation plans);
   // returns each shape's lower bound, at least its `held` bound (one per shape, or none).
+  // `holders`: for a part's shapes, the index of the whole cluster's shape that holds its
+  // plans (held_by), or -1; none for the whole cluster's shapes.
   std::vector<Seconds> run(const CostModel& cost, const std::vector<ShapeOn>& shapes,
-                           const std::vector<Seconds>& held = {}) {
+                           const std::vector<Seconds>& held = {},
+                           const std::vector<int>& holders = {}) {
+    holders_ = holders;
     anywhere_.assign(shapes.size(), 0);
     std::vector<CostedPlan> seeds;
     for (const ShapeOn& s : shapes)
@@ -358,7 +376,10 @@ class Search {
       if (relaxed[i].ran_out) ran_out.push_back(i), ran_out_with[i] = relaxed[i].steps;
     }
     last_relaxed_passes(shapes, ran_out, bounds, ran_out_with);
-    for (Seconds b : bounds) lower_ = std::min(lower_, b);
+    holders_.clear();
+    std::vector<std::size_t> all_of_them(shapes.size());
+    std::iota(all_of_them.begin(), all_of_them.end(), std::size_t{0});
+    count_bounds(shapes, bounds, all_of_them, ran_out);
     unfinished_ = unfinished_ || !shapes.empty();
   }
 
@@ -374,7 +395,8 @@ class Search {
   SearchResult result() const {
     SearchResult result;
     result.plans = pool_.answer();
-    const Seconds lower = std::min({lower_, pool_.least_unsimulated(), pool_.fastest()});
+    Seconds lower = std::min({lower_, pool_.least_unsimulated(), pool_.fastest()});
+    for (std::size_t i = 0; i < open_.size(); ++i) lower = std::min(lower, open_bound(i));
     result.lower_bound = lower;
     result.exact = !result.plans.empty() ? lower >= pool_.fastest() * (1 - kTie) : !unfinished_;
     return result;
@@ -401,14 +423,68 @@ class Search {
     std::vector<Seconds> found(which.size(), 0);
     tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t j) {
       const ShapeOn& s = shapes[which[j]];
-      const ClassBound classes = class_bound(*s.cost, s.shape, cutoff, share,
-                                             options_.max_stage_width, narrowest_copy(s, used));
+      const PassBound classes = class_bound(*s.cost, s.shape, cutoff, share,
+                                            options_.max_stage_width, narrowest_copy(s, used));
       if (classes.finished) found[j] = std::min(classes.least_bound, cutoff);
     });
     for (std::size_t j = 0; j < which.size(); ++j)
       anywhere[which[j]] = std::max(anywhere[which[j]], found[j]);
   }
   Seconds best_time() const { return pool_.best_time(); }
+
+  // Refining relaxed passes (DpQuery::buckets) of the open shapes (count_bounds), of the
+  // whole cluster and its parts, while some has a bound below the fastest plan (each pass
+  // prunes with it: only the certificate needs them): the kRefineWave of
+  // least bound, each with an equal part of the effort kept for them (refine_left_), with
+  // kFirstBuckets buckets, then kBucketGrowth times as many; the least alone, with all that
+  // is left, where its pass may need more than an equal part (kBucketGrowth times its last:
+  // four times the buckets took 2.5 to 3 times the steps on GNMT-32), and a later one waits
+  // when its part is too small. Each pass that finishes raises its shape's bound. A shape is
+  // refined no more when its pass ran out or could not run, raised its bound by less than
+  // kLeastRefinement of the fastest plan (near the exact pass's bound, which more buckets only
+  // approach), or after kRefinements passes. The certificate is the least bound: refining
+  // any shape but the least is wasted until that one rises.
+  void refine() {
+    std::vector<std::uint64_t> last(open_.size(), 0);  // steps of each shape's last pass
+    std::vector<int> passes(open_.size(), 0);
+    std::vector<char> done(open_.size(), 0);
+    // A shape whose bound meets the fastest plan no longer holds the certificate back.
+    const Seconds target = pool_.fastest() * (1 - kTie);
+    for (;;) {
+      std::vector<std::size_t> order;
+      for (std::size_t i = 0; i < open_.size(); ++i)
+        if (!done[i] && open_bound(i) < target) order.push_back(i);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return open_bound(a) < open_bound(b); });
+      if (order.empty() || refine_left_ == 0) break;
+      // The least alone where it may need more than an equal part.
+      const bool alone = kBucketGrowth * last[order.front()] > refine_left_ / kRefineWave;
+      order.resize(std::min(order.size(), alone ? 1 : kRefineWave));
+      const std::uint64_t share = refine_left_ / order.size();
+      std::vector<PassBound> found(order.size());
+      tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t j) {
+        const std::size_t i = order[j];
+        const ShapeOn& s = open_[i].on;
+        int buckets = kFirstBuckets;
+        for (int p = 0; p < passes[i]; ++p) buckets *= static_cast<int>(kBucketGrowth);
+        if (kBucketGrowth * last[i] <= share)
+          found[j] =
+              refined_bound(*s.cost, s.shape, target, share, options_.max_stage_width, buckets);
+      });
+      for (std::size_t j = 0; j < order.size(); ++j) {
+        const std::size_t i = order[j];
+        const PassBound& pass = found[j];
+        // Not run (a later one's part was too small; the least's never is): it waits.
+        if (j > 0 && kBucketGrowth * last[i] > share) continue;
+        refine_left_ -= std::min(refine_left_, pass.steps);
+        const Seconds raised = std::max(open_[i].bound, std::min(pass.least_bound, target));
+        done[i] = !pass.finished || raised < open_[i].bound + kLeastRefinement * target ||
+                  ++passes[i] == kRefinements;
+        if (pass.finished) open_[i].bound = raised;
+        last[i] = pass.steps;
+      }
+    }
+  }
 
  private:
   static Seconds floor_of(const ShapeOn& s) {
@@ -510,8 +586,39 @@ class Search {
     // A shape no relaxed pass bounded keeps its floor.
     for (std::size_t i : unsettled) bounds[i] = std::max(bounds[i], floor_of(shapes[i]));
     unfinished_ = unfinished_ || !todo.empty();
-    for (Seconds b : bounds) lower_ = std::min(lower_, b);
+    count_bounds(shapes, bounds, unfinished, unsettled);
     return bounds;
+  }
+
+  // Counts the bounds of a run's shapes (one per shape) in the certificate: those of the
+  // shapes `unfinished` (no exact pass finished them) that a relaxed pass bounded (not in
+  // `unbounded`) stay open for refine(), each with the open shape of the whole cluster that
+  // holds its plans (holders_) where there is one; the others count as they are.
+  void count_bounds(const std::vector<ShapeOn>& shapes, const std::vector<Seconds>& bounds,
+                    const std::vector<std::size_t>& unfinished,
+                    const std::vector<std::size_t>& unbounded) {
+    std::vector<char> open(shapes.size(), 0);
+    for (std::size_t i : unfinished) open[i] = 1;
+    for (std::size_t i : unbounded) open[i] = 0;
+    const bool whole = !whole_counted_;  // the first run is the whole cluster's
+    whole_counted_ = true;
+    if (whole) whole_open_.assign(shapes.size(), -1);
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      if (!open[i]) {
+        lower_ = std::min(lower_, bounds[i]);
+        continue;
+      }
+      const int holder = whole || i >= holders_.size() || holders_[i] < 0
+                             ? -1
+                             : whole_open_[static_cast<std::size_t>(holders_[i])];
+      if (whole) whole_open_[i] = static_cast<int>(open_.size());
+      open_.push_back({shapes[i], bounds[i], holder});
+    }
+  }
+  // An open shape's bound: its own, or its holder's where that is more.
+  Seconds open_bound(std::size_t i) const {
+    const OpenShape& s = open_[i];
+    return s.holder < 0 ? s.bound : std::max(s.bound, open_[s.holder].bound);
   }
 
   // Late greedy passes: the shapes of copies of at most kCoarseUnits devices (which had no
@@ -594,10 +701,21 @@ class Search {
   std::uint64_t coarse_left_;          // steps left to coarse passes, parts included
   std::uint64_t class_effort_;         // steps for class_bounds
   std::uint64_t greedy_left_;          // and to greedy passes
-  bool twins_;                         // 1F1B searched: GPipe plans' 1F1B twins are candidates
-  Seconds lower_ = kInfinity;          // least bound of the shapes searched or floored
-  bool unfinished_ = false;            // some shape never finished its pass
-  std::vector<Seconds> anywhere_;      // anywhere(), per shape of the last run
+  std::uint64_t refine_left_;          // and to refining relaxed passes (refine)
+  // The shapes whose bound a relaxed pass gave (no exact pass finished them), for refine().
+  struct OpenShape {
+    ShapeOn on;
+    Seconds bound;
+    int holder;  // the open shape of the whole cluster that holds its plans, or -1
+  };
+  std::vector<OpenShape> open_;
+  std::vector<int> holders_;       // run()'s
+  std::vector<int> whole_open_;    // the open shape of each whole-cluster shape, or -1
+  bool whole_counted_ = false;     // count_bounds has had the whole cluster's shapes
+  bool twins_;                     // 1F1B searched: GPipe plans' 1F1B twins are candidates
+  Seconds lower_ = kInfinity;      // least bound of the shapes searched or floored
+  bool unfinished_ = false;        // some shape never finished its pass
+  std::vector<Seconds> anywhere_;  // anywhere(), per shape of the last run
 };
 
 // The parts of a cluster: its first machines (largest first), and its first device when
@@ -619,14 +737,32 @@ std::vector<Cluster> cluster_parts(const Cluster& cluster) {
 
 }  // namespace
 
-SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
-                          const PartCostModel& part_cost, const std::vector<Plan>& hints) {
-  Search search(global_batch, options);
+struct HybridSearch::State {
+  SearchOptions options;
+  Search search;
+  std::deque<CostModel> part_models;  // the parts searched, which refine() goes back to
+
+  State(int global_batch, const SearchOptions& o) : options(o), search(global_batch, options) {}
+};
+
+HybridSearch::~HybridSearch() = default;
+
+SearchResult HybridSearch::result() const { return state_->search.result(); }
+
+SearchResult HybridSearch::refined() {
+  state_->search.refine();
+  return result();
+}
+
+HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const SearchOptions& options,
+                           const PartCostModel& part_cost, const std::vector<Plan>& hints)
+    : state_(std::make_unique<State>(global_batch, options)) {
+  Search& search = state_->search;
   search.offer_plans(hints);
   const std::vector<ShapeOn> whole =
       search.shapes(cost, [](const PipelineShapeChoice&) { return true; });
   const std::vector<Seconds> whole_bounds = search.run(cost, whole);
-  if (!part_cost) return search.result();
+  if (!part_cost) return;
   const std::vector<Seconds> whole_anywhere = search.anywhere();
   std::vector<Seconds> whole_classes(whole.size(), 0);  // Search::class_bounds
   bool classed = false;                                 // whole_classes is filled
@@ -654,7 +790,7 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
       search.bound_unsearched(floor, false);
       break;
     }
-    const CostModel part_model = part_cost(part);
+    const CostModel& part_model = state_->part_models.emplace_back(part_cost(part));
     // A shape whose plans a shape of the whole cluster holds, and whose bound there is no
     // less than the best time, has no faster plan; nor has one whose plans that shape's
     // placement-free bound covers (the same copies, micro-batches and schedule, anywhere).
@@ -668,18 +804,21 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
     std::vector<ShapeOn> shapes;
     std::vector<Seconds> bounds;
     std::vector<char> held;
+    std::vector<int> holders;  // the whole cluster's shape that holds its plans, or -1
     for (const ShapeOn& s :
          search.shapes(part_model, [](const PipelineShapeChoice&) { return true; })) {
       Seconds bound = 0;
       bool holds = false;
+      int holder = -1;
       for (std::size_t i = 0; i < whole.size(); ++i)
         if (same_shape(s.shape, whole[i].shape)) {
           holds = held_by(s.shape, used, whole[i].shape, devices, machine);
           bound = std::max(whole_anywhere[i], whole_classes[i]);
-          if (holds) bound = std::max(bound, whole_bounds[i]);
+          if (holds) bound = std::max(bound, whole_bounds[i]), holder = static_cast<int>(i);
         }
       if (bound >= search.best_time()) continue;
       shapes.push_back(s), bounds.push_back(bound), held.push_back(holds);
+      holders.push_back(holder);
     }
     // Parts get only the effort the whole cluster left: with none, their shapes are only
     // bounded (by relaxed passes).
@@ -691,9 +830,13 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
         if (!held[i]) unheld.push_back(shapes[i]), unheld_bounds.push_back(bounds[i]);
       search.bound_only(part_model, unheld, unheld_bounds);
     } else
-      search.run(part_model, shapes, bounds);
+      search.run(part_model, shapes, bounds, holders);
   }
-  return search.result();
+}
+
+SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
+                          const PartCostModel& part_cost, const std::vector<Plan>& hints) {
+  return HybridSearch(cost, global_batch, options, part_cost, hints).refined();
 }
 
 }  // namespace pe::detail

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "cost/cost_model.h"
@@ -60,7 +61,30 @@ struct SearchResult {
 /// `hints`, plans of the same model, cluster and batch found another way (a search of the
 /// spine's chain, search_with_spine), are candidates from the start: the search prunes with
 /// the best of them as it would with its own.
+///
+/// Last, where no exact pass finished a shape whose bound is below the fastest plan,
+/// refining relaxed passes (DpQuery::buckets) share the effort once more to raise its bound.
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
                           const PartCostModel& part_cost = {}, const std::vector<Plan>& hints = {});
+
+/// search_plans in two steps: the search (the constructor; result()), then the refining
+/// passes on its certificate (refined()), which a caller whose bound goes unused, or that
+/// searches again from better plans, may leave out (search_with_spine).
+class HybridSearch {
+ public:
+  HybridSearch(const CostModel& cost, int global_batch, const SearchOptions& options,
+               const PartCostModel& part_cost = {}, const std::vector<Plan>& hints = {});
+  ~HybridSearch();
+  HybridSearch(const HybridSearch&) = delete;
+  HybridSearch& operator=(const HybridSearch&) = delete;
+  /// The answer without the refining passes.
+  SearchResult result() const;
+  /// The answer after them (search_plans').
+  SearchResult refined();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace pe::detail

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -141,15 +142,28 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry
 }
 
 // The relaxed pass's cell: one entry per (k, head) with each field the least of the group's
-// (DpQuery::relaxed). Prepending a stage maps y, y + e, y + x and the other fields through
-// terms that never fall when one of them falls (the B term M (f + g) - R_b lowers e as y
-// grows, but y + e is then M (f + g)), and the plan's bound y + max(e, x) grows with y, y + e
-// and y + x: the least fields give a bound no larger than any entry's. Returns the steps.
-std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
-  std::sort(candidates.begin(), candidates.end(),
-            [](const Entry& a, const Entry& b) { return a.group() < b.group(); });
-  for (const Entry& c : candidates) {
-    if (cell.empty() || cell.back().group() != c.group()) {
+// (DpQuery::relaxed), or with `bucket` one per group and round trip bucket (y / bucket
+// rounded down; DpQuery::buckets). Prepending a stage maps y, y + e, y + x and the other
+// fields through terms that never fall when one of them falls (the B term M (f + g) - R_b
+// lowers e as y grows, but y + e is then M (f + g)), and the plan's bound y + max(e, x) grows
+// with y, y + e and y + x: the least fields give a bound no larger than any entry's. Returns
+// the steps. `keys` is scratch space.
+using LeastKey = std::tuple<int, bool, int, std::int64_t, std::size_t>;
+std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cell, Seconds bucket,
+                         std::vector<LeastKey>& keys) {
+  // Sorted by key through their indices (entries are large), ties in arrival order.
+  keys.clear();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Entry& e = candidates[i];
+    const auto b =
+        bucket > 0 ? static_cast<std::int64_t>(std::floor(e.bound.round_trip / bucket)) : 0;
+    keys.emplace_back(e.k(), !e.head, e.t(), b, i);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    const Entry& c = candidates[std::get<4>(keys[j])];
+    if (j == 0 || std::get<3>(keys[j]) != std::get<3>(keys[j - 1]) ||
+        c.group() != cell.back().group()) {
       cell.push_back(c);
       continue;
     }
@@ -235,7 +249,9 @@ class Dp {
         largest_machine_(*std::max_element(cost.cluster().machine_gpus.begin(),
                                            cost.cluster().machine_gpus.end())),
         bound_(q.bound * (1 + kSlack)),
-        limit_(q.step_limit) {}
+        limit_(q.step_limit) {
+    if (q.relaxed && q.buckets > 1 && std::isfinite(q.bound)) bucket_ = q.bound / q.buckets;
+  }
 
   DpResult run() {
     const std::uint64_t cells = static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(slots_);
@@ -357,7 +373,7 @@ class Dp {
   void fill(std::size_t a, int o) {
     stages_from(a, o);
     spend(q_.greedy    ? keep_greedy(candidates_, cell(a, o))
-          : q_.relaxed ? keep_least(candidates_, cell(a, o))
+          : q_.relaxed ? keep_least(candidates_, cell(a, o), bucket_, keys_)
                        : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
   }
   // Tries every stage from state a on cell o (each goes to extend()). A one-stage plan (a =
@@ -429,7 +445,9 @@ class Dp {
   std::vector<Trial> trials_;           // trials()' answer, reused
   std::vector<StageVariant> variants_;  // its variants, reused
   Seconds bound_;
-  std::uint64_t limit_;  // steps allowed in all
+  Seconds bucket_ = 0;          // DpQuery::buckets' width, 0 for none
+  std::vector<LeastKey> keys_;  // keep_least's scratch
+  std::uint64_t limit_;         // steps allowed in all
   std::uint64_t steps_ = 0;
   bool stopped_ = false;
   // An enumerating pass (DpQuery::enumerate) once the cells are filled: the stages in front

@@ -36,6 +36,14 @@ struct DpQuery {
   /// pipeline_dp.cc), so the least bound of the first cell is a lower bound on the path bound
   /// of every plan of the shape, found with far fewer entries; no plans are returned.
   bool relaxed = false;
+  /// A refining relaxed pass (with `relaxed`, more than 1, and a finite `bound`): each cell
+  /// keeps one entry per group and bucket of round trip (y), buckets `bound / buckets` wide,
+  /// with each field the least of its entries'. An entry no larger in every field than
+  /// each of the entries it stands for is still below every plan they end, so the least
+  /// bound is a lower bound as with one entry a group; entries of different round trips no
+  /// longer lend each other their small fields, so it is tighter, for up to `buckets` times
+  /// the entries. As buckets grow it tends to the exact pass's bound (DpQuery::windows).
+  int buckets = 0;
   /// Bound each plan with the window cycles (path_bound.h, R) and the warm-ups a stage
   /// paces further on than the next stage too: tighter, but entries then differ in six more
   /// fields (window, delayed, after), so an exact pass keeps more of them. Off for the

@@ -102,10 +102,10 @@ Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
       path_floor(cost));
 }
 
-ClassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                       std::uint64_t effort, int max_width, int narrowest_copy) {
+PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                      std::uint64_t effort, int max_width, int narrowest_copy) {
   const int width = cost.cluster().device_count() / shape.replicas;
-  ClassBound found;
+  PassBound found;
   for (int cells = kClassCells, level = 0, last = 0; level <= kClassRefinements;
        cells *= 2, ++level) {
     const int devices = class_devices(width, cells);
@@ -122,6 +122,14 @@ ClassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, 
   return found;
 }
 
+PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                        std::uint64_t effort, int max_width, int buckets) {
+  DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
+  query.buckets = buckets;
+  const DpResult pass = best_pipeline(cost, query);
+  return {pass.least_bound, !pass.stopped, pass.steps};
+}
+
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                            std::uint64_t effort, int max_width) {
   const int width = cost.cluster().device_count() / shape.replicas;
@@ -134,7 +142,7 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
     return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,
             relaxed.steps, false, floor};
   if (width < kClassWidth) return {floor, false, relaxed.steps, true, floor};
-  const ClassBound classes = class_bound(cost, shape, bound, effort, max_width);
+  const PassBound classes = class_bound(cost, shape, bound, effort, max_width);
   const std::uint64_t steps = relaxed.steps + classes.steps;
   if (!classes.finished) return {floor, false, steps, true, floor};
   const Seconds least = std::max(floor, std::min(classes.least_bound, bound));

@@ -41,9 +41,9 @@ struct RelaxedBound {
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                            std::uint64_t effort, int max_width);
 
-/// What class_bound proved: the greatest least bound of the class passes that finished
-/// (infinity: no plan makes `bound`), and whether one did.
-struct ClassBound {
+/// What bounding passes proved: the greatest least bound of those that finished (infinity:
+/// no plan makes `bound`), and whether one did.
+struct PassBound {
   Seconds least_bound = 0;
   bool finished = false;
   std::uint64_t steps = 0;
@@ -53,8 +53,14 @@ struct ClassBound {
 /// get narrower (each bounds every plan of the shape, so the greatest does; finer classes
 /// give tighter bounds for more steps). They bound the plans of copies at least
 /// `narrowest_copy` wide (DpQuery::narrowest_copy), on the cluster's first machines too.
-ClassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                       std::uint64_t effort, int max_width, int narrowest_copy = 0);
+PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                      std::uint64_t effort, int max_width, int narrowest_copy = 0);
+
+/// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip)
+/// within `effort`: when it finishes, every plan of the shape has a bound no less than its
+/// least bound.
+PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                        std::uint64_t effort, int max_width, int buckets);
 
 /// What one shape's pass found: its candidates, the least bound of any of its plans (a
 /// valid lower bound, also when the pass stopped), whether the shape is settled (searched,

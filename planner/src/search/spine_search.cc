@@ -29,19 +29,23 @@ SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost,
                                const SearchOptions& options) {
   const TrainingSettings& settings = cost.settings();
   const PartCostModel part = [&](const Cluster& c) { return CostModel(model, c, settings); };
-  SearchResult found = search_plans(cost, global_batch, options, part);
+  HybridSearch first(cost, global_batch, options, part);
+  const SearchResult found = first.result();
   // An exact answer is already the best of every cut, the spine's plans among them.
-  if (model.spine.empty() || found.exact) return found;
+  if (model.spine.empty() || found.exact) return first.refined();
   const ModelProfile chain = spine_model(model);
   const CostModel chain_cost(chain, cost.cluster(), settings);
-  SearchResult on_spine = search_plans(chain_cost, global_batch, options, [&](const Cluster& c) {
-    return CostModel(chain, c, settings);
-  });
-  if (on_spine.plans.empty()) return found;
+  // Only its plans count (its bound covers the spine's plans only): no refining passes.
+  SearchResult on_spine = HybridSearch(chain_cost, global_batch, options, [&](const Cluster& c) {
+                            return CostModel(chain, c, settings);
+                          }).result();
+  if (on_spine.plans.empty()) return first.refined();
   const bool faster =
       found.plans.empty() ||
       on_spine.plans.front().iteration_time < found.plans.front().iteration_time * (1 - kSimpler);
-  if (!faster) return found;
+  // Otherwise the first search's refining passes are left out: the next search's bound,
+  // pruned with the spine's plans, is the tighter.
+  if (!faster) return first.refined();
   for (Plan& plan : on_spine.plans) map_to_model(plan, model.spine);
   // The search over every cut again, from the spine's plans: it prunes with their time from
   // the start, so more of its passes finish, and its bound is often far closer (DAPPLE's

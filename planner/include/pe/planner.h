@@ -30,23 +30,21 @@ struct SearchOptions {
   std::vector<Schedule> schedules = {Schedule::OneFOneB, Schedule::GPipe};
   /// How many plans to return per batch size (the best of distinct shapes).
   int top = 1;
-  /// Search effort per global batch size, in steps of the exact search (a cell, a stage
-  /// tried, a suffix entry extended, or eight comparisons of two entries or checks of a
-  /// stage no suffix can follow; 5 to 30 ns each on
-  /// one core); 0 =
-  /// unlimited. The pipeline shapes share it in a fixed order (what one leaves passes on).
-  /// A shape that needs more counts in PointResult::lower_bound with the bound of a
-  /// relaxed pass (the same dynamic program keeping one entry per group, run before the
-  /// exact pass, which a shape it proves unable to beat the best plan does not need; the
-  /// relaxed passes share twice the effort), or
-  /// with a floor bound (its busiest stage's share of the work) when that runs out too and
-  /// so does a last relaxed pass (half the effort more, shared by the shapes left at their
-  /// floor, narrowest first), instead of its searched one, and the best plans found are
-  /// returned, never worse than the seeds (one-stage data parallelism inside each copy and
-  /// equal-work pipelines). On copies wider than 16 devices, greedy passes
-  /// (one suffix per cell and group, stages a power of two wide) and coarse passes (stages
-  /// on granules of devices) share a quarter of it more each, for candidate plans; narrower
-  /// copies get greedy passes at the end, for the shapes no exact pass finished.
+  /// Search effort per global batch size, in steps of the exact search (a cell, a stage tried, a
+  /// suffix entry extended, or eight comparisons of two entries or checks of a stage no suffix can
+  /// follow; 5 to 30 ns each on one core); 0 = unlimited. The pipeline shapes share it in a fixed
+  /// order (what one leaves passes on). A shape that needs more counts in PointResult::lower_bound
+  /// with the bound of a relaxed pass (the same dynamic program keeping one entry per group, run
+  /// before the exact pass, which a shape it proves unable to beat the best plan does not need; the
+  /// relaxed passes share twice the effort), or with a floor bound (its busiest stage's share of
+  /// the work) when that runs out too and so does a last relaxed pass (half the effort more, shared
+  /// by the shapes left at their floor, narrowest first), instead of its searched one. At the end,
+  /// shapes left with a relaxed pass's bound get finer ones (refining passes), least bound first,
+  /// sharing the effort once more. The best plans found are returned, never worse than the seeds
+  /// (one-stage data parallelism inside each copy and equal-work pipelines). On copies wider than
+  /// 16 devices, greedy passes (one suffix per cell and group, stages a power of two wide) and
+  /// coarse passes (stages on granules of devices) share a quarter of it more each, for candidate
+  /// plans; narrower copies get greedy passes at the end, for the shapes no exact pass finished.
   /// See README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
   /// Most devices any stage may have in one pipeline copy (its width); 0 = no limit. 1

@@ -340,10 +340,12 @@ class Search {
   // whose relaxed passes ran out or never ran (so that they count with their floor), the
   // narrowest copies first: their passes are the cheapest, and what one leaves passes on.
   // Raises `bounds` (one per shape) and leaves in `which` the shapes that ran out again (or
-  // were not tried again: `ran_out_with`, as for relaxed_bounds).
+  // were not tried again: `ran_out_with`, as for relaxed_bounds); `steps` (one per shape)
+  // gets the steps of each pass that finished.
   void last_relaxed_passes(const std::vector<ShapeOn>& shapes, std::vector<std::size_t>& which,
                            std::vector<Seconds>& bounds,
-                           const std::vector<std::uint64_t>& ran_out_with) {
+                           const std::vector<std::uint64_t>& ran_out_with,
+                           std::vector<std::uint64_t>& steps) {
     std::vector<std::size_t> order = which;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return width_of(shapes[a]) < width_of(shapes[b]);
@@ -353,7 +355,10 @@ class Search {
     which.clear();
     for (std::size_t j = 0; j < order.size(); ++j) {
       bounds[order[j]] = std::max(bounds[order[j]], found[j].lower_bound);
-      if (found[j].ran_out) which.push_back(order[j]);
+      if (found[j].ran_out)
+        which.push_back(order[j]);
+      else
+        steps[order[j]] = found[j].steps;
     }
   }
   // Bounds the shapes of a part that no exact pass could search (no effort left) with
@@ -370,16 +375,19 @@ class Search {
     const std::vector<RelaxedBound> relaxed = relaxed_bounds(shapes, all, relaxed_left_);
     std::vector<Seconds> bounds(shapes.size());
     std::vector<std::size_t> ran_out;
-    std::vector<std::uint64_t> ran_out_with(shapes.size(), 0);
+    std::vector<std::uint64_t> ran_out_with(shapes.size(), 0), steps(shapes.size(), 0);
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       bounds[i] = std::max(held[i], relaxed[i].lower_bound);
-      if (relaxed[i].ran_out) ran_out.push_back(i), ran_out_with[i] = relaxed[i].steps;
+      if (relaxed[i].ran_out)
+        ran_out.push_back(i), ran_out_with[i] = relaxed[i].steps;
+      else
+        steps[i] = relaxed[i].steps;
     }
-    last_relaxed_passes(shapes, ran_out, bounds, ran_out_with);
+    last_relaxed_passes(shapes, ran_out, bounds, ran_out_with, steps);
     holders_.clear();
     std::vector<std::size_t> all_of_them(shapes.size());
     std::iota(all_of_them.begin(), all_of_them.end(), std::size_t{0});
-    count_bounds(shapes, bounds, all_of_them, ran_out);
+    count_bounds(shapes, bounds, all_of_them, ran_out, steps);
     unfinished_ = unfinished_ || !shapes.empty();
   }
 
@@ -437,15 +445,18 @@ class Search {
   // prunes with it: only the certificate needs them): the kRefineWave of
   // least bound, each with an equal part of the effort kept for them (refine_left_), with
   // kFirstBuckets buckets, then kBucketGrowth times as many; the least alone, with all that
-  // is left, where its pass may need more than an equal part (kBucketGrowth times its last:
-  // four times the buckets took 2.5 to 3 times the steps on GNMT-32), and a later one waits
-  // when its part is too small. Each pass that finishes raises its shape's bound. A shape is
+  // is left, where its pass may need more than an equal part (kBucketGrowth times its last,
+  // at first its relaxed pass: 16 buckets took 3 times a relaxed pass's steps on GNMT large,
+  // four times the buckets 2.5 to 3 times the steps on GNMT-32), and a later one waits when
+  // its part is too small. Each pass that finishes raises its shape's bound. A shape is
   // refined no more when its pass ran out or could not run, raised its bound by less than
   // kLeastRefinement of the fastest plan (near the exact pass's bound, which more buckets only
   // approach), or after kRefinements passes. The certificate is the least bound: refining
-  // any shape but the least is wasted until that one rises.
+  // any shape but the least is wasted until that one rises, and once the least is refined no
+  // more, so is every other.
   void refine() {
-    std::vector<std::uint64_t> last(open_.size(), 0);  // steps of each shape's last pass
+    std::vector<std::uint64_t> last(open_.size());  // steps of each shape's last pass
+    for (std::size_t i = 0; i < open_.size(); ++i) last[i] = open_[i].steps;
     std::vector<int> passes(open_.size(), 0);
     std::vector<char> done(open_.size(), 0);
     // A shape whose bound meets the fastest plan no longer holds the certificate back.
@@ -453,10 +464,12 @@ class Search {
     for (;;) {
       std::vector<std::size_t> order;
       for (std::size_t i = 0; i < open_.size(); ++i)
-        if (!done[i] && open_bound(i) < target) order.push_back(i);
+        if (open_bound(i) < target) order.push_back(i);
       std::stable_sort(order.begin(), order.end(),
                        [&](std::size_t a, std::size_t b) { return open_bound(a) < open_bound(b); });
-      if (order.empty() || refine_left_ == 0) break;
+      // The certificate can rise no further once its least bound can.
+      if (order.empty() || refine_left_ == 0 || done[order.front()]) break;
+      std::erase_if(order, [&](std::size_t i) { return done[i]; });
       // The least alone where it may need more than an equal part.
       const bool alone = kBucketGrowth * last[order.front()] > refine_left_ / kRefineWave;
       order.resize(std::min(order.size(), alone ? 1 : kRefineWave));
@@ -506,6 +519,7 @@ class Search {
                                      const std::vector<Seconds>& held) {
     std::vector<Seconds> bounds = held.empty() ? std::vector<Seconds>(shapes.size(), 0) : held;
     std::vector<char> relaxed_done(shapes.size(), 0);            // a relaxed pass bounded the shape
+    std::vector<std::uint64_t> relaxed_steps(shapes.size(), 0);  // and took this many steps
     std::vector<std::uint64_t> ran_out_with(shapes.size(), 0);   // steps of one that ran out
     std::vector<std::uint64_t> finished_with(shapes.size(), 0);  // steps of one that finished
     std::vector<std::size_t> todo(shapes.size());
@@ -537,7 +551,8 @@ class Search {
           ShapeResult& shape = found[i - start];
           if (!shape.complete) stopped.push_back(todo[i]);
           if (shape.complete) finished_with[todo[i]] = shape.steps;
-          if (!shape.complete && !shape.relaxed_ran_out) relaxed_done[todo[i]] = 1;
+          if (!shape.complete && !shape.relaxed_ran_out)
+            relaxed_done[todo[i]] = 1, relaxed_steps[todo[i]] = shape.relaxed_steps;
           if (shape.relaxed_ran_out)
             ran_out_with[todo[i]] = std::max(ran_out_with[todo[i]], shape.relaxed_steps);
           bounds[todo[i]] = std::max(bounds[todo[i]], shape.lower_bound);
@@ -576,27 +591,30 @@ class Search {
         if (relaxed[j].ran_out) {
           again.push_back(worth[j]);
           ran_out_with[worth[j]] = std::max(ran_out_with[worth[j]], relaxed[j].steps);
-        }
+        } else
+          relaxed_steps[worth[j]] = relaxed[j].steps;
       }
       for (std::size_t i : unsettled)
         if (std::find(worth.begin(), worth.end(), i) == worth.end()) again.push_back(i);
       unsettled = std::move(again);
     }
-    last_relaxed_passes(shapes, unsettled, bounds, ran_out_with);
+    last_relaxed_passes(shapes, unsettled, bounds, ran_out_with, relaxed_steps);
     // A shape no relaxed pass bounded keeps its floor.
     for (std::size_t i : unsettled) bounds[i] = std::max(bounds[i], floor_of(shapes[i]));
     unfinished_ = unfinished_ || !todo.empty();
-    count_bounds(shapes, bounds, unfinished, unsettled);
+    count_bounds(shapes, bounds, unfinished, unsettled, relaxed_steps);
     return bounds;
   }
 
   // Counts the bounds of a run's shapes (one per shape) in the certificate: those of the
   // shapes `unfinished` (no exact pass finished them) that a relaxed pass bounded (not in
   // `unbounded`) stay open for refine(), each with the open shape of the whole cluster that
-  // holds its plans (holders_) where there is one; the others count as they are.
+  // holds its plans (holders_) where there is one, and the steps of that relaxed pass
+  // (`steps`, one per shape); the others count as they are.
   void count_bounds(const std::vector<ShapeOn>& shapes, const std::vector<Seconds>& bounds,
                     const std::vector<std::size_t>& unfinished,
-                    const std::vector<std::size_t>& unbounded) {
+                    const std::vector<std::size_t>& unbounded,
+                    const std::vector<std::uint64_t>& steps) {
     std::vector<char> open(shapes.size(), 0);
     for (std::size_t i : unfinished) open[i] = 1;
     for (std::size_t i : unbounded) open[i] = 0;
@@ -612,7 +630,7 @@ class Search {
                              ? -1
                              : whole_open_[static_cast<std::size_t>(holders_[i])];
       if (whole) whole_open_[i] = static_cast<int>(open_.size());
-      open_.push_back({shapes[i], bounds[i], holder});
+      open_.push_back({shapes[i], bounds[i], holder, steps[i]});
     }
   }
   // An open shape's bound: its own, or its holder's where that is more.
@@ -706,7 +724,8 @@ class Search {
   struct OpenShape {
     ShapeOn on;
     Seconds bound;
-    int holder;  // the open shape of the whole cluster that holds its plans, or -1
+    int holder;           // the open shape of the whole cluster that holds its plans, or -1
+    std::uint64_t steps;  // of the relaxed pass that bounded it
   };
   std::vector<OpenShape> open_;
   std::vector<int> holders_;       // run()'s

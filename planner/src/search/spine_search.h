@@ -20,6 +20,8 @@ ModelProfile spine_model(const ModelProfile& model);
 /// on the spine's prefixes, whose stages cost the same in both models, and the second search
 /// prunes with that plan's time. The lower bound is the larger of the two searches' over every
 /// cut (each covers every plan of `model`); exact is recomputed against the best plan reported.
+/// Only the search whose bound decides gets refining passes (HybridSearch::refined): the last
+/// search over every cut, not the spine's chain's, nor the first where a second one follows.
 SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost, int global_batch,
                                const SearchOptions& options);
 

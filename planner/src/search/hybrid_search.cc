@@ -120,12 +120,6 @@ std::uint64_t relaxed_effort(std::uint64_t exact) {
 constexpr std::int64_t kPolishPairs = std::int64_t{1} << 22;
 constexpr std::uint64_t kPolishShare = 32;
 
-// A shape on the cluster of one cost model: the whole cluster or a part of it.
-struct ShapeOn {
-  const CostModel* cost;
-  PipelineShapeChoice shape;
-};
-
 // The GPUs of every machine when all have as many, else 0.
 int equal_machines(const Cluster& cluster) {
   const std::vector<int>& gpus = cluster.machine_gpus;
@@ -144,6 +138,17 @@ bool held_by(const PipelineShapeChoice& shape, int part, const PipelineShapeChoi
   if (!same_shape(shape, whole)) return false;
   return r == 1 || (machine > 0 && (part / r) % machine == 0 && (devices / r) % machine == 0);
 }
+
+}  // namespace
+
+// The search's types have a name outside this file: HybridSearch::State holds a Search.
+namespace hybrid {
+
+// A shape on the cluster of one cost model: the whole cluster or a part of it.
+struct ShapeOn {
+  const CostModel* cost;
+  PipelineShapeChoice shape;
+};
 
 // Branch and bound over shapes of the whole cluster, then of its parts, sharing one pool
 // of candidates, one effort and one certificate.
@@ -737,6 +742,10 @@ class Search {
   std::vector<Seconds> anywhere_;  // anywhere(), per shape of the last run
 };
 
+}  // namespace hybrid
+
+namespace {
+
 // The parts of a cluster: its first machines (largest first), and its first device when
 // its first machine has more.
 std::vector<Cluster> cluster_parts(const Cluster& cluster) {
@@ -755,6 +764,9 @@ std::vector<Cluster> cluster_parts(const Cluster& cluster) {
 }
 
 }  // namespace
+
+using hybrid::Search;
+using hybrid::ShapeOn;
 
 struct HybridSearch::State {
   SearchOptions options;

@@ -190,7 +190,6 @@ class Search {
   std::vector<Seconds> run(const CostModel& cost, const std::vector<ShapeOn>& shapes,
                            const std::vector<Seconds>& held = {},
                            const std::vector<int>& holders = {}) {
-    holders_ = holders;
     anywhere_.assign(shapes.size(), 0);
     std::vector<CostedPlan> seeds;
     for (const ShapeOn& s : shapes)
@@ -203,7 +202,7 @@ class Search {
     polish_seeds(cost, global_batch_, options_.max_stage_width, polish_left_, seeds);
     offer(cost, seeds, offered);
     std::vector<std::size_t> unfinished;
-    std::vector<Seconds> bounds = search_rounds(shapes, unfinished, held);
+    std::vector<Seconds> bounds = search_rounds(shapes, unfinished, held, holders);
     late_greedy_passes(shapes, unfinished, bounds);
     offer_interleaved(cost);
     return bounds;
@@ -389,10 +388,7 @@ class Search {
         steps[i] = relaxed[i].steps;
     }
     last_relaxed_passes(shapes, ran_out, bounds, ran_out_with, steps);
-    holders_.clear();
-    std::vector<std::size_t> all_of_them(shapes.size());
-    std::iota(all_of_them.begin(), all_of_them.end(), std::size_t{0});
-    count_bounds(shapes, bounds, all_of_them, ran_out, steps);
+    count_bounds(shapes, bounds, all, ran_out, steps, {});
     unfinished_ = unfinished_ || !shapes.empty();
   }
 
@@ -460,8 +456,6 @@ class Search {
   // any shape but the least is wasted until that one rises, and once the least is refined no
   // more, so is every other.
   void refine() {
-    std::vector<std::uint64_t> last(open_.size());  // steps of each shape's last pass
-    for (std::size_t i = 0; i < open_.size(); ++i) last[i] = open_[i].steps;
     std::vector<int> passes(open_.size(), 0);
     std::vector<char> done(open_.size(), 0);
     // A shape whose bound meets the fastest plan no longer holds the certificate back.
@@ -476,16 +470,18 @@ class Search {
       if (order.empty() || refine_left_ == 0 || done[order.front()]) break;
       std::erase_if(order, [&](std::size_t i) { return done[i]; });
       // The least alone where it may need more than an equal part.
-      const bool alone = kBucketGrowth * last[order.front()] > refine_left_ / kRefineWave;
+      const bool alone = kBucketGrowth * open_[order.front()].steps > refine_left_ / kRefineWave;
       order.resize(std::min(order.size(), alone ? 1 : kRefineWave));
       const std::uint64_t share = refine_left_ / order.size();
+      // A pass needs about kBucketGrowth times its shape's last.
+      auto runs = [&](std::size_t i) { return kBucketGrowth * open_[i].steps <= share; };
       std::vector<PassBound> found(order.size());
       tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t j) {
         const std::size_t i = order[j];
         const ShapeOn& s = open_[i].on;
         int buckets = kFirstBuckets;
         for (int p = 0; p < passes[i]; ++p) buckets *= static_cast<int>(kBucketGrowth);
-        if (kBucketGrowth * last[i] <= share)
+        if (runs(i))
           found[j] =
               refined_bound(*s.cost, s.shape, target, share, options_.max_stage_width, buckets);
       });
@@ -493,13 +489,13 @@ class Search {
         const std::size_t i = order[j];
         const PassBound& pass = found[j];
         // Not run (a later one's part was too small; the least's never is): it waits.
-        if (j > 0 && kBucketGrowth * last[i] > share) continue;
+        if (j > 0 && !runs(i)) continue;
         refine_left_ -= std::min(refine_left_, pass.steps);
         const Seconds raised = std::max(open_[i].bound, std::min(pass.least_bound, target));
         done[i] = !pass.finished || raised < open_[i].bound + kLeastRefinement * target ||
                   ++passes[i] == kRefinements;
         if (pass.finished) open_[i].bound = raised;
-        last[i] = pass.steps;
+        open_[i].steps = pass.steps;
       }
     }
   }
@@ -518,10 +514,11 @@ class Search {
   // relaxed pass or their floor. All of it depends on the steps each shape took, not on
   // timing, so the result is the same on any thread count.
   // The shapes never finished are left in `unfinished`, in shape order. Each shape's bound
-  // starts from `held` (one per shape, or none).
+  // starts from `held` (one per shape, or none); `holders` as for run().
   std::vector<Seconds> search_rounds(const std::vector<ShapeOn>& shapes,
                                      std::vector<std::size_t>& unfinished,
-                                     const std::vector<Seconds>& held) {
+                                     const std::vector<Seconds>& held,
+                                     const std::vector<int>& holders) {
     std::vector<Seconds> bounds = held.empty() ? std::vector<Seconds>(shapes.size(), 0) : held;
     std::vector<char> relaxed_done(shapes.size(), 0);            // a relaxed pass bounded the shape
     std::vector<std::uint64_t> relaxed_steps(shapes.size(), 0);  // and took this many steps
@@ -607,19 +604,20 @@ class Search {
     // A shape no relaxed pass bounded keeps its floor.
     for (std::size_t i : unsettled) bounds[i] = std::max(bounds[i], floor_of(shapes[i]));
     unfinished_ = unfinished_ || !todo.empty();
-    count_bounds(shapes, bounds, unfinished, unsettled, relaxed_steps);
+    count_bounds(shapes, bounds, unfinished, unsettled, relaxed_steps, holders);
     return bounds;
   }
 
   // Counts the bounds of a run's shapes (one per shape) in the certificate: those of the
   // shapes `unfinished` (no exact pass finished them) that a relaxed pass bounded (not in
   // `unbounded`) stay open for refine(), each with the open shape of the whole cluster that
-  // holds its plans (holders_) where there is one, and the steps of that relaxed pass
-  // (`steps`, one per shape); the others count as they are.
+  // holds its plans (`holders`, as for run(); none for a part's shapes bounded only) where
+  // there is one, and the steps of that relaxed pass (`steps`, one per shape); the others
+  // count as they are.
   void count_bounds(const std::vector<ShapeOn>& shapes, const std::vector<Seconds>& bounds,
                     const std::vector<std::size_t>& unfinished,
                     const std::vector<std::size_t>& unbounded,
-                    const std::vector<std::uint64_t>& steps) {
+                    const std::vector<std::uint64_t>& steps, const std::vector<int>& holders) {
     std::vector<char> open(shapes.size(), 0);
     for (std::size_t i : unfinished) open[i] = 1;
     for (std::size_t i : unbounded) open[i] = 0;
@@ -631,9 +629,9 @@ class Search {
         lower_ = std::min(lower_, bounds[i]);
         continue;
       }
-      const int holder = whole || i >= holders_.size() || holders_[i] < 0
+      const int holder = whole || i >= holders.size() || holders[i] < 0
                              ? -1
-                             : whole_open_[static_cast<std::size_t>(holders_[i])];
+                             : whole_open_[static_cast<std::size_t>(holders[i])];
       if (whole) whole_open_[i] = static_cast<int>(open_.size());
       open_.push_back({shapes[i], bounds[i], holder, steps[i]});
     }
@@ -730,10 +728,9 @@ class Search {
     ShapeOn on;
     Seconds bound;
     int holder;           // the open shape of the whole cluster that holds its plans, or -1
-    std::uint64_t steps;  // of the relaxed pass that bounded it
+    std::uint64_t steps;  // of its last bounding pass: relaxed, then refining
   };
   std::vector<OpenShape> open_;
-  std::vector<int> holders_;       // run()'s
   std::vector<int> whole_open_;    // the open shape of each whole-cluster shape, or -1
   bool whole_counted_ = false;     // count_bounds has had the whole cluster's shapes
   bool twins_;                     // 1F1B searched: GPipe plans' 1F1B twins are candidates

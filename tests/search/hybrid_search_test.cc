@@ -19,6 +19,24 @@ namespace {
 
 using testing::random_instance;
 
+// The exhaustive optimum over the plans of `cluster` (costed by `cost`) and of its first
+// machines (by `part_cost`); none when no plan fits.
+std::optional<Seconds> best_on_cluster_or_its_parts(const detail::CostModel& cost,
+                                                    const Cluster& cluster, int global_batch,
+                                                    const std::vector<Schedule>& schedules,
+                                                    const detail::PartCostModel& part_cost) {
+  std::optional<Seconds> best = testing::exhaustive_best(cost, global_batch, schedules).time;
+  for (std::size_t machines = 1; machines < cluster.machine_gpus.size(); ++machines) {
+    Cluster part = cluster;
+    part.machine_gpus.resize(machines);
+    if (!part.machine_gpu.empty()) part.machine_gpu.resize(machines);
+    const std::optional<Seconds> on_part =
+        testing::exhaustive_best(part_cost(part), global_batch, schedules).time;
+    if (on_part && (!best || *on_part < *best)) best = on_part;
+  }
+  return best;
+}
+
 TEST(HybridSearch, MatchesExhaustiveEnumerationOnSmallInstances) {
   std::mt19937 rng(20261122);
   int feasible = 0, multi_stage = 0, exact = 0;
@@ -112,15 +130,8 @@ TEST(HybridSearch, BoundHoldsOverThePlansOfTheFirstMachinesWithLittleEffort) {
     };
     const detail::SearchResult search =
         detail::search_plans(cost, in.global_batch, options, part_cost);
-    std::optional<Seconds> best = testing::exhaustive_best(cost, in.global_batch, schedules).time;
-    for (std::size_t machines = 1; machines < in.cluster.machine_gpus.size(); ++machines) {
-      Cluster part = in.cluster;
-      part.machine_gpus.resize(machines);
-      part.machine_gpu.resize(machines);
-      const std::optional<Seconds> on_part =
-          testing::exhaustive_best(part_cost(part), in.global_batch, schedules).time;
-      if (on_part && (!best || *on_part < *best)) best = on_part;
-    }
+    const std::optional<Seconds> best =
+        best_on_cluster_or_its_parts(cost, in.cluster, in.global_batch, schedules, part_cost);
     if (!best) continue;
     ++checked;
     EXPECT_LE(search.lower_bound, *best * (1 + 1e-9)) << "trial " << trial;
@@ -152,14 +163,8 @@ TEST(HybridSearch, RefiningPassesOnlyRaiseTheCertificateAndKeepItSound) {
     detail::HybridSearch search(cost, in.global_batch, options, part_cost);
     const detail::SearchResult plain = search.result();
     const detail::SearchResult refined = search.refined();
-    std::optional<Seconds> best = testing::exhaustive_best(cost, in.global_batch, schedules).time;
-    for (std::size_t machines = 1; machines < in.cluster.machine_gpus.size(); ++machines) {
-      Cluster part = in.cluster;
-      part.machine_gpus.resize(machines);
-      const std::optional<Seconds> on_part =
-          testing::exhaustive_best(part_cost(part), in.global_batch, schedules).time;
-      if (on_part && (!best || *on_part < *best)) best = on_part;
-    }
+    const std::optional<Seconds> best =
+        best_on_cluster_or_its_parts(cost, in.cluster, in.global_batch, schedules, part_cost);
     if (!best || plain.plans.empty()) continue;
     ++checked;
     ASSERT_EQ(refined.plans.size(), plain.plans.size());

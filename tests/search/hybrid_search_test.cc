@@ -147,10 +147,11 @@ TEST(HybridSearch, BoundHoldsOverThePlansOfTheFirstMachinesWithLittleEffort) {
 // keep it sound: with so little effort that exact passes run out, the refined bound is no
 // lower than the search's own and never above the exhaustive optimum (of the cluster and its
 // first machines), and the plans are the same. (Small instances seldom leave a relaxed bound
-// to refine: Planner.RefiningPassesCertifyGnmtLargeOnSixteenSingleGpuMachines shows the gain.)
+// to refine: Planner.RefiningPassesCertifyGnmtLargeOnSixteenSingleGpuMachines shows the gain;
+// the relaxed passes it gives shapes whose own ran out raise some here.)
 TEST(HybridSearch, RefiningPassesOnlyRaiseTheCertificateAndKeepItSound) {
   std::mt19937 rng(20261201);
-  int checked = 0;
+  int checked = 0, raised = 0;
   for (int trial = 0; trial < random_trials(120); ++trial) {
     testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, 8);
     in.cluster = cluster_from_machine_ends(trial % 2 ? std::vector<int>{4, 8}
@@ -171,8 +172,12 @@ TEST(HybridSearch, RefiningPassesOnlyRaiseTheCertificateAndKeepItSound) {
     EXPECT_EQ(stages_string(refined.plans.front()), stages_string(plain.plans.front()));
     EXPECT_GE(refined.lower_bound, plain.lower_bound) << "trial " << trial;
     EXPECT_LE(refined.lower_bound, *best * (1 + 1e-9)) << "trial " << trial;
+    raised += refined.lower_bound > plain.lower_bound;
   }
   EXPECT_GT(checked, random_trials(60));
+  // Relaxed passes in the refining phase for shapes whose own ran out raise it on 6 of the
+  // 120 (none before them); a tenth of the trials may hold none.
+  EXPECT_GE(raised, trials_reduced() ? 0 : 3);
 }
 
 // On copies of kClassWidth (32) devices and more, a shape whose relaxed pass runs out gets

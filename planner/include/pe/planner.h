@@ -39,13 +39,13 @@ struct SearchOptions {
   /// relaxed passes share twice the effort), or with a floor bound (its busiest stage's share of
   /// the work) when that runs out too and so does a last relaxed pass (half the effort more, shared
   /// by the shapes left at their floor, narrowest first), instead of its searched one. At the end,
-  /// shapes left with a relaxed pass's bound get finer ones (refining passes), least bound first,
-  /// sharing the effort once more. The best plans found are returned, never worse than the seeds
-  /// (one-stage data parallelism inside each copy and equal-work pipelines). On copies wider than
-  /// 16 devices, greedy passes (one suffix per cell and group, stages a power of two wide) and
-  /// coarse passes (stages on granules of devices) share a quarter of it more each, for candidate
-  /// plans; narrower copies get greedy passes at the end, for the shapes no exact pass finished.
-  /// See README, "Exactness and gaps".
+  /// shapes no exact pass finished get a relaxed pass where theirs all ran out, then finer ones
+  /// (refining passes), least bound first, sharing the effort once more. The best plans found are
+  /// returned, never worse than the seeds (one-stage data parallelism inside each copy and
+  /// equal-work pipelines). On copies wider than 16 devices, greedy passes (one suffix per cell and
+  /// group, stages a power of two wide) and coarse passes (stages on granules of devices) share a
+  /// quarter of it more each, for candidate plans; narrower copies get greedy passes at the end,
+  /// for the shapes no exact pass finished. See README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
   /// Most devices any stage may have in one pipeline copy (its width); 0 = no limit. 1
   /// keeps every stage on one device, as PipeEdge's runtime needs (one host per stage).

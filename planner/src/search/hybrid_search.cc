@@ -345,10 +345,9 @@ class Search {
   // narrowest copies first: their passes are the cheapest, and what one leaves passes on.
   // Raises `bounds` (one per shape) and leaves in `which` the shapes that ran out again (or
   // were not tried again: `ran_out_with`, as for relaxed_bounds); `steps` (one per shape)
-  // gets the steps of each pass that finished.
+  // gets the steps of each pass that finished, and `ran_out_with` those of each that ran out.
   void last_relaxed_passes(const std::vector<ShapeOn>& shapes, std::vector<std::size_t>& which,
-                           std::vector<Seconds>& bounds,
-                           const std::vector<std::uint64_t>& ran_out_with,
+                           std::vector<Seconds>& bounds, std::vector<std::uint64_t>& ran_out_with,
                            std::vector<std::uint64_t>& steps) {
     std::vector<std::size_t> order = which;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -359,9 +358,10 @@ class Search {
     which.clear();
     for (std::size_t j = 0; j < order.size(); ++j) {
       bounds[order[j]] = std::max(bounds[order[j]], found[j].lower_bound);
-      if (found[j].ran_out)
+      if (found[j].ran_out) {
         which.push_back(order[j]);
-      else
+        ran_out_with[order[j]] = std::max(ran_out_with[order[j]], found[j].steps);
+      } else
         steps[order[j]] = found[j].steps;
     }
   }
@@ -388,7 +388,7 @@ class Search {
         steps[i] = relaxed[i].steps;
     }
     last_relaxed_passes(shapes, ran_out, bounds, ran_out_with, steps);
-    count_bounds(shapes, bounds, all, ran_out, steps, {});
+    count_bounds(shapes, bounds, all, ran_out, steps, ran_out_with, {});
     unfinished_ = unfinished_ || !shapes.empty();
   }
 
@@ -445,16 +445,18 @@ class Search {
   // whole cluster and its parts, while some has a bound below the fastest plan (each pass
   // prunes with it: only the certificate needs them): the kRefineWave of
   // least bound, each with an equal part of the effort kept for them (refine_left_), with
-  // kFirstBuckets buckets, then kBucketGrowth times as many; the least alone, with all that
-  // is left, where its pass may need more than an equal part (kBucketGrowth times its last,
-  // at first its relaxed pass: 16 buckets took 3 times a relaxed pass's steps on GNMT large,
-  // four times the buckets 2.5 to 3 times the steps on GNMT-32), and a later one waits when
-  // its part is too small. Each pass that finishes raises its shape's bound. A shape is
-  // refined no more when its pass ran out or could not run, raised its bound by less than
-  // kLeastRefinement of the fastest plan (near the exact pass's bound, which more buckets only
-  // approach), or after kRefinements passes. The certificate is the least bound: refining
-  // any shape but the least is wasted until that one rises, and once the least is refined no
-  // more, so is every other.
+  // kFirstBuckets buckets, then kBucketGrowth times as many; a shape no relaxed pass bounded
+  // gets a plain one first. The least goes alone, with all that is left, where its pass may
+  // need more than an equal part (needs(): kBucketGrowth times its last, at first its relaxed
+  // pass: 16 buckets took 3 times a relaxed pass's steps on GNMT large, four times the
+  // buckets 2.5 to 3 times the steps on GNMT-32), and a later one waits when its part is too
+  // small. Each pass that finishes raises its shape's bound. A shape is refined no more when
+  // its pass ran out or could not run, raised its bound by less than kLeastRefinement of the
+  // fastest plan (near the exact pass's bound, which more buckets only approach), or after
+  // kRefinements passes. The certificate is the least bound: refining any shape but the
+  // least is wasted until that one rises, and once the least is refined no more, or the
+  // relaxed passes of the shapes tied with it cannot all run (relaxed_passes_fit), so is
+  // every other.
   void refine() {
     std::vector<int> passes(open_.size(), 0);
     std::vector<char> done(open_.size(), 0);
@@ -466,21 +468,25 @@ class Search {
         if (open_bound(i) < target) order.push_back(i);
       std::stable_sort(order.begin(), order.end(),
                        [&](std::size_t a, std::size_t b) { return open_bound(a) < open_bound(b); });
-      // The certificate can rise no further once its least bound can.
-      if (order.empty() || refine_left_ == 0 || done[order.front()]) break;
+      // The certificate can rise no further once its least bound can, nor where the
+      // relaxed passes that the shapes tied with it need cannot all fit what is left.
+      if (order.empty() || refine_left_ == 0 || done[order.front()] ||
+          !relaxed_passes_fit(order, target))
+        break;
       std::erase_if(order, [&](std::size_t i) { return done[i]; });
       // The least alone where it may need more than an equal part.
-      const bool alone = kBucketGrowth * open_[order.front()].steps > refine_left_ / kRefineWave;
+      const bool alone = needs(order.front()) > refine_left_ / kRefineWave;
       order.resize(std::min(order.size(), alone ? 1 : kRefineWave));
       const std::uint64_t share = refine_left_ / order.size();
-      // A pass needs about kBucketGrowth times its shape's last.
-      auto runs = [&](std::size_t i) { return kBucketGrowth * open_[i].steps <= share; };
+      auto runs = [&](std::size_t i) { return needs(i) <= share; };
       std::vector<PassBound> found(order.size());
       tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t j) {
         const std::size_t i = order[j];
         const ShapeOn& s = open_[i].on;
-        int buckets = kFirstBuckets;
-        for (int p = 0; p < passes[i]; ++p) buckets *= static_cast<int>(kBucketGrowth);
+        // A shape no relaxed pass bounded gets one (no buckets) first.
+        int buckets = open_[i].unrelaxed ? 0 : kFirstBuckets;
+        for (int p = 0; p < passes[i] && buckets > 0; ++p)
+          buckets *= static_cast<int>(kBucketGrowth);
         if (runs(i))
           found[j] =
               refined_bound(*s.cost, s.shape, target, share, options_.max_stage_width, buckets);
@@ -492,15 +498,40 @@ class Search {
         if (j > 0 && !runs(i)) continue;
         refine_left_ -= std::min(refine_left_, pass.steps);
         const Seconds raised = std::max(open_[i].bound, std::min(pass.least_bound, target));
-        done[i] = !pass.finished || raised < open_[i].bound + kLeastRefinement * target ||
-                  ++passes[i] == kRefinements;
-        if (pass.finished) open_[i].bound = raised;
+        if (open_[i].unrelaxed)  // its refining passes come next
+          done[i] = !pass.finished;
+        else
+          done[i] = !pass.finished || raised < open_[i].bound + kLeastRefinement * target ||
+                    ++passes[i] == kRefinements;
+        if (pass.finished && open_[i].unrelaxed && open_[i].steps > 0)
+          relaxed_growth_ = std::max(relaxed_growth_, static_cast<double>(pass.steps) /
+                                                          static_cast<double>(open_[i].steps));
+        if (pass.finished) open_[i].bound = raised, open_[i].unrelaxed = false;
         open_[i].steps = pass.steps;
       }
     }
   }
 
  private:
+  // The steps open shape i's next pass in refine() needs: more than its relaxed pass ran out
+  // with (as many times more as the most any relaxed pass of refine() took), or about
+  // kBucketGrowth times its last pass's.
+  std::uint64_t needs(std::size_t i) const {
+    const double steps = static_cast<double>(open_[i].steps);
+    return open_[i].unrelaxed ? static_cast<std::uint64_t>(relaxed_growth_ * steps) + 1
+                              : kBucketGrowth * open_[i].steps;
+  }
+  // Whether the relaxed passes of the shapes of `order` (least bound first) that are tied
+  // with the least (within kLeastRefinement of `target`) and that none bounded yet can all
+  // run within what refine() has left: each needs more than it ran out with, and the
+  // certificate rises only once every one of them does.
+  bool relaxed_passes_fit(const std::vector<std::size_t>& order, Seconds target) const {
+    const Seconds tied = open_bound(order.front()) + kLeastRefinement * target;
+    std::uint64_t needed = 0;
+    for (std::size_t i : order)
+      if (open_bound(i) <= tied && open_[i].unrelaxed) needed += needs(i);
+    return needed <= refine_left_;
+  }
   static Seconds floor_of(const ShapeOn& s) {
     return shape_floor(*s.cost, s.shape, s.cost->cluster().device_count() / s.shape.replicas);
   }
@@ -604,23 +635,25 @@ class Search {
     // A shape no relaxed pass bounded keeps its floor.
     for (std::size_t i : unsettled) bounds[i] = std::max(bounds[i], floor_of(shapes[i]));
     unfinished_ = unfinished_ || !todo.empty();
-    count_bounds(shapes, bounds, unfinished, unsettled, relaxed_steps, holders);
+    count_bounds(shapes, bounds, unfinished, unsettled, relaxed_steps, ran_out_with, holders);
     return bounds;
   }
 
   // Counts the bounds of a run's shapes (one per shape) in the certificate: those of the
-  // shapes `unfinished` (no exact pass finished them) that a relaxed pass bounded (not in
-  // `unbounded`) stay open for refine(), each with the open shape of the whole cluster that
-  // holds its plans (`holders`, as for run(); none for a part's shapes bounded only) where
-  // there is one, and the steps of that relaxed pass (`steps`, one per shape); the others
-  // count as they are.
+  // shapes `unfinished` (no exact pass finished them) stay open for refine(), each with the
+  // open shape of the whole cluster that holds its plans (`holders`, as for run(); none for
+  // a part's shapes bounded only) where there is one, and the steps of the relaxed pass that
+  // bounded it (`steps`, one per shape), or for those no relaxed pass bounded (`unbounded`)
+  // the most one ran out with (`ran_out_with`, one per shape); the others count as they are.
   void count_bounds(const std::vector<ShapeOn>& shapes, const std::vector<Seconds>& bounds,
                     const std::vector<std::size_t>& unfinished,
                     const std::vector<std::size_t>& unbounded,
-                    const std::vector<std::uint64_t>& steps, const std::vector<int>& holders) {
-    std::vector<char> open(shapes.size(), 0);
+                    const std::vector<std::uint64_t>& steps,
+                    const std::vector<std::uint64_t>& ran_out_with,
+                    const std::vector<int>& holders) {
+    std::vector<char> open(shapes.size(), 0), unrelaxed(shapes.size(), 0);
     for (std::size_t i : unfinished) open[i] = 1;
-    for (std::size_t i : unbounded) open[i] = 0;
+    for (std::size_t i : unbounded) unrelaxed[i] = 1;
     const bool whole = !whole_counted_;  // the first run is the whole cluster's
     whole_counted_ = true;
     if (whole) whole_open_.assign(shapes.size(), -1);
@@ -633,7 +666,8 @@ class Search {
                              ? -1
                              : whole_open_[static_cast<std::size_t>(holders[i])];
       if (whole) whole_open_[i] = static_cast<int>(open_.size());
-      open_.push_back({shapes[i], bounds[i], holder, steps[i]});
+      open_.push_back({shapes[i], bounds[i], holder, unrelaxed[i] != 0,
+                       unrelaxed[i] ? ran_out_with[i] : steps[i]});
     }
   }
   // An open shape's bound: its own, or its holder's where that is more.
@@ -723,14 +757,20 @@ class Search {
   std::uint64_t class_effort_;         // steps for class_bounds
   std::uint64_t greedy_left_;          // and to greedy passes
   std::uint64_t refine_left_;          // and to refining relaxed passes (refine)
-  // The shapes whose bound a relaxed pass gave (no exact pass finished them), for refine().
+  // The shapes no exact pass finished, for refine().
   struct OpenShape {
     ShapeOn on;
     Seconds bound;
-    int holder;           // the open shape of the whole cluster that holds its plans, or -1
+    int holder;  // the open shape of the whole cluster that holds its plans, or -1
+    // No relaxed pass bounded it yet (they ran out, or none ran): its bound is its floor or
+    // its class passes', and `steps` the most a relaxed pass of it ran out with.
+    bool unrelaxed;
     std::uint64_t steps;  // of its last bounding pass: relaxed, then refining
   };
   std::vector<OpenShape> open_;
+  // The most times as many steps as it had run out with that a shape's relaxed pass in
+  // refine() took (needs()).
+  double relaxed_growth_ = 1;
   std::vector<int> whole_open_;    // the open shape of each whole-cluster shape, or -1
   bool whole_counted_ = false;     // count_bounds has had the whole cluster's shapes
   bool twins_;                     // 1F1B searched: GPipe plans' 1F1B twins are candidates

@@ -62,8 +62,9 @@ struct SearchResult {
 /// spine's chain, search_with_spine), are candidates from the start: the search prunes with
 /// the best of them as it would with its own.
 ///
-/// Last, where no exact pass finished a shape whose bound is below the fastest plan,
-/// refining relaxed passes (DpQuery::buckets) share the effort once more to raise its bound.
+/// Last, where no exact pass finished a shape whose bound is below the fastest plan, a
+/// relaxed pass (where its own all ran out) and then refining relaxed passes
+/// (DpQuery::buckets) share the effort once more to raise its bound.
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
                           const PartCostModel& part_cost = {}, const std::vector<Plan>& hints = {});
 

@@ -513,18 +513,19 @@ class Search {
   }
 
  private:
-  // The steps open shape i's next pass in refine() needs: more than its relaxed pass ran out
-  // with (as many times more as the most any relaxed pass of refine() took), or about
-  // kBucketGrowth times its last pass's.
+  // About the steps open shape i's next pass in refine() needs: what its relaxed passes ran
+  // out with, times the most any relaxed pass of refine() took over that (relaxed_growth_;
+  // with the fastest plan to prune it can also need fewer than in the search, where the
+  // cutoff was higher), or kBucketGrowth times its last pass's.
   std::uint64_t needs(std::size_t i) const {
     const double steps = static_cast<double>(open_[i].steps);
     return open_[i].unrelaxed ? static_cast<std::uint64_t>(relaxed_growth_ * steps) + 1
                               : kBucketGrowth * open_[i].steps;
   }
   // Whether the relaxed passes of the shapes of `order` (least bound first) that are tied
-  // with the least (within kLeastRefinement of `target`) and that none bounded yet can all
-  // run within what refine() has left: each needs more than it ran out with, and the
-  // certificate rises only once every one of them does.
+  // with the least (within kLeastRefinement of `target`) and that none bounded yet may all
+  // run within what refine() has left (needs()): the certificate rises only once every one
+  // of them does.
   bool relaxed_passes_fit(const std::vector<std::size_t>& order, Seconds target) const {
     const Seconds tied = open_bound(order.front()) + kLeastRefinement * target;
     std::uint64_t needed = 0;
@@ -768,8 +769,8 @@ class Search {
     std::uint64_t steps;  // of its last bounding pass: relaxed, then refining
   };
   std::vector<OpenShape> open_;
-  // The most times as many steps as it had run out with that a shape's relaxed pass in
-  // refine() took (needs()).
+  // The most times as many steps as its shape's relaxed passes had run out with that a
+  // relaxed pass in refine() took, at least 1 (needs()).
   double relaxed_growth_ = 1;
   std::vector<int> whole_open_;    // the open shape of each whole-cluster shape, or -1
   bool whole_counted_ = false;     // count_bounds has had the whole cluster's shapes

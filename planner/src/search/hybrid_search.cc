@@ -868,26 +868,24 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
     // (they run out sooner on parts, which get only the effort the whole cluster left).
     if (!classed && search.unfinished())
       search.class_bounds(whole, least_used(), whole_classes), classed = true;
-    // Each shape of the part, its bound from the whole cluster's shape, and whether that
-    // shape holds its plans.
+    // Each shape of the part, its bound from the whole cluster's shape, and that shape where
+    // it holds its plans (held_by), or -1.
     std::vector<ShapeOn> shapes;
     std::vector<Seconds> bounds;
-    std::vector<char> held;
-    std::vector<int> holders;  // the whole cluster's shape that holds its plans, or -1
+    std::vector<int> holders;
     for (const ShapeOn& s :
          search.shapes(part_model, [](const PipelineShapeChoice&) { return true; })) {
       Seconds bound = 0;
-      bool holds = false;
       int holder = -1;
       for (std::size_t i = 0; i < whole.size(); ++i)
         if (same_shape(s.shape, whole[i].shape)) {
-          holds = held_by(s.shape, used, whole[i].shape, devices, machine);
+          const bool holds = held_by(s.shape, used, whole[i].shape, devices, machine);
+          holder = holds ? static_cast<int>(i) : -1;
           bound = std::max(whole_anywhere[i], whole_classes[i]);
-          if (holds) bound = std::max(bound, whole_bounds[i]), holder = static_cast<int>(i);
+          if (holds) bound = std::max(bound, whole_bounds[i]);
         }
       if (bound >= search.best_time()) continue;
-      shapes.push_back(s), bounds.push_back(bound), held.push_back(holds);
-      holders.push_back(holder);
+      shapes.push_back(s), bounds.push_back(bound), holders.push_back(holder);
     }
     // Parts get only the effort the whole cluster left: with none, their shapes are only
     // bounded (by relaxed passes).
@@ -896,7 +894,7 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
       std::vector<ShapeOn> unheld;
       std::vector<Seconds> unheld_bounds;
       for (std::size_t i = 0; i < shapes.size(); ++i)
-        if (!held[i]) unheld.push_back(shapes[i]), unheld_bounds.push_back(bounds[i]);
+        if (holders[i] < 0) unheld.push_back(shapes[i]), unheld_bounds.push_back(bounds[i]);
       search.bound_only(part_model, unheld, unheld_bounds);
     } else
       search.run(part_model, shapes, bounds, holders);

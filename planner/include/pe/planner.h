@@ -44,8 +44,10 @@ struct SearchOptions {
   /// returned, never worse than the seeds (one-stage data parallelism inside each copy and
   /// equal-work pipelines). On copies wider than 16 devices, greedy passes (one suffix per cell and
   /// group, stages a power of two wide) and coarse passes (stages on granules of devices) share a
-  /// quarter of it more each, for candidate plans; narrower copies get greedy passes at the end,
-  /// for the shapes no exact pass finished. See README, "Exactness and gaps".
+  /// quarter of it more each, for candidate plans; narrower copies get greedy passes after the
+  /// first round, for the shapes whose exact pass ran out, and before those are searched again
+  /// the ones whose relaxed pass ran out get another, pruned by the plans found since. See
+  /// README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
   /// Most devices any stage may have in one pipeline copy (its width); 0 = no limit. 1
   /// keeps every stage on one device, as PipeEdge's runtime needs (one host per stage).

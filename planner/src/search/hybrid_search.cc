@@ -673,9 +673,8 @@ class Search {
                                  std::vector<char>* settled = nullptr) {
     if (which.empty() || relaxed_left_ == 0) return which;
     const std::uint64_t share = relaxed_left_ / which.size();
-    std::vector<std::size_t> worth, again;
-    for (std::size_t i : which)
-      if (r.ran_out_with[i] < share) worth.push_back(i);
+    std::vector<std::size_t> worth, again, skipped;
+    for (std::size_t i : which) (r.ran_out_with[i] < share ? worth : skipped).push_back(i);
     const std::vector<RelaxedBound> relaxed = relaxed_bounds(shapes, worth, relaxed_left_);
     for (std::size_t j = 0; j < worth.size(); ++j) {
       const std::size_t k = worth[j];
@@ -687,8 +686,7 @@ class Search {
         r.relaxed_done[k] = 1, r.relaxed_steps[k] = relaxed[j].steps;
       if (settled && relaxed[j].settled) (*settled)[k] = 1;
     }
-    for (std::size_t i : which)
-      if (std::find(worth.begin(), worth.end(), i) == worth.end()) again.push_back(i);
+    again.insert(again.end(), skipped.begin(), skipped.end());
     return again;
   }
 

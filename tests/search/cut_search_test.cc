@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <random>
+#include <tuple>
 
 #include "pe/error.h"
 #include "pe/model.h"
@@ -14,6 +16,7 @@
 #include "random_trials.h"
 #include "search/exhaustive.h"
 #include "search/hybrid_search.h"
+#include "search/pipeline_dp.h"
 #include "search/random_instances.h"
 #include "search/spine_search.h"
 
@@ -82,6 +85,51 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
 // With an effort limit small enough to stop the search on every cut, the plan is never
 // slower than the search on the spine's prefixes alone, a plan taken from the spine costs in
 // the whole model what it cost on the spine, and the bound is never below the first search's.
+// A block pass (DpQuery::state_block) cuts only chains into blocks: on a graph's cuts, whose
+// stage times are differences of two cuts' (not growing with the states between them), it
+// is the relaxed pass, below the least path bound of every shape's plans.
+TEST(CutSearch, BlockPassNeverAboveAnyPlansBoundOnRandomDags) {
+  std::mt19937 rng(17);
+  int shapes = 0, branching = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    const int devices = trial % 2 ? 4 : 3;
+    testing::Instance in = testing::random_instance(rng, 1, devices);
+    in.model = cut_model(random_graph(rng, 3 + trial % 4));
+    in.cluster.device_memory = in.model.whole().parameters * 2 * 0.8 + 1e9;
+    branching += !in.model.chain();
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    std::map<std::tuple<int, int, int, Schedule>, Seconds> least;
+    testing::for_each_plan(
+        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+          if (p.uneven_micro_batches()) return;
+          const auto key =
+              std::make_tuple(p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule);
+          const auto it = least.find(key);
+          if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
+        });
+    for (const auto& [key, bound] : least) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+      query.relaxed = query.windows = true;
+      const Seconds relaxed = detail::best_pipeline(cost, query).least_bound;
+      for (const int block : {2, 3}) {
+        query.state_block = block;
+        const detail::DpResult pass = detail::best_pipeline(cost, query);
+        ASSERT_FALSE(pass.stopped);
+        EXPECT_LE(pass.least_bound, bound * (1 + 1e-12))
+            << "trial " << trial << ", block " << block;
+        if (!in.model.chain()) {
+          EXPECT_EQ(pass.least_bound, relaxed) << "trial " << trial;
+        }
+        ++shapes;
+      }
+      query.state_block = 1;
+    }
+  }
+  EXPECT_GT(branching, random_trials(30));
+  EXPECT_GT(shapes, random_trials(100));
+}
+
 TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
   std::mt19937 rng(16);
   int compared = 0, spine_won = 0;

@@ -115,6 +115,37 @@ TEST(PipelineDp, RefiningPassBetweenRelaxedPassAndEveryPlansBound) {
   EXPECT_GT(reached, shapes / 100);
 }
 
+// A random instance with, at most trials, tensor parallelism, recomputation, ZeRO and tighter
+// memory, links either way round (trial % 5 == 1) and mixed GPU types (trial % 3 == 2).
+testing::Instance varied_instance(std::mt19937& rng, int trial, int max_states, int devices) {
+  auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<>(lo, hi)(rng);
+  };
+  testing::Instance in = testing::random_instance(rng, max_states, devices);
+  if (trial % 4 != 0) {
+    double recomputed = 0, split = 0;
+    for (CutState& s : in.model.states) {
+      recomputed += s.activation * uniform(0.01, 0.1);
+      split += uniform(1e6, 1e8);
+      s.recomputed_activation = recomputed;
+      s.tensor_parallel = split;
+    }
+    in.model.tensor_parallel_unit = 2;
+    in.model.recomputable = true;
+    in.settings.tensor_parallel_efficiency = uniform(0.6, 1);
+    in.settings.zero_stage = trial % 4;
+    in.cluster.device_memory *= uniform(0.2, 1);
+  }
+  if (trial % 5 == 1) std::swap(in.cluster.network.intra, in.cluster.network.inter_allreduce);
+  if (trial % 3 == 2) {
+    in.model.gpu = {"model-gpu", 100e12, in.cluster.device_memory, 0, "test"};
+    for (int m = 0; m < in.cluster.machine_count(); ++m)
+      in.cluster.machine_gpu.push_back({"other", uniform(30e12, 300e12),
+                                        in.cluster.device_memory * uniform(0.5, 1.5), 0, "test"});
+  }
+  return in;
+}
+
 // A class pass (DpQuery::device_class) is a lower bound too: on random instances with
 // tensor parallelism, recomputation, ZeRO, mixed GPU types and links either way round, for
 // every shape and classes of 2 and 3 devices, it is never above the least path bound of any
@@ -123,34 +154,10 @@ TEST(PipelineDp, RefiningPassBetweenRelaxedPassAndEveryPlansBound) {
 // be above the relaxed pass on single devices: the two group the same plans' fields differently.)
 TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
   std::mt19937 rng(20261128);
-  auto uniform = [&](double lo, double hi) {
-    return std::uniform_real_distribution<>(lo, hi)(rng);
-  };
   int shapes = 0, close = 0, on_parts = 0;
   for (int trial = 0; trial < random_trials(80); ++trial) {
     const int devices = trial % 2 ? 8 : 6;
-    testing::Instance in = testing::random_instance(rng, trial % 3 ? 4 : 6, devices);
-    if (trial % 4 != 0) {
-      double recomputed = 0, split = 0;
-      for (CutState& s : in.model.states) {
-        recomputed += s.activation * uniform(0.01, 0.1);
-        split += uniform(1e6, 1e8);
-        s.recomputed_activation = recomputed;
-        s.tensor_parallel = split;
-      }
-      in.model.tensor_parallel_unit = 2;
-      in.model.recomputable = true;
-      in.settings.tensor_parallel_efficiency = uniform(0.6, 1);
-      in.settings.zero_stage = trial % 4;
-      in.cluster.device_memory *= uniform(0.2, 1);
-    }
-    if (trial % 5 == 1) std::swap(in.cluster.network.intra, in.cluster.network.inter_allreduce);
-    if (trial % 3 == 2) {
-      in.model.gpu = {"model-gpu", 100e12, in.cluster.device_memory, 0, "test"};
-      for (int m = 0; m < in.cluster.machine_count(); ++m)
-        in.cluster.machine_gpu.push_back({"other", uniform(30e12, 300e12),
-                                          in.cluster.device_memory * uniform(0.5, 1.5), 0, "test"});
-    }
+    const testing::Instance in = varied_instance(rng, trial, trial % 3 ? 4 : 6, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     // The plans of the cluster's first machines (looked up for the shapes the cluster has).
     Cluster first = in.cluster;
@@ -193,6 +200,46 @@ TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
   EXPECT_GT(shapes, random_trials(400));
   // Most shapes keep half their bound, with classes as wide as half a copy.
   EXPECT_GT(close, shapes / 2);
+}
+
+// A block pass (DpQuery::state_block) is a lower bound too: on the same random instances, for
+// every shape and blocks of 2 and 3 states, it is never above the least path bound of any plan
+// of the shape; and it is not vacuous. With classes of devices it is the class pass.
+TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
+  std::mt19937 rng(20261129);
+  int shapes = 0, close = 0, blocked = 0;
+  for (int trial = 0; trial < random_trials(80); ++trial) {
+    const int devices = trial % 2 ? 8 : 6;
+    const testing::Instance in = varied_instance(rng, trial, trial % 3 ? 6 : 8, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+      query.relaxed = query.windows = true;
+      query.device_class = 2;
+      const Seconds classes = detail::best_pipeline(cost, query).least_bound;
+      for (const int block : {2, 3}) {
+        query.state_block = block;
+        query.device_class = 2;
+        EXPECT_EQ(detail::best_pipeline(cost, query).least_bound, classes) << "trial " << trial;
+        query.device_class = 1;
+        const detail::DpResult pass = detail::best_pipeline(cost, query);
+        ASSERT_FALSE(pass.stopped);
+        EXPECT_TRUE(pass.plans.empty());
+        EXPECT_LE(pass.least_bound, bound * (1 + 1e-12))
+            << "trial " << trial << ", block " << block;
+        ++shapes;
+        close += pass.least_bound >= 0.5 * bound;
+        blocked += cost.states() > static_cast<std::size_t>(block);
+      }
+      query.state_block = 1;
+    }
+  }
+  EXPECT_GT(shapes, random_trials(400));
+  EXPECT_GT(blocked, shapes / 2);
+  // A third of the shapes keep half their bound (about half do; a block is up to half of
+  // these models, and the pass loses about a block's work at each cut).
+  EXPECT_GT(close, shapes / 3);
 }
 
 }  // namespace

@@ -231,6 +231,12 @@ struct Stage {
   // A recomputing stage: the memory of the same stage without recomputation (which is
   // faster, so preferred wherever it fits).
   Bytes plain_weights = 0, plain_activations = 0;
+  // The least first state of the stages it stands for (prefix_bound), and the row of the cell
+  // after it (rows_ when it is the last stage); in a block pass (DpQuery::state_block) the
+  // least bytes of their cuts, and whether it stands for stages inside one block (no work).
+  std::size_t from = 0, next = 0;
+  Bytes cut = 0;
+  bool inside = false;
 };
 
 class Dp {
@@ -240,6 +246,10 @@ class Dp {
         q_(q),
         layout_(cost.cluster(), q.replicas, q.replica_width),
         n_(cost.states()),
+        b_(q.relaxed && cost.chain() && q.device_class <= 1 && q.granule <= 1
+               ? std::max(1, q.state_block)
+               : 1),
+        rows_(n_),
         w_(q.replica_width),
         g_(std::max(1, q.granule)),
         c_(std::max(1, q.device_class)),
@@ -251,15 +261,27 @@ class Dp {
         bound_(q.bound * (1 + kSlack)),
         limit_(q.step_limit) {
     if (q.relaxed && q.buckets > 1 && std::isfinite(q.bound)) bucket_ = q.bound / q.buckets;
+    if (b_ > 1) rows_ = blocks();
   }
 
   DpResult run() {
-    const std::uint64_t cells = static_cast<std::uint64_t>(n_) * static_cast<std::uint64_t>(slots_);
+    const std::uint64_t cells =
+        static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(slots_);
     if (!spend(cells)) return {{}, steps_, true};
-    cells_.resize(n_ * static_cast<std::size_t>(slots_));
-    for (std::size_t a = n_; a-- > 0 && !stopped_;)
-      for (int o = 0; o < slots_; o += g_)
+    cells_.resize(rows_ * static_cast<std::size_t>(slots_));
+    if (b_ > 1) {
+      if (!spend(n_)) return {{}, steps_, true};
+      inside_cut_.assign(rows_, kInfinite);
+      for (std::size_t a = 0; a < rows_; ++a)
+        for (std::size_t j = first_of(a); j < last_of(a); ++j)
+          inside_cut_[a] = std::min(inside_cut_[a], cost_.crossing(j, q_.micro_batch));
+    }
+    // A block pass's stages inside a block lead to a later cell of the same block.
+    for (std::size_t a = rows_; a-- > 0 && !stopped_;)
+      for (int i = 0; i < slots_; i += g_) {
+        const int o = b_ > 1 ? slots_ - 1 - i : i;
         if (viable(a, o)) fill(a, o);
+      }
     if (stopped_) return {{}, steps_, true};
     DpResult result{q_.relaxed ? std::vector<DpPlan>{} : best(), steps_, false};
     for (const Entry& e : cell(0, 0))
@@ -278,11 +300,32 @@ class Dp {
     return cells_[a * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(o)];
   }
 
-  // The devices [first, second] a stage of state a in cell o may start on: device o (in a
-  // class pass, one of class o); device 0 for state 0 and no other state.
+  // The states of row a: state a, or in a block pass (DpQuery::state_block) block a.
+  std::size_t first_of(std::size_t a) const { return b_ > 1 ? starts_[a] : a; }
+  std::size_t last_of(std::size_t a) const { return b_ > 1 ? starts_[a + 1] - 1 : a; }
+  // Cuts the states into blocks of about equal work (DpQuery::state_block: n / b_ of them),
+  // each of at least one state and at most 2 b_ (starts_); returns how many.
+  std::size_t blocks() {
+    const std::size_t target =
+        (n_ + static_cast<std::size_t>(b_) - 1) / static_cast<std::size_t>(b_);
+    const Seconds total = work(0, n_ - 1);
+    starts_.assign(1, 0);
+    for (std::size_t i = 1; i < n_; ++i) {
+      const Seconds done = work(0, i - 1);
+      const bool full =
+          done >= total * static_cast<double>(starts_.size()) / static_cast<double>(target);
+      if (full || i - starts_.back() >= 2 * static_cast<std::size_t>(b_)) starts_.push_back(i);
+    }
+    starts_.push_back(n_);
+    return starts_.size() - 1;
+  }
+
+  // The devices [first, second] a stage of row a in cell o may start on: device o (in a
+  // class pass, one of class o); device 0 for state 0 and no other state (in a block pass,
+  // any device for the first block, whose later states may start a stage).
   std::pair<int, int> starts(std::size_t a, int o) const {
-    if (a == 0) return o == 0 ? std::pair{0, 0} : std::pair{1, 0};
-    return {std::max(1, o * c_), std::min(o * c_ + c_ - 1, w_ - 1)};
+    if (a == 0 && b_ == 1) return o == 0 ? std::pair{0, 0} : std::pair{1, 0};
+    return {a == 0 ? o * c_ : std::max(1, o * c_), std::min(o * c_ + c_ - 1, w_ - 1)};
   }
 
   // Counts work against the step limit; false (and the pass stops) once it is used up.
@@ -334,20 +377,23 @@ class Dp {
   // fill_drain this split allows is within the bound.
   // In a class pass, for some device of the class: the prefix's terms on its last device,
   // the suffix's on its first.
+  // In a block pass, for some state of the block: the prefix's on its first, the suffix's
+  // on its last.
   bool viable(std::size_t a, int o) const {
     const auto [first, last] = starts(a, o);
     if (first > last) return false;
     const double b = q_.micro_batch;
-    const Seconds prefix = a ? work(0, a - 1) : 0;
+    const std::size_t from = first_of(a), to = last_of(a);
+    const Seconds prefix = from ? work(0, from - 1) : 0;
     const Seconds suffix =
-        (cost_.forward(a, n_ - 1, b) + cost_.backward(a, n_ - 1, b)) / cost_.fastest();
+        (cost_.forward(to, n_ - 1, b) + cost_.backward(to, n_ - 1, b)) / cost_.fastest();
     if ((last > 0 && !busy_within_bound(prefix / last)) ||
         !busy_within_bound(suffix / (w_ - first)))
       return false;
     // From state 0 a one-stage plan may use all `rest` devices (fill()).
     const int widest =
         capped(max_stage_width(a == 0, q_.micro_batch, w_ - first, cost_.max_tensor_parallel()));
-    return prefix_bound(a, last) + suffix / widest <= bound_;
+    return prefix_bound(from, last) + suffix / widest <= bound_;
   }
 
   bool fits(const Stage& s, int stages_from_here) const {
@@ -380,7 +426,7 @@ class Dp {
   // 0, which the loop of widen() stops short of) may be wider than a pipeline stage
   // (max_stage_width).
   void stages_from(std::size_t a, int o) {
-    if (a == 0)
+    if (a == 0 && starts(a, o).first == 0)
       for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
         offer_whole_model(r);
     if (c_ > 1) {
@@ -406,6 +452,10 @@ class Dp {
     bool ar_intra = false;    // its data-parallel GPUs all share one machine
     bool live = true;         // a chain: no shorter stage broke the bound or memory
     int memory_reducers = 1;  // reducers for its weight memory (a class pass: the most)
+    // A block pass: the largest origin over the first block's states, and the largest reach
+    // so far over the stage's states up to `reached` (ExposedScan::reach).
+    Seconds origin = 0, reach = 0;
+    std::size_t reached = 0;
   };
   std::vector<Trial>& trials(std::size_t a, int o, int r, bool one_stage);
   std::pair<int, int> class_widths(std::size_t a, int o, int d) const;
@@ -413,6 +463,9 @@ class Dp {
   void widen(std::size_t a, int o, int r);
   void widen_classes(std::size_t a, int o, int d);
   void grow(Stage& s, std::vector<Trial>& variants);
+  void grow_blocks(Stage& s, std::vector<Trial>& variants);
+  bool try_variants(Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed);
+  Seconds block_exposed(const Stage& s, Trial& trial) const;
   bool try_stage(Stage& s, Trial& trial);
   void offer_whole_model(int r);
   Entry prepend(const Stage& s, const Entry* next, Seconds send, int index) const;
@@ -432,6 +485,8 @@ class Dp {
   const DpQuery& q_;
   Layout layout_;
   std::size_t n_;
+  int b_;             // DpQuery::state_block (1 but in a relaxed pass on a chain, devices 1)
+  std::size_t rows_;  // rows of cells: states, or blocks of b_ states
   int w_;
   int g_;      // DpQuery::granule
   int c_;      // DpQuery::device_class
@@ -445,9 +500,11 @@ class Dp {
   std::vector<Trial> trials_;           // trials()' answer, reused
   std::vector<StageVariant> variants_;  // its variants, reused
   Seconds bound_;
-  Seconds bucket_ = 0;          // DpQuery::buckets' width, 0 for none
-  std::vector<LeastKey> keys_;  // keep_least's scratch
-  std::uint64_t limit_;         // steps allowed in all
+  Seconds bucket_ = 0;               // DpQuery::buckets' width, 0 for none
+  std::vector<Bytes> inside_cut_;    // a block pass: per block, its least cut but its last
+  std::vector<std::size_t> starts_;  // a block pass: block a's states [starts_[a], starts_[a + 1])
+  std::vector<LeastKey> keys_;       // keep_least's scratch
+  std::uint64_t limit_;              // steps allowed in all
   std::uint64_t steps_ = 0;
   bool stopped_ = false;
   // An enumerating pass (DpQuery::enumerate) once the cells are filled: the stages in front
@@ -477,10 +534,10 @@ std::vector<Dp::Trial>& Dp::trials(std::size_t a, int o, int r, bool one_stage) 
     const int replicas = r / v.tensor_parallel;
     const StageSamples samples = samples_on(one_stage, replicas);
     const int reducers = replicas * q_.replicas;
-    trials_.push_back(
-        {v, place, samples,
-         CostModel::ExposedScan(cost_, a, samples.timed, reducers, ar_intra, v, place.speed),
-         reducers, ar_intra, true, reducers});
+    trials_.push_back({v, place, samples,
+                       CostModel::ExposedScan(cost_, first_of(a), samples.timed, reducers, ar_intra,
+                                              v, place.speed),
+                       reducers, ar_intra, true, reducers});
   }
   return trials_;
 }
@@ -519,8 +576,8 @@ std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int narrowest, int wides
       const bool intra =
           intra_allreduce_ && (q_.replicas - 1) * stride + lo * t <= largest_machine_;
       trials_.push_back({v, place, samples_on(one_stage, hi),
-                         CostModel::ExposedScan(cost_, a, samples_on(one_stage, lo).timed, reducers,
-                                                intra, v, cost_.slowest()),
+                         CostModel::ExposedScan(cost_, first_of(a), samples_on(one_stage, lo).timed,
+                                                reducers, intra, v, cost_.slowest()),
                          reducers, intra, true, hi * q_.replicas});
     }
   }
@@ -537,7 +594,7 @@ void Dp::widen(std::size_t a, int o, int r) {
   Stage s{a,  a, o, r, o, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
           {}, 0, 0, 0};
   if (last_only) {
-    s.last = n_ - 1;
+    s.last = n_ - 1, s.from = a, s.next = rows_;
     for (Trial& trial : variants)
       if (spend(1)) try_stage(s, trial);
     return;
@@ -559,28 +616,38 @@ void Dp::widen_classes(std::size_t a, int o, int d) {
   grow(s, variants);
 }
 
-// Stage s (its first state, cells and devices set) for each last state, in each variant.
+// Stage s in each live variant (its states, cells and devices set); false when no variant
+// was offered, which on a chain ends the longer stages of the variants that failed. A stage
+// that no suffix can follow is offered nothing, so it is not costed: most stages are such on
+// wide copies (GNMT-32 on 16 single-GPU machines: 87 % of them; its sweep took half the time
+// without them). Checking one costs about a comparison, and counts as one. It does not end a
+// chain, since whether it breaks the bound or memory is not known: the next stage that can
+// be followed, costed, may end it (`unfollowed` counts them).
+bool Dp::try_variants(Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed) {
+  const int next = s.offset + s.width;
+  if (s.next < rows_ && (next >= slots_ || cell(s.next, next).empty()))
+    return ++unfollowed % kComparisonsPerStep != 0 || spend(1);
+  bool any = false;
+  for (Trial& trial : variants) {
+    if (!trial.live || !spend(1)) continue;
+    const bool offered = try_stage(s, trial);
+    any |= offered;
+    trial.live = offered || !cost_.chain() || s.inside;
+  }
+  return any;
+}
+
+// Stage s (its first state or block, cells and devices set) for each last state, in each
+// variant.
 void Dp::grow(Stage& s, std::vector<Trial>& variants) {
+  if (b_ > 1) return grow_blocks(s, variants);
   const std::size_t a = s.first;
   const bool chain = cost_.chain();
-  // A stage that no suffix can follow is offered nothing, so it is not costed: most stages
-  // are such on wide copies (GNMT-32 on 16 single-GPU machines: 87 % of them; its sweep
-  // took half the time without them). Checking one costs about a comparison, and counts
-  // as one. It does not end a chain, since whether it breaks the bound or memory is not
-  // known: the next stage that can be followed, costed, may end it.
   std::uint64_t unfollowed = 0;
-  const int next = s.offset + s.width;
+  s.from = a;
   auto try_all = [&] {
-    if (s.last + 1 < n_ && (next >= slots_ || cell(s.last + 1, next).empty()))
-      return ++unfollowed % kComparisonsPerStep != 0 || spend(1);
-    bool any = false;
-    for (Trial& trial : variants) {
-      if (!trial.live || !spend(1)) continue;
-      const bool offered = try_stage(s, trial);
-      any |= offered;
-      trial.live = offered || !chain;
-    }
-    return any;
+    s.next = s.last + 1;
+    return try_variants(s, variants, unfollowed);
   };
   const std::size_t end = a == 0 ? n_ - 1 : n_;  // the whole model is offer_whole_model's
   if (chain) {
@@ -599,11 +666,62 @@ void Dp::grow(Stage& s, std::vector<Trial>& variants) {
   }
 }
 
+// A block pass's stages from block a = s.first (DpQuery::state_block): those inside block a
+// before its last state, which stand for no work; then for each block c from a on, those
+// ending in c before its last state (the next starts in c: they hold states from a's last
+// to c's first) and those ending at its last (the next starts in c + 1: to c's last). On a
+// chain (the only graphs it cuts into blocks) the states they hold only grow, so a variant
+// that breaks the bound or memory ends.
+void Dp::grow_blocks(Stage& s, std::vector<Trial>& variants) {
+  const std::size_t a = s.first, from = first_of(a), to = last_of(a);
+  for (Trial& trial : variants) {
+    trial.origin = -kInfinite;
+    for (std::size_t i = from; i <= to; ++i)
+      trial.origin = std::max(trial.origin, trial.exposed.origin(i));
+    trial.reach = trial.exposed.reach(to), trial.reached = to;
+  }
+  std::uint64_t unfollowed = 0;
+  s.from = from, s.first = s.last = to;
+  if (to > from) {
+    s.inside = true, s.next = a, s.cut = inside_cut_[a];
+    try_variants(s, variants, unfollowed);
+    s.inside = false;
+  }
+  for (std::size_t c = a; c < rows_ && !stopped_; ++c) {
+    const std::size_t first = first_of(c), last = last_of(c);
+    if (c > a && last > first) {
+      s.last = first, s.next = c, s.cut = inside_cut_[c];
+      if (!try_variants(s, variants, unfollowed)) return;
+    }
+    s.last = last, s.next = c + 1;
+    s.cut = c + 1 < rows_ ? cost_.crossing(last, q_.micro_batch) : 0;
+    if (!try_variants(s, variants, unfollowed)) return;
+  }
+}
+
+// The all-reduce a block pass's stage s leaves exposed at least (DpQuery::state_block): the
+// largest reach over the states it holds minus the largest origin of a first state it stands
+// for (CostModel::ExposedScan::reach), which grow_blocks keeps as s.last grows.
+Seconds Dp::block_exposed(const Stage& s, Trial& trial) const {
+  if (s.inside) return 0;
+  for (; trial.reached < s.last; ++trial.reached)
+    trial.reach = std::max(trial.reach, trial.exposed.reach(trial.reached + 1));
+  return std::max(0.0, trial.reach - trial.origin);
+}
+
 // Offers stage s (its first, last, offset and width set) in the trial's variant to
 // extend(); false when it breaks the bound or memory, which in a chain every longer stage
-// from s.first does too.
+// from s.first does too. A block pass's stage inside a block has no work, memory or
+// all-reduce.
 bool Dp::try_stage(Stage& s, Trial& trial) {
   const StageVariant& v = s.variant = trial.variant;
+  if (s.inside) {
+    s.memory = trial.place.memory;
+    s.times = {};
+    s.weights = s.activations = s.plain_weights = s.plain_activations = 0;
+    extend(s);
+    return true;
+  }
   const double timed = trial.samples.timed, kept = trial.samples.memory;
   const Seconds gather = cost_.weight_gather(s.first, s.last, v, trial.reducers, trial.ar_intra);
   const double speed = trial.place.speed;
@@ -611,8 +729,7 @@ bool Dp::try_stage(Stage& s, Trial& trial) {
   s.times.forward = cost_.forward(s.first, s.last, timed, v, gather, speed);
   s.times.backward = cost_.backward(s.first, s.last, timed, v, gather, speed);
   const Seconds compute = s.times.forward + s.times.backward;
-  if (!busy_within_bound(compute) || prefix_bound(s.first, s.start) + compute > bound_)
-    return false;
+  if (!busy_within_bound(compute) || prefix_bound(s.from, s.start) + compute > bound_) return false;
   s.weights = cost_.weight_memory(s.first, s.last, v, trial.memory_reducers) +
               cost_.working_memory(s.first, s.last, kept, v);
   s.activations = cost_.activation_memory(s.first, s.last, kept, v);
@@ -623,7 +740,7 @@ bool Dp::try_stage(Stage& s, Trial& trial) {
                       cost_.working_memory(s.first, s.last, kept, plain);
     s.plain_activations = cost_.activation_memory(s.first, s.last, kept, plain);
   }
-  s.times.allreduce = trial.exposed.extend_to(s.last);
+  s.times.allreduce = b_ > 1 ? block_exposed(s, trial) : trial.exposed.extend_to(s.last);
   extend(s);
   return true;
 }
@@ -635,6 +752,7 @@ void Dp::offer_whole_model(int r) {
   const std::size_t last = n_ - 1;
   Stage s{0,  last, 0, r, 0, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
           {}, 0,    0, 0};
+  s.next = rows_;
   if (c_ > 1) s.head = r <= largest_machine_;
   for (Trial& trial : c_ > 1 ? class_trials(0, r, r, true) : trials(0, 0, r, true))
     try_stage(s, trial);
@@ -662,15 +780,15 @@ void Dp::extend(const Stage& s) {
     if (least <= bound_) children_.push_back({s, least});
     return;
   }
-  if (s.last + 1 == n_) {
-    if (!refused(s, 1)) offer(prepend(s, nullptr, 0, -1), prefix_bound(s.first, s.start));
+  if (s.next == rows_) {
+    if (!refused(s, 1)) offer(prepend(s, nullptr, 0, -1), prefix_bound(s.from, s.start));
     return;
   }
   if (s.offset + s.width >= slots_) return;
-  const std::vector<Entry>& next = cell(s.last + 1, s.offset + s.width);
+  const std::vector<Entry>& next = cell(s.next, s.offset + s.width);
   if (!spend(next.size())) return;
-  const Bytes crossing = cost_.crossing(s.last, q_.micro_batch);
-  const Seconds before = prefix_bound(s.first, s.start);
+  const Bytes crossing = b_ > 1 ? s.cut : cost_.crossing(s.last, q_.micro_batch);
+  const Seconds before = prefix_bound(s.from, s.start);
   // The next cell is sorted by (k, head, y): an entry no better than the last one offered
   // from its group is dominated by it.
   Entry last{};

@@ -87,6 +87,23 @@ struct DpQuery {
   /// micro-batches and schedule on the cluster's first machines (copies of fewer devices,
   /// wherever they start, at least `narrowest_copy` wide). With `granule` 1 only.
   int device_class = 1;
+  /// A block pass (with `relaxed`, on a chain; on other graphs the relaxed pass, since there
+  /// a stage's times are differences of two cuts', which need not grow with its states): the
+  /// cells of a device are blocks of consecutive states of about equal work, about n / s of
+  /// them (at most 2 s states each). A stage from block a to block c stands for every stage
+  /// whose first state lies in block a and whose last in block c, and takes the least of
+  /// their times and memory: those of the states from a's last to c's first (to c's last for
+  /// the stages that end there, after which the next stage starts a block on; otherwise it
+  /// starts in block c), the least bytes of their cuts, and an all-reduce no longer than
+  /// any of them leaves exposed (CostModel::ExposedScan::reach). A stage that starts and ends
+  /// inside one block before its last state stands for nothing but its devices and its cut:
+  /// no work, memory or all-reduce. Every plan of the shape is thus a plan of the pass with
+  /// no larger fields, so its least bound is a lower bound of every plan's, from n / s cells
+  /// a device and (n / s)^2 stages a device pair instead of n and n^2; looser than the
+  /// relaxed pass, by about a block's work at each cut. With `device_class` and `granule` 1
+  /// only (otherwise the pass is the class or coarse pass: a stage inside a block and inside
+  /// one class would lead back to its own cell).
+  int state_block = 1;
   /// A class pass bounds only the plans whose copies are at least this many devices wide
   /// (and at least as wide as a stage): the devices of a stage in R copies then sit on one
   /// machine only where (R - 1) x that width + the stage's fit the largest machine.

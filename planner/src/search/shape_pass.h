@@ -37,7 +37,10 @@ struct RelaxedBound {
   Seconds anywhere = 0;
 };
 /// The relaxed pass of a shape within `effort`, and where it runs out on copies of at least
-/// 32 devices, its class passes (class_bound) within `effort` each.
+/// 32 devices, its class passes (class_bound) within `effort` each; where those do not run or
+/// finish, on a chain of at least 128 states, its block passes (DpQuery::state_block) within
+/// `effort` together. `anywhere` is the class passes' bound (or the floor): block passes look
+/// at where devices sit.
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                            std::uint64_t effort, int max_width);
 

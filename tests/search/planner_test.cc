@@ -395,6 +395,18 @@ TEST(Planner, LateGreedyPassesImprovePlansOfNarrowShapesThatRanOut) {
   expect_no_slower_than(planner, balanced, 128);
 }
 
+// Plans GBS `gbs` and checks that the point is exact, no slower than `optimum` (a plan
+// written by hand) and its bound not above it.
+void expect_proven_optimum(const Planner& planner, const PlanLayout& optimum, int gbs) {
+  const LayoutCost given = planner.evaluate(optimum, gbs);
+  ASSERT_TRUE(given.fits);
+  const PointResult point = planner.plan(gbs);
+  ASSERT_NE(point.best(), nullptr);
+  EXPECT_TRUE(point.exact);
+  EXPECT_LE(point.best()->iteration_time, given.plan.iteration_time * (1 + detail::kSimpler));
+  EXPECT_LE(point.lower_bound, given.plan.iteration_time);
+}
+
 // NASNet-A large at GBS 256 on 2 x 8 GPUs: every exact pass of the first round runs out, and
 // the second gave what was left to a shape of one copy whose relaxed pass had run out too
 // (speedup 14.03, gap 0.7 %). Between the rounds, the late greedy pass of two copies of 64
@@ -408,20 +420,14 @@ TEST(Planner, PassesBetweenRoundsProveNasnetOptimalAtGbs256) {
   optimum.micro_batches = 64;
   optimum.schedule = Schedule::GPipe;
   optimum.pipeline_replicas = 2;
-  const LayoutCost given = planner.evaluate(optimum, 256);
-  ASSERT_TRUE(given.fits);
-  const PointResult point = planner.plan(256);
-  ASSERT_NE(point.best(), nullptr);
-  EXPECT_TRUE(point.exact);
-  EXPECT_LE(point.best()->iteration_time, given.plan.iteration_time * (1 + detail::kSimpler));
-  EXPECT_LE(point.lower_bound, given.plan.iteration_time);
+  expect_proven_optimum(planner, optimum, 256);
 }
 
 // NASNet-A large at GBS 192 on 16 single-GPU machines: the relaxed passes of its 1,250 states
 // ran out on the shapes of one copy, whose floor left a gap of 28 % (speedup 11.48). Block
-// passes (DpQuery::state_block) bound those shapes above the best plan found, so the effort
-// goes to the others, and the search proves this plan of two copies (written here by hand)
-// optimal. Release build only (.ci/sanitize.sh).
+// passes (DpQuery::state_block) give those shapes bounds of their own, the effort goes to the
+// others, and the search proves this plan of two copies (written here by hand) optimal.
+// Release build only (.ci/sanitize.sh).
 TEST(Planner, BlockPassesProveNasnetOptimalOnSixteenSingleGpuMachines) {
   Loaded l = load("nasnetalarge");
   const Planner planner(l.model, cluster_from_machine_ends(machine_ends(16)), l.settings);
@@ -429,13 +435,7 @@ TEST(Planner, BlockPassesProveNasnetOptimalOnSixteenSingleGpuMachines) {
   optimum.micro_batches = 24;
   optimum.schedule = Schedule::GPipe;
   optimum.pipeline_replicas = 2;
-  const LayoutCost given = planner.evaluate(optimum, 192);
-  ASSERT_TRUE(given.fits);
-  const PointResult point = planner.plan(192);
-  ASSERT_NE(point.best(), nullptr);
-  EXPECT_TRUE(point.exact);
-  EXPECT_LE(point.best()->iteration_time, given.plan.iteration_time * (1 + detail::kSimpler));
-  EXPECT_LE(point.lower_bound, given.plan.iteration_time);
+  expect_proven_optimum(planner, optimum, 192);
 }
 
 // GNMT-16 at GBS 512 on 8 machines of 8 GPUs: the exact and relaxed effort went to the

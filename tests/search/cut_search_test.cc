@@ -123,7 +123,6 @@ TEST(CutSearch, BlockPassNeverAboveAnyPlansBoundOnRandomDags) {
         }
         ++shapes;
       }
-      query.state_block = 1;
     }
   }
   EXPECT_GT(branching, random_trials(30));

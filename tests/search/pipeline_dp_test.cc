@@ -232,7 +232,6 @@ TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
         close += pass.least_bound >= 0.5 * bound;
         blocked += cost.states() > static_cast<std::size_t>(block);
       }
-      query.state_block = 1;
     }
   }
   EXPECT_GT(shapes, random_trials(400));

@@ -156,10 +156,10 @@ class CostModel {
     /// order (last = first, first + 1, ... on a chain) each call takes amortized constant
     /// time along the spine.
     Seconds extend_to(std::size_t last);
-    /// On a chain, the exposed all-reduce of states [first, last] is max(0, the largest
-    /// reach(k) for first <= k <= last - origin(first)): reach(k) is when state k's
-    /// reduction would end, origin(i) when the stage's last backward ends, both measured
-    /// from a common point (per state: its parameters' all-reduce, its backward). So a stage
+    /// On a chain, the exposed all-reduce of states [first, last] is max(0, R - origin(first)),
+    /// R the largest reach(k) for first <= k <= last: reach(k) is when state k's reduction
+    /// would end, origin(i) when the stage's last backward ends, both measured from a common
+    /// point (per state: its parameters' all-reduce, its backward). So a stage
     /// whose first state lies in [i0, i1] and which holds states [lo, hi] (i1 <= lo) leaves
     /// at least the largest reach over [lo, hi] minus the largest origin over [i0, i1].
     Seconds reach(std::size_t k) const {

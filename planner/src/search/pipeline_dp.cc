@@ -632,7 +632,7 @@ bool Dp::try_variants(Stage& s, std::vector<Trial>& variants, std::uint64_t& unf
     if (!trial.live || !spend(1)) continue;
     const bool offered = try_stage(s, trial);
     any |= offered;
-    trial.live = offered || !cost_.chain() || s.inside;
+    trial.live = offered || !cost_.chain();
   }
   return any;
 }
@@ -703,7 +703,6 @@ void Dp::grow_blocks(Stage& s, std::vector<Trial>& variants) {
 // largest reach over the states it holds minus the largest origin of a first state it stands
 // for (CostModel::ExposedScan::reach), which grow_blocks keeps as s.last grows.
 Seconds Dp::block_exposed(const Stage& s, Trial& trial) const {
-  if (s.inside) return 0;
   for (; trial.reached < s.last; ++trial.reached)
     trial.reach = std::max(trial.reach, trial.exposed.reach(trial.reached + 1));
   return std::max(0.0, trial.reach - trial.origin);

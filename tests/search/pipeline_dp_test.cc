@@ -115,37 +115,6 @@ TEST(PipelineDp, RefiningPassBetweenRelaxedPassAndEveryPlansBound) {
   EXPECT_GT(reached, shapes / 100);
 }
 
-// A random instance with, at most trials, tensor parallelism, recomputation, ZeRO and tighter
-// memory, links either way round (trial % 5 == 1) and mixed GPU types (trial % 3 == 2).
-testing::Instance varied_instance(std::mt19937& rng, int trial, int max_states, int devices) {
-  auto uniform = [&](double lo, double hi) {
-    return std::uniform_real_distribution<>(lo, hi)(rng);
-  };
-  testing::Instance in = testing::random_instance(rng, max_states, devices);
-  if (trial % 4 != 0) {
-    double recomputed = 0, split = 0;
-    for (CutState& s : in.model.states) {
-      recomputed += s.activation * uniform(0.01, 0.1);
-      split += uniform(1e6, 1e8);
-      s.recomputed_activation = recomputed;
-      s.tensor_parallel = split;
-    }
-    in.model.tensor_parallel_unit = 2;
-    in.model.recomputable = true;
-    in.settings.tensor_parallel_efficiency = uniform(0.6, 1);
-    in.settings.zero_stage = trial % 4;
-    in.cluster.device_memory *= uniform(0.2, 1);
-  }
-  if (trial % 5 == 1) std::swap(in.cluster.network.intra, in.cluster.network.inter_allreduce);
-  if (trial % 3 == 2) {
-    in.model.gpu = {"model-gpu", 100e12, in.cluster.device_memory, 0, "test"};
-    for (int m = 0; m < in.cluster.machine_count(); ++m)
-      in.cluster.machine_gpu.push_back({"other", uniform(30e12, 300e12),
-                                        in.cluster.device_memory * uniform(0.5, 1.5), 0, "test"});
-  }
-  return in;
-}
-
 // A class pass (DpQuery::device_class) is a lower bound too: on random instances with
 // tensor parallelism, recomputation, ZeRO, mixed GPU types and links either way round, for
 // every shape and classes of 2 and 3 devices, it is never above the least path bound of any
@@ -157,7 +126,7 @@ TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
   int shapes = 0, close = 0, on_parts = 0;
   for (int trial = 0; trial < random_trials(80); ++trial) {
     const int devices = trial % 2 ? 8 : 6;
-    const testing::Instance in = varied_instance(rng, trial, trial % 3 ? 4 : 6, devices);
+    const testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 4 : 6, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     // The plans of the cluster's first machines (looked up for the shapes the cluster has).
     Cluster first = in.cluster;
@@ -210,7 +179,7 @@ TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
   int shapes = 0, close = 0, blocked = 0;
   for (int trial = 0; trial < random_trials(80); ++trial) {
     const int devices = trial % 2 ? 8 : 6;
-    const testing::Instance in = varied_instance(rng, trial, trial % 3 ? 6 : 8, devices);
+    const testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 6 : 8, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;

@@ -3,6 +3,7 @@
 
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pe/cluster.h"
@@ -52,6 +53,38 @@ inline Instance random_instance(std::mt19937& rng, int max_states, int devices,
   in.settings.optimizer_scaling = 2;
   const int batches[] = {1, 2, 4, 6, 8, 12, 16, 24, 32};
   in.global_batch = batches[pick(0, 8)];
+  return in;
+}
+
+/// A random instance (random_instance) with, at most trials, tensor parallelism, recomputation,
+/// ZeRO and tighter memory, links either way round (trial % 5 == 1) and mixed GPU types (trial % 3
+/// == 2).
+inline Instance varied_instance(std::mt19937& rng, int trial, int max_states, int devices) {
+  auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<>(lo, hi)(rng);
+  };
+  Instance in = random_instance(rng, max_states, devices);
+  if (trial % 4 != 0) {
+    double recomputed = 0, split = 0;
+    for (CutState& s : in.model.states) {
+      recomputed += s.activation * uniform(0.01, 0.1);
+      split += uniform(1e6, 1e8);
+      s.recomputed_activation = recomputed;
+      s.tensor_parallel = split;
+    }
+    in.model.tensor_parallel_unit = 2;
+    in.model.recomputable = true;
+    in.settings.tensor_parallel_efficiency = uniform(0.6, 1);
+    in.settings.zero_stage = trial % 4;
+    in.cluster.device_memory *= uniform(0.2, 1);
+  }
+  if (trial % 5 == 1) std::swap(in.cluster.network.intra, in.cluster.network.inter_allreduce);
+  if (trial % 3 == 2) {
+    in.model.gpu = {"model-gpu", 100e12, in.cluster.device_memory, 0, "test"};
+    for (int m = 0; m < in.cluster.machine_count(); ++m)
+      in.cluster.machine_gpu.push_back({"other", uniform(30e12, 300e12),
+                                        in.cluster.device_memory * uniform(0.5, 1.5), 0, "test"});
+  }
   return in;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cost/evaluate.h"
 #include "search/pipeline_dp.h"
+#include "search/stage_floor.h"
 
 namespace pe::detail {
 namespace {
@@ -114,8 +115,8 @@ DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Sec
 
 Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
   return std::max(
-      shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest()),
-      path_floor(cost));
+      {shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest()),
+       path_floor(cost), stage_floor(cost, shape, width)});
 }
 
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,

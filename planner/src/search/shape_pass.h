@@ -22,7 +22,8 @@ inline constexpr int kPlansPerPass = 16;
 
 /// A lower bound on every plan of a shape without searching it: some stage does at least
 /// a copy's share of each micro-batch's work, M times (every stage width is at most
-/// `width`, a copy's devices); and the path floor (some micro-batch's round trip).
+/// `width`, a copy's devices); the path floor (some micro-batch's round trip); and on a chain
+/// the stage floor (stage_floor.h: the stage that holds each state, and its all-reduce).
 Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width);
 
 /// A bound on every plan of a shape from its relaxed pass (DpQuery::relaxed) within

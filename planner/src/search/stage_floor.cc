@@ -1,0 +1,99 @@
+#include "search/stage_floor.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "cost/stage_samples.h"
+
+namespace pe::detail {
+namespace {
+
+constexpr Seconds kNone = std::numeric_limits<Seconds>::infinity();
+
+// How a stage of the shape runs: its variant, the samples each device times, the GPUs its
+// gradients are reduced over, and whether they sit on one machine.
+struct StageRun {
+  StageVariant variant;
+  double samples = 0;
+  int reducers = 1;
+  bool intra = false;
+};
+
+// Lowers least[i], for each state i, to the floor of a stage holding i that runs as `run`:
+// max(M (f + g) of i, M (f + g) of [i', i] + reach(i) - origin(i')) at its least over i' <= i.
+void bound_states(const CostModel& cost, int micro_batches, const StageRun& run,
+                  std::vector<Seconds>& least) {
+  const CostModel::ExposedScan scan(cost, 0, run.samples, run.reducers, run.intra, run.variant,
+                                    cost.slowest());
+  const double speed = cost.fastest();
+  Seconds before = 0;      // M (f + g) of states [0, i)
+  Seconds ahead = -kNone;  // max over i' <= i of origin(i') + M (f + g) of [0, i')
+  for (std::size_t i = 0; i < least.size(); ++i) {
+    ahead = std::max(ahead, scan.origin(i) + before);
+    const Seconds through =
+        micro_batches * (cost.forward(0, i, run.samples, run.variant, 0, speed) +
+                         cost.backward(0, i, run.samples, run.variant, 0, speed));
+    least[i] = std::min(least[i], std::max(through - before, through + scan.reach(i) - ahead));
+    before = through;
+  }
+}
+
+// The least a one-stage plan running as `run` takes: M (f + g) of the whole model and its
+// exposed all-reduce.
+Seconds one_stage(const CostModel& cost, int micro_batches, const StageRun& run) {
+  const std::size_t last = cost.states() - 1;
+  CostModel::ExposedScan scan(cost, 0, run.samples, run.reducers, run.intra, run.variant,
+                              cost.slowest());
+  const double speed = cost.fastest();
+  return micro_batches * (cost.forward(0, last, run.samples, run.variant, 0, speed) +
+                          cost.backward(0, last, run.samples, run.variant, 0, speed)) +
+         scan.extend_to(last);
+}
+
+// Calls visit(run) for each way a stage of the shape on at most `width` devices of each
+// copy can run (one_stage: a one-stage plan's). Of data-parallel replicas that time the
+// same samples only the fewest: the others reduce over more GPUs. Without recomputation
+// only: it adds compute and leaves the all-reduce as it is.
+template <typename Visit>
+void each_run(const CostModel& cost, const PipelineShapeChoice& shape, int width, bool one_stage,
+              Visit visit) {
+  const int share = shape.micro_batch * shape.micro_batches;
+  const int machine =
+      *std::max_element(cost.cluster().machine_gpus.begin(), cost.cluster().machine_gpus.end());
+  for (int t = 1; t <= cost.max_tensor_parallel() && t <= width; ++t) {
+    if (!cost.tensor_parallel_allowed(t)) continue;
+    const int most = one_stage ? width / t : std::min(width / t, shape.micro_batch);
+    double last = -1;
+    for (int replicas = 1; replicas <= most; ++replicas) {
+      const double samples =
+          stage_samples(one_stage, share, shape.micro_batch, shape.micro_batches, replicas).timed;
+      if (samples == last) continue;
+      last = samples;
+      StageRun run{StageVariant{t, false}, samples, replicas * shape.replicas, false};
+      visit(run);
+      // Its devices in every copy on one machine.
+      if (shape.replicas * replicas * t <= machine) {
+        run.intra = true;
+        visit(run);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
+  if (!cost.chain() || cost.states() == 0) return 0;
+  const int m = shape.micro_batches;
+  Seconds single = kNone;
+  each_run(cost, shape, width, true,
+           [&](const StageRun& run) { single = std::min(single, one_stage(cost, m, run)); });
+  if (width < 2) return single;
+  std::vector<Seconds> least(cost.states(), kNone);
+  each_run(cost, shape, width, false,
+           [&](const StageRun& run) { bound_states(cost, m, run, least); });
+  return std::min(single, *std::max_element(least.begin(), least.end()));
+}
+
+}  // namespace pe::detail

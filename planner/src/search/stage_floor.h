@@ -1,0 +1,26 @@
+// The stage floor of a pipeline shape: a lower bound on every plan of the shape from the
+// stage that holds each state, however the model is cut.
+#pragma once
+
+#include "cost/cost_model.h"
+#include "search/pipeline_shapes.h"
+
+namespace pe::detail {
+
+/// A lower bound on every plan of `shape` whose copies are `width` devices wide, on a chain
+/// (0 on other graphs). Some stage holds each state i. Its devices run M forwards and
+/// backwards of its states, the last backward ends no earlier than their sum, and then
+/// what is left of its all-reduce runs (CostModel::ExposedScan: at least the largest reach
+/// over its states minus the origin of its first). So every plan of two stages or more
+/// takes at least, for each state, the least over the ways a stage holding it can run
+/// (tensor-parallel degree, data-parallel replicas, the samples they get, the all-reduce
+/// inside a machine or across) and over its first state i' <= i of
+/// max(M (f + g) of state i, M (f + g) of [i', i] + reach(i) - origin(i')), compute at the
+/// fastest GPUs' speed and the all-reduce overlapped with the slowest's backward; and a
+/// one-stage plan the least over its widths of M (f + g) of the whole model and its
+/// exposed all-reduce. It binds where a stage's all-reduce, which no cut can split below one
+/// state's, limits the plan: GNMT-16 at GBS 512 on 256 GPUs, whose embeddings' gradients
+/// cross machines in every plan of many copies.
+Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width);
+
+}  // namespace pe::detail

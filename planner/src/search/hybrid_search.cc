@@ -938,9 +938,11 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
       if (bound >= search.best_time()) continue;
       shapes.push_back(s), bounds.push_back(bound), holders.push_back(holder);
     }
-    // Parts get only the effort the whole cluster left: with none, their shapes are only
-    // bounded (by relaxed passes).
-    if (search.effort_left() == 0) {
+    // Parts get only the effort the whole cluster left: with less than a step a shape, their
+    // shapes are only bounded (by relaxed passes). Searched with a few steps, each would be
+    // seeded and polished for nothing: NASNet-A large at GBS 512 on 1,024 GPUs, 6 steps left
+    // for 23,574 shapes of the parts, took 38 s instead of 24 s, with the same answer.
+    if (search.effort_left() < shapes.size()) {
       // There the held shapes need nothing: the whole cluster's bound covers their plans.
       std::vector<ShapeOn> unheld;
       std::vector<Seconds> unheld_bounds;

@@ -114,9 +114,10 @@ DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Sec
 }  // namespace
 
 Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
-  return std::max(
-      {shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest()),
-       path_floor(cost), stage_floor(cost, shape, width)});
+  const Seconds floor = std::max(
+      shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest()),
+      path_floor(cost));
+  return std::max(floor, stage_floor(cost, shape, width, floor));
 }
 
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,

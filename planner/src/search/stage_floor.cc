@@ -83,9 +83,31 @@ void each_run(const CostModel& cost, const PipelineShapeChoice& shape, int width
 
 }  // namespace
 
-Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
+Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width,
+                    Seconds above) {
   if (!cost.chain() || cost.states() == 0) return 0;
   const int m = shape.micro_batches;
+  const int share = shape.micro_batch * m;
+  // The widest way, with as many replicas as a stage can take, reduced across machines: the
+  // floor is no more than its bound, so where that is no more than `above` (the model's work
+  // over the copy's devices: any model whose states' all-reduces do not bind), no other way
+  // is tried.
+  const StageRun widest_one{{},
+                            stage_samples(true, share, shape.micro_batch, m, width).timed,
+                            width * shape.replicas,
+                            false};
+  Seconds most = one_stage(cost, m, widest_one);
+  if (width >= 2) {
+    const int replicas = std::min(width, shape.micro_batch);
+    const StageRun widest{{},
+                          stage_samples(false, share, shape.micro_batch, m, replicas).timed,
+                          replicas * shape.replicas,
+                          false};
+    std::vector<Seconds> least(cost.states(), kNone);
+    bound_states(cost, m, widest, least);
+    most = std::min(most, *std::max_element(least.begin(), least.end()));
+  }
+  if (most <= above) return 0;
   Seconds single = kNone;
   each_run(cost, shape, width, true,
            [&](const StageRun& run) { single = std::min(single, one_stage(cost, m, run)); });

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "cost/cost_model.h"
@@ -73,6 +75,34 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
         detail::Evaluation ev = detail::evaluate(cost, *spec, global_batch);
         if (ev.fits) visit(ev.plan);
       }
+}
+
+/// A shape: copies, micro-batch size, micro-batches, schedule.
+using ShapeKey = std::tuple<int, int, int, Schedule>;
+
+/// The least path bound of the plans of each shape (even micro-batches), both schedules,
+/// enumerated exhaustively.
+inline std::map<ShapeKey, Seconds> least_bound_by_shape(const detail::CostModel& cost,
+                                                        int global_batch) {
+  std::map<ShapeKey, Seconds> least;
+  for_each_plan(cost, global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+    if (p.uneven_micro_batches()) return;
+    const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
+    const auto it = least.find(key);
+    if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
+  });
+  return least;
+}
+
+/// The same on the cluster's first machines (all but its last; none when it has one).
+inline std::map<ShapeKey, Seconds> least_bound_on_first_machines(const ModelProfile& model,
+                                                                 Cluster cluster,
+                                                                 const TrainingSettings& settings,
+                                                                 int global_batch) {
+  cluster.machine_gpus.pop_back();
+  if (!cluster.machine_gpu.empty()) cluster.machine_gpu.pop_back();
+  if (cluster.machine_gpus.empty()) return {};
+  return least_bound_by_shape(detail::CostModel(model, cluster, settings), global_batch);
 }
 
 /// The least simulated iteration time over the whole space and the least of the path bound

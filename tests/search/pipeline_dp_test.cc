@@ -24,21 +24,8 @@
 namespace pe {
 namespace {
 
-using ShapeKey = std::tuple<int, int, int, Schedule>;
-
-// The least path bound of the plans of each shape (even micro-batches), both schedules,
-// enumerated exhaustively.
-std::map<ShapeKey, Seconds> least_bound_by_shape(const detail::CostModel& cost, int global_batch) {
-  std::map<ShapeKey, Seconds> least;
-  testing::for_each_plan(
-      cost, global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-        if (p.uneven_micro_batches()) return;
-        const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
-        const auto it = least.find(key);
-        if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
-      });
-  return least;
-}
+using testing::least_bound_by_shape;
+using testing::ShapeKey;
 
 TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
   std::mt19937 rng(20261125);
@@ -129,14 +116,9 @@ TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
     const testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 4 : 6, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     // The plans of the cluster's first machines (looked up for the shapes the cluster has).
-    Cluster first = in.cluster;
-    first.machine_gpus.pop_back();
-    if (!first.machine_gpu.empty()) first.machine_gpu.pop_back();
-    const std::map<ShapeKey, Seconds> least_first =
-        first.machine_gpus.empty()
-            ? std::map<ShapeKey, Seconds>{}
-            : least_bound_by_shape(detail::CostModel(in.model, first, in.settings),
-                                   in.global_batch);
+    const auto least_first =
+        testing::least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
+    const int first_devices = in.cluster.device_count() - in.cluster.machine_gpus.back();
     for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
@@ -152,7 +134,7 @@ TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
           EXPECT_LE(classes.least_bound, on_first->second * (1 + 1e-12))
               << "trial " << trial << ", c " << c << ", first machines";
           // Knowing how wide the copies there are.
-          query.narrowest_copy = first.device_count() / replicas;
+          query.narrowest_copy = first_devices / replicas;
           const detail::DpResult apart = detail::best_pipeline(cost, query);
           query.narrowest_copy = 0;
           EXPECT_LE(apart.least_bound, on_first->second * (1 + 1e-12))

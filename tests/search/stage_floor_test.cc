@@ -7,9 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <random>
-#include <tuple>
 
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
@@ -20,21 +18,6 @@
 namespace pe {
 namespace {
 
-using ShapeKey = std::tuple<int, int, int, Schedule>;
-
-// The least path bound of the plans of each shape (even micro-batches), both schedules.
-std::map<ShapeKey, Seconds> least_bounds(const detail::CostModel& cost, int global_batch) {
-  std::map<ShapeKey, Seconds> least;
-  testing::for_each_plan(
-      cost, global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-        if (p.uneven_micro_batches()) return;
-        const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
-        const auto it = least.find(key);
-        if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
-      });
-  return least;
-}
-
 TEST(StageFloor, NeverAboveAnyPlansBound) {
   std::mt19937 rng(20261129);
   int shapes = 0, above_work = 0, on_parts = 0;
@@ -42,14 +25,9 @@ TEST(StageFloor, NeverAboveAnyPlansBound) {
     const int devices = trial % 2 ? 8 : 6;
     const testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 5 : 7, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    Cluster first = in.cluster;
-    first.machine_gpus.pop_back();
-    if (!first.machine_gpu.empty()) first.machine_gpu.pop_back();
-    const std::map<ShapeKey, Seconds> least_first =
-        first.machine_gpus.empty()
-            ? std::map<ShapeKey, Seconds>{}
-            : least_bounds(detail::CostModel(in.model, first, in.settings), in.global_batch);
-    for (const auto& [key, bound] : least_bounds(cost, in.global_batch)) {
+    const auto least_first =
+        testing::least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
+    for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
       const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
       const Seconds floor = detail::stage_floor(cost, shape, devices / replicas);

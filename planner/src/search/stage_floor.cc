@@ -96,23 +96,22 @@ Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
                             stage_samples(true, share, shape.micro_batch, m, width).timed,
                             width * shape.replicas,
                             false};
-  Seconds most = one_stage(cost, m, widest_one);
+  // The screen's bounds are those of one of the ways below: the search starts from them.
+  Seconds single = one_stage(cost, m, widest_one);
+  std::vector<Seconds> least(cost.states(), kNone);
   if (width >= 2) {
     const int replicas = std::min(width, shape.micro_batch);
     const StageRun widest{{},
                           stage_samples(false, share, shape.micro_batch, m, replicas).timed,
                           replicas * shape.replicas,
                           false};
-    std::vector<Seconds> least(cost.states(), kNone);
     bound_states(cost, m, widest, least);
-    most = std::min(most, *std::max_element(least.begin(), least.end()));
   }
-  if (most <= above) return 0;
-  Seconds single = kNone;
+  const Seconds pipelines = width >= 2 ? *std::max_element(least.begin(), least.end()) : kNone;
+  if (std::min(single, pipelines) <= above) return 0;
   each_run(cost, shape, width, true,
            [&](const StageRun& run) { single = std::min(single, one_stage(cost, m, run)); });
   if (width < 2) return single;
-  std::vector<Seconds> least(cost.states(), kNone);
   each_run(cost, shape, width, false,
            [&](const StageRun& run) { bound_states(cost, m, run, least); });
   return std::min(single, *std::max_element(least.begin(), least.end()));

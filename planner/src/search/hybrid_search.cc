@@ -48,9 +48,20 @@ constexpr std::uint64_t kCoarseShare = 4;
 // coarse passes cannot express and exact passes run out before reaching (GNMT-16 at GBS 256
 // on 4 machines of 8: speedup 11.5 -> 15.6, the plan of the unlimited search, which they
 // also take from 66 to 15 s on one thread; on 8 machines of 8 at GBS 512, 12.8 -> 17.2).
-// Narrower copies get one late, with what is left of that quarter (late_greedy_passes).
+// Narrower copies of two or more devices on the whole cluster get one early, with at most
+// 1 / kEarlyGreedyShare of that quarter, and those whose early pass ran out (or never ran,
+// the parts' shapes) one late, with what is left of it (late_greedy_passes).
+// Their plans lower the cutoff of the first round's relaxed and exact passes: on GNMT-32 at
+// GBS 448 on 16 single-GPU machines the seeds' best plan took 0.396 s, the relaxed passes of
+// the 44 1F1B shapes searched first were pruned by it (25 M steps, of 33 M), and the best
+// plan, 0.315 s, came from GPipe's shapes, searched after; with early greedy passes (5 M
+// steps) the batch size took 1.8 s instead of 5.0, with the same plan. Where they run out
+// (NASNet-A large on 2 x 8 GPUs: 1,250 states) they cost little and take little from the
+// late passes.
 constexpr int kGreedyUnits = 64;
 constexpr std::uint64_t kGreedyShare = 4;
+constexpr std::uint64_t kEarlyGreedyShare = 2;
+constexpr std::size_t kEarlySharers = 2 * kWave;
 // A closing pass (Search::close_gaps) gets at most this many times the steps of the shape's
 // finished first pass: one that needs more rarely finishes with what is left (on GNMT-32 on
 // 16 single-GPU machines, 4x left 2 of 65 batch sizes inexact, 16x none, in the same time).
@@ -191,13 +202,15 @@ class Search {
                            const std::vector<Seconds>& held = {},
                            const std::vector<int>& holders = {}) {
     anywhere_.assign(shapes.size(), 0);
+    greedy_done_.assign(shapes.size(), 0);
     std::vector<CostedPlan> seeds;
     for (const ShapeOn& s : shapes)
       seed(cost, global_batch_, s.shape, options_.max_stage_width, seeds);
     seed_accumulation(cost, global_batch_, options_, seeds);
     offer(cost, seeds, 0);
-    candidate_passes(shapes, wide(shapes, true), true, seeds);
-    candidate_passes(shapes, wide(shapes, false), false, seeds);
+    candidate_passes(shapes, wide(shapes, true), true, greedy_left_, seeds);
+    candidate_passes(shapes, wide(shapes, false), false, coarse_left_, seeds);
+    if (holders.empty()) early_greedy_passes(shapes);
     const std::size_t offered = seeds.size();
     polish_seeds(cost, global_batch_, options_.max_stage_width, polish_left_, seeds);
     offer(cost, seeds, offered);
@@ -237,14 +250,18 @@ class Search {
   // The plans of greedy passes (DpQuery::greedy, on at most kGreedyUnits granules) or of
   // coarse passes (DpQuery::granule, on at most kCoarseUnits) of shapes `which` (indices into
   // `shapes`), in parallel, kept in shape order, in waves of kWave with equal parts of their
-  // effort left (what a pass leaves passes on).
+  // effort `left` (what a pass leaves passes on). `early` passes (early_greedy_passes) share
+  // it as if at most kEarlySharers shapes were left, and no wave follows one in which a pass
+  // ran out. Marks in greedy_done_ the greedy passes that finished.
   void candidate_passes(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& which,
-                        bool greedy, std::vector<CostedPlan>& seeds) {
-    std::uint64_t& left = greedy ? greedy_left_ : coarse_left_;
-    for (std::size_t start = 0; start < which.size() && left >= which.size() - start;
+                        bool greedy, std::uint64_t& left, std::vector<CostedPlan>& seeds,
+                        bool early = false) {
+    bool ran_out = false;
+    for (std::size_t start = 0; start < which.size() && left >= which.size() - start && !ran_out;
          start += kWave) {
       const std::size_t end = std::min(which.size(), start + kWave);
-      const std::uint64_t share = left / (which.size() - start);
+      const std::size_t sharers = which.size() - start;
+      const std::uint64_t share = left / (early ? std::min(sharers, kEarlySharers) : sharers);
       std::vector<DpResult> found(end - start);
       std::vector<Seconds> bound(end - start);
       for (std::size_t i = start; i < end; ++i)
@@ -267,6 +284,8 @@ class Search {
       for (std::size_t i = start; i < end; ++i) {
         const DpResult& pass = found[i - start];
         left -= std::min(left, pass.steps);
+        if (greedy && !pass.stopped) greedy_done_[which[i]] = 1;
+        ran_out = ran_out || (early && pass.stopped);
         for (const DpPlan& plan : pass.plans) {
           Evaluation ev = evaluate(*shapes[which[i]].cost, plan.spec, global_batch_);
           if (!ev.fits) continue;
@@ -276,6 +295,22 @@ class Search {
       }
       pool_.simulate_promising();
     }
+  }
+  // The early greedy passes (kEarlyGreedyShare) of the shapes of copies of 2 to kCoarseUnits
+  // devices, with at most that share of what the greedy effort has left: the narrowest copies
+  // first, until a pass runs out (those of wider copies cost more: they would run out too).
+  void early_greedy_passes(const std::vector<ShapeOn>& shapes) {
+    std::vector<std::size_t> narrow;
+    for (std::size_t i = 0; i < shapes.size(); ++i)
+      if (width_of(shapes[i]) > 1 && width_of(shapes[i]) <= kCoarseUnits) narrow.push_back(i);
+    std::stable_sort(narrow.begin(), narrow.end(), [&](std::size_t a, std::size_t b) {
+      return width_of(shapes[a]) < width_of(shapes[b]);
+    });
+    const std::uint64_t given = greedy_left_ / kEarlyGreedyShare;
+    std::uint64_t early = given;
+    std::vector<CostedPlan> found;
+    candidate_passes(shapes, narrow, true, early, found, true);
+    greedy_left_ -= given - early;
   }
   static int width_of(const ShapeOn& s) {
     return s.cost->cluster().device_count() / s.shape.replicas;
@@ -728,19 +763,20 @@ class Search {
   }
 
   // Late greedy passes: the shapes `unfinished` (in shape order) of copies of at most
-  // kCoarseUnits devices (which had no candidate pass) whose bound still makes the cutoff get
-  // a greedy pass at granule one with what the greedy effort left; their plans are
-  // candidates. Only batch sizes whose exact passes run out pay for them (between_rounds, or
-  // where no second round ran, after the rounds for the shapes never finished).
+  // kCoarseUnits devices (which had no candidate pass, or an early one that ran out) whose
+  // bound still makes the cutoff get a greedy pass at granule one with what the greedy effort
+  // left; their plans are candidates. Only batch sizes whose exact passes run out pay for them
+  // (between_rounds, or where no second round ran, after the rounds for the shapes never finished).
   void late_greedy_passes(const std::vector<ShapeOn>& shapes,
                           const std::vector<std::size_t>& unfinished,
                           const std::vector<Seconds>& bounds) {
     std::vector<std::size_t> narrow;
     for (std::size_t i : unfinished)
-      if (width_of(shapes[i]) <= kCoarseUnits && bounds[i] <= pool_.cutoff_for(shapes[i].shape))
+      if (width_of(shapes[i]) <= kCoarseUnits && !greedy_done_[i] &&
+          bounds[i] <= pool_.cutoff_for(shapes[i].shape))
         narrow.push_back(i);
     std::vector<CostedPlan> found;
-    candidate_passes(shapes, narrow, true, found);
+    candidate_passes(shapes, narrow, true, greedy_left_, found);
   }
 
   // Closing passes: a finished 1F1B shape whose bound is still below the fastest plan is
@@ -820,6 +856,7 @@ class Search {
     std::uint64_t steps;  // of its last bounding pass: relaxed, then refining
   };
   std::vector<OpenShape> open_;
+  std::vector<char> greedy_done_;  // per shape of the current run: a greedy pass finished
   // The most times as many steps as its shape's relaxed passes had run out with that a
   // relaxed pass in refine() took, at least 1 (needs()).
   double relaxed_growth_ = 1;

@@ -49,15 +49,17 @@ constexpr std::uint64_t kCoarseShare = 4;
 // on 4 machines of 8: speedup 11.5 -> 15.6, the plan of the unlimited search, which they
 // also take from 66 to 15 s on one thread; on 8 machines of 8 at GBS 512, 12.8 -> 17.2).
 // Narrower copies of two or more devices on the whole cluster get one early, with at most
-// 1 / kEarlyGreedyShare of that quarter, and those whose early pass ran out (or never ran,
-// the parts' shapes) one late, with what is left of it (late_greedy_passes).
-// Their plans lower the cutoff of the first round's relaxed and exact passes: on GNMT-32 at
-// GBS 448 on 16 single-GPU machines the seeds' best plan took 0.396 s, the relaxed passes of
-// the 44 1F1B shapes searched first were pruned by it (25 M steps, of 33 M), and the best
-// plan, 0.315 s, came from GPipe's shapes, searched after; with early greedy passes (5 M
-// steps) the batch size took 1.8 s instead of 5.0, with the same plan. Where they run out
-// (NASNet-A large on 2 x 8 GPUs: 1,250 states) they cost little and take little from the
-// late passes.
+// 1 / kEarlyGreedyShare of that quarter, shared as if at most kEarlySharers shapes were left
+// (equal parts for every narrow shape were too small for the widest), and those whose early
+// pass ran out (or never ran: the parts' shapes) one late, with what is left of the quarter
+// (late_greedy_passes). The early passes' plans lower the cutoff of the first round's relaxed
+// and exact passes: on GNMT-32 at GBS 448 on 16 single-GPU machines the seeds' best plan took
+// 0.396 s, the relaxed passes of the 44 1F1B shapes searched first ran with it as their
+// cutoff (25 M steps, of 33 M), and the best
+// plan, 0.315 s, came from GPipe's shapes, searched after; with early greedy passes (6.7 M
+// steps) the batch size took 1.5 s instead of 3.3, with the same plan. Where they run out
+// (NASNet-A large, 1,250 states: on four-device copies) they stop after that wave, and leave
+// most of the quarter to the late passes (bench/README.md, "Early greedy passes").
 constexpr int kGreedyUnits = 64;
 constexpr std::uint64_t kGreedyShare = 4;
 constexpr std::uint64_t kEarlyGreedyShare = 2;

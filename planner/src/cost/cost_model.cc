@@ -76,6 +76,7 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
     speed_.push_back(typed ? cluster.machine_gpu[m].peak_flops / model.gpu.peak_flops : 1.0);
     memory_.push_back(typed ? cluster.machine_gpu[m].memory : cluster.device_memory);
   }
+  for (int gpus : cluster.machine_gpus) largest_machine_ = std::max(largest_machine_, gpus);
   if (!speed_.empty()) {
     fastest_ = *std::max_element(speed_.begin(), speed_.end());
     slowest_ = *std::min_element(speed_.begin(), speed_.end());

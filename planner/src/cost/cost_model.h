@@ -95,6 +95,8 @@ class CostModel {
   double slowest() const { return slowest_; }
   Bytes smallest_memory() const { return smallest_memory_; }
   Bytes largest_memory() const { return largest_memory_; }
+  /// The GPUs of the largest machine (0 for a cluster of none).
+  int largest_machine() const { return largest_machine_; }
   /// The tensor-parallel all-reduces of one pass (forward or backward) of `samples` samples
   /// through states [first, last] split v.tensor_parallel ways (0 for t = 1).
   Seconds tensor_parallel_time(std::size_t first, std::size_t last, double samples,
@@ -229,6 +231,7 @@ class CostModel {
   std::vector<Bytes> memory_;
   double fastest_ = 1, slowest_ = 1;
   Bytes smallest_memory_ = 0, largest_memory_ = 0;
+  int largest_machine_ = 0;
   int max_tensor_parallel_ = 1;
   int tensor_parallel_unit_ = 0;
   bool recomputable_ = false;

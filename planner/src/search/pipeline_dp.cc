@@ -256,8 +256,7 @@ class Dp {
         slots_((w_ + c_ - 1) / c_),
         intra_allreduce_(cost.cluster().network.intra >= cost.cluster().network.inter_allreduce),
         intra_transfer_(cost.cluster().network.intra >= cost.cluster().network.inter_p2p),
-        largest_machine_(*std::max_element(cost.cluster().machine_gpus.begin(),
-                                           cost.cluster().machine_gpus.end())),
+        largest_machine_(cost.largest_machine()),
         bound_(q.bound * (1 + kSlack)),
         limit_(q.step_limit) {
     if (q.relaxed && q.buckets > 1 && std::isfinite(q.bound)) bucket_ = q.bound / q.buckets;

@@ -59,8 +59,7 @@ template <typename Visit>
 void each_run(const CostModel& cost, const PipelineShapeChoice& shape, int width, bool one_stage,
               Visit visit) {
   const int share = shape.micro_batch * shape.micro_batches;
-  const int machine =
-      *std::max_element(cost.cluster().machine_gpus.begin(), cost.cluster().machine_gpus.end());
+  const int machine = cost.largest_machine();
   for (int t = 1; t <= cost.max_tensor_parallel() && t <= width; ++t) {
     if (!cost.tensor_parallel_allowed(t)) continue;
     const int most = one_stage ? width / t : std::min(width / t, shape.micro_batch);

@@ -55,11 +55,11 @@ constexpr std::uint64_t kCoarseShare = 4;
 // (late_greedy_passes). The early passes' plans lower the cutoff of the first round's relaxed
 // and exact passes: on GNMT-32 at GBS 448 on 16 single-GPU machines the seeds' best plan took
 // 0.396 s, the relaxed passes of the 44 1F1B shapes searched first ran with it as their
-// cutoff (25 M steps, of 33 M), and the best
-// plan, 0.315 s, came from GPipe's shapes, searched after; with early greedy passes (6.7 M
-// steps) the batch size took 1.5 s instead of 3.3, with the same plan. Where they run out
-// (NASNet-A large, 1,250 states: on four-device copies) they stop after that wave, and leave
-// most of the quarter to the late passes (bench/README.md, "Early greedy passes").
+// cutoff (25 M steps, of 33 M), and the best plan, 0.315 s, came from GPipe's shapes,
+// searched after; with early greedy passes (6.7 M steps) the batch size took 1.5 s instead of
+// 3.3, with the same plan. Where they run out (NASNet-A large, 1,250 states: on four-device
+// copies) they stop after that wave, and leave most of the quarter to the late passes
+// (bench/README.md, "Early greedy passes").
 constexpr int kGreedyUnits = 64;
 constexpr std::uint64_t kGreedyShare = 4;
 constexpr std::uint64_t kEarlyGreedyShare = 2;
@@ -768,7 +768,8 @@ class Search {
   // kCoarseUnits devices (which had no candidate pass, or an early one that ran out) whose
   // bound still makes the cutoff get a greedy pass at granule one with what the greedy effort
   // left; their plans are candidates. Only batch sizes whose exact passes run out pay for them
-  // (between_rounds, or where no second round ran, after the rounds for the shapes never finished).
+  // (between_rounds, or where no second round ran, after the rounds for the shapes never
+  // finished).
   void late_greedy_passes(const std::vector<ShapeOn>& shapes,
                           const std::vector<std::size_t>& unfinished,
                           const std::vector<Seconds>& bounds) {

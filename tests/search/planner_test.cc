@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <string>
+
 #include "cost/cost_model.h"
 #include "pe/error.h"
 #include "pe/importers/pipedream_graph.h"
@@ -379,6 +381,16 @@ TEST(Planner, GreedyPassesReachTheUnlimitedSearchsPlanOnFourMachines) {
   expect_no_slower_than(planner, unlimited, 256, 0.01);
 }
 
+// A plan written by hand: `stages` as pe-plan prints them, in `copies` pipeline copies of
+// `micro_batches` micro-batches each, under GPipe.
+PlanLayout gpipe_plan(const std::string& stages, int micro_batches, int copies) {
+  PlanLayout plan = parse_plan_layout(stages);
+  plan.micro_batches = micro_batches;
+  plan.schedule = Schedule::GPipe;
+  plan.pipeline_replicas = copies;
+  return plan;
+}
+
 // NASNet-A large (1,250 states) at GBS 128 on 2 x 8 GPUs: the exact passes of its narrow
 // shapes run out, and their seeds left a GPipe plan of two copies of eight one-GPU stages
 // cut at uneven work (speedup 11.96). The late greedy pass of those shapes finds the same
@@ -387,11 +399,8 @@ TEST(Planner, GreedyPassesReachTheUnlimitedSearchsPlanOnFourMachines) {
 TEST(Planner, LateGreedyPassesImprovePlansOfNarrowShapesThatRanOut) {
   Loaded l = load("nasnetalarge");
   const Planner planner(l.model, cluster_from_machine_ends({8, 16}), l.settings);
-  PlanLayout balanced = parse_plan_layout(
-      "0-144:1;145-282:1;283-441:1;442-595:1;596-765:1;766-910:1;911-1071:1;1072-1249:1");
-  balanced.micro_batches = 64;
-  balanced.schedule = Schedule::GPipe;
-  balanced.pipeline_replicas = 2;
+  const PlanLayout balanced = gpipe_plan(
+      "0-144:1;145-282:1;283-441:1;442-595:1;596-765:1;766-910:1;911-1071:1;1072-1249:1", 64, 2);
   expect_no_slower_than(planner, balanced, 128);
 }
 
@@ -416,10 +425,8 @@ void expect_proven_optimum(const Planner& planner, const PlanLayout& optimum, in
 TEST(Planner, PassesBetweenRoundsProveNasnetOptimalAtGbs256) {
   Loaded l = load("nasnetalarge");
   const Planner planner(l.model, cluster_from_machine_ends({8, 16}), l.settings);
-  PlanLayout optimum = parse_plan_layout("0-282:2;283-593:2;594-909:2;910-1070:1;1071-1249:1");
-  optimum.micro_batches = 64;
-  optimum.schedule = Schedule::GPipe;
-  optimum.pipeline_replicas = 2;
+  const PlanLayout optimum =
+      gpipe_plan("0-282:2;283-593:2;594-909:2;910-1070:1;1071-1249:1", 64, 2);
   expect_proven_optimum(planner, optimum, 256);
 }
 
@@ -431,10 +438,7 @@ TEST(Planner, PassesBetweenRoundsProveNasnetOptimalAtGbs256) {
 TEST(Planner, BlockPassesProveNasnetOptimalOnSixteenSingleGpuMachines) {
   Loaded l = load("nasnetalarge");
   const Planner planner(l.model, cluster_from_machine_ends(machine_ends(16)), l.settings);
-  PlanLayout optimum = parse_plan_layout("0-602:4;603-926:2;927-1068:1;1069-1249:1");
-  optimum.micro_batches = 24;
-  optimum.schedule = Schedule::GPipe;
-  optimum.pipeline_replicas = 2;
+  const PlanLayout optimum = gpipe_plan("0-602:4;603-926:2;927-1068:1;1069-1249:1", 24, 2);
   expect_proven_optimum(planner, optimum, 192);
 }
 
@@ -447,11 +451,8 @@ TEST(Planner, BlockPassesProveNasnetOptimalOnSixteenSingleGpuMachines) {
 TEST(Planner, EarlyGreedyPassesLeaveTheLatePassesTheirEffort) {
   Loaded l = load("nasnetalarge");
   const Planner planner(l.model, cluster_from_machine_ends(machine_ends(16)), l.settings);
-  PlanLayout found = parse_plan_layout(
-      "0-151:1;152-322:1;323-510:1;511-705:1;706-873:1;874-1001:1;1002-1120:1;1121-1249:1");
-  found.micro_batches = 16;
-  found.schedule = Schedule::GPipe;
-  found.pipeline_replicas = 2;
+  const PlanLayout found = gpipe_plan(
+      "0-151:1;152-322:1;323-510:1;511-705:1;706-873:1;874-1001:1;1002-1120:1;1121-1249:1", 16, 2);
   expect_no_slower_than(planner, found, 32);
 }
 

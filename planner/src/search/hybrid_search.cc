@@ -67,6 +67,10 @@ constexpr std::size_t kEarlySharers = 2 * kWave;
 // A closing pass (Search::close_gaps) gets at most this many times the steps of the shape's
 // finished first pass: one that needs more rarely finishes with what is left (on GNMT-32 on
 // 16 single-GPU machines, 4x left 2 of 65 batch sizes inexact, 16x none, in the same time).
+// One that the exact effort left cannot pay for resumes after the refining passes, with what
+// they leave (Search::resume_closing): the later exact rounds may spend all of it on a shape
+// that never finishes (DenseNet-121 at GBS 32 on 2 x 8 GPUs: a closing pass that needs 85 M
+// steps had got 121, and the point stayed at 1.1 %; now exact).
 constexpr std::uint64_t kCloseFactor = 16;
 // A second closing pass, with the pairs of the last round trip (DpQuery::last_pairs), gets at
 // most this many times the steps of the first: the fields cost many passes several times the
@@ -161,6 +165,17 @@ namespace hybrid {
 struct ShapeOn {
   const CostModel* cost;
   PipelineShapeChoice shape;
+};
+
+// A finished shape whose closing passes (Search::close_gaps) could not get their steps from the
+// exact effort left: its index in its run's shapes, its bound, the steps of its pass before
+// the next closing pass, and that pass's level (1 to 4).
+struct Unclosed {
+  ShapeOn on;
+  std::size_t index = 0;
+  Seconds bound = 0;
+  std::uint64_t before = 0;
+  int level = 1;
 };
 
 // Branch and bound over shapes of the whole cluster, then of its parts, sharing one pool
@@ -442,6 +457,7 @@ class Search {
     result.plans = pool_.answer();
     Seconds lower = std::min({lower_, pool_.least_unsimulated(), pool_.fastest()});
     for (std::size_t i = 0; i < open_.size(); ++i) lower = std::min(lower, open_bound(i));
+    for (const Unclosed& u : unclosed_) lower = std::min(lower, u.bound);
     result.lower_bound = lower;
     result.exact = !result.plans.empty() ? lower >= pool_.fastest() * (1 - kTie) : !unfinished_;
     return result;
@@ -492,7 +508,8 @@ class Search {
   // kRefinements passes. The certificate is the least bound: refining any shape but the
   // least is wasted until that one rises, and once the least is refined no more, or the
   // relaxed passes of the shapes tied with it cannot all run (relaxed_passes_fit), so is
-  // every other.
+  // every other. Then the closing passes short of effort resume with what is left
+  // (resume_closing).
   void refine() {
     std::vector<int> passes(open_.size(), 0);
     std::vector<char> done(open_.size(), 0);
@@ -546,6 +563,9 @@ class Search {
         open_[i].steps = pass.steps;
       }
     }
+    Seconds others = std::min(lower_, pool_.least_unsimulated());
+    for (std::size_t i = 0; i < open_.size(); ++i) others = std::min(others, open_bound(i));
+    resume_closing(others);
   }
 
  private:
@@ -610,7 +630,8 @@ class Search {
                          [&](std::size_t a, std::size_t b) { return r.bounds[a] < r.bounds[b]; });
       todo = search_round(shapes, todo, round, r);
     }
-    close_gaps(shapes, todo, r.finished_with, r.bounds);
+    const std::vector<Unclosed> short_of_effort =
+        close_gaps(shapes, todo, r.finished_with, r.bounds);
     unfinished = todo;
     std::sort(unfinished.begin(), unfinished.end());
     // Shapes never reached, and those whose relaxed pass ran out (with the share of the first
@@ -629,7 +650,12 @@ class Search {
     // A shape no relaxed pass bounded keeps its floor.
     for (std::size_t i : unsettled) r.bounds[i] = std::max(r.bounds[i], floor_of(shapes[i]));
     unfinished_ = unfinished_ || !todo.empty();
-    count_bounds(shapes, r.bounds, unfinished, unsettled, r.relaxed_steps, r.ran_out_with, holders);
+    count_bounds(shapes, r.bounds, unfinished, unsettled, r.relaxed_steps, r.ran_out_with, holders,
+                 short_of_effort);
+    for (Unclosed u : short_of_effort) {
+      u.bound = r.bounds[u.index];
+      unclosed_.push_back(u);
+    }
     if (!greedy) late_greedy_passes(shapes, unfinished, r.bounds);
     return r.bounds;
   }
@@ -737,17 +763,19 @@ class Search {
                     const std::vector<std::size_t>& unfinished,
                     const std::vector<std::size_t>& unbounded,
                     const std::vector<std::uint64_t>& steps,
-                    const std::vector<std::uint64_t>& ran_out_with,
-                    const std::vector<int>& holders) {
-    std::vector<char> open(shapes.size(), 0), unrelaxed(shapes.size(), 0);
+                    const std::vector<std::uint64_t>& ran_out_with, const std::vector<int>& holders,
+                    const std::vector<Unclosed>& short_of_effort = {}) {
+    std::vector<char> open(shapes.size(), 0), unrelaxed(shapes.size(), 0),
+        pending(shapes.size(), 0);
     for (std::size_t i : unfinished) open[i] = 1;
     for (std::size_t i : unbounded) unrelaxed[i] = 1;
+    for (const Unclosed& u : short_of_effort) pending[u.index] = 1;
     const bool whole = !whole_counted_;  // the first run is the whole cluster's
     whole_counted_ = true;
     if (whole) whole_open_.assign(shapes.size(), -1);
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       if (!open[i]) {
-        lower_ = std::min(lower_, bounds[i]);
+        if (!pending[i]) lower_ = std::min(lower_, bounds[i]);
         continue;
       }
       const int holder = whole || i >= holders.size() || holders[i] < 0
@@ -795,9 +823,12 @@ class Search {
   // backwards instead (DpQuery::paced_afters), up to kPacedAftersFactor times the second's:
   // the costliest passes come last. A pass that finishes raises the shape's bound; one that
   // stops changes nothing. Each enumerates the plans below the fastest when it leaves some
-  // (shape_pass.cc, kEnumerateFactor): the shape is then settled.
-  void close_gaps(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& todo,
-                  const std::vector<std::uint64_t>& finished_with, std::vector<Seconds>& bounds) {
+  // (shape_pass.cc, kEnumerateFactor): the shape is then settled. Returns the shapes whose
+  // next closing pass the exact effort left could not give its steps (refine() resumes them).
+  std::vector<Unclosed> close_gaps(const std::vector<ShapeOn>& shapes,
+                                   const std::vector<std::size_t>& todo,
+                                   const std::vector<std::uint64_t>& finished_with,
+                                   std::vector<Seconds>& bounds) {
     std::vector<char> unfinished(shapes.size(), 0);
     for (std::size_t i : todo) unfinished[i] = 1;
     std::vector<std::size_t> open;
@@ -807,35 +838,80 @@ class Search {
                      [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
     std::vector<std::uint64_t> before(finished_with);  // steps of each shape's pass before
     std::vector<std::size_t> third;                    // shapes whose second closing pass finished
+    std::vector<Unclosed> short_of_effort;
     for (std::size_t i : open)
       for (int level = 1; level <= 2; ++level) {
-        if (!close(shapes[i], level, level == 1 ? kCloseFactor : kLastPairsFactor, before[i],
-                   bounds[i]))
-          break;
+        const std::uint64_t factor = level == 1 ? kCloseFactor : kLastPairsFactor;
+        const std::uint64_t base = before[i];
+        const Closing c = close(shapes[i], level, factor, before[i], bounds[i], left_);
+        if (c == Closing::Short) short_of_effort.push_back({shapes[i], i, 0, base, level});
+        if (c != Closing::Finished) break;
         if (level == 2) third.push_back(i);
       }
     for (std::size_t i : third) {
       std::uint64_t second = before[i];
-      close(shapes[i], 3, kLastDrainsFactor, second, bounds[i]);
-      close(shapes[i], 4, kPacedAftersFactor, before[i], bounds[i]);
+      const Closing c3 = close(shapes[i], 3, kLastDrainsFactor, second, bounds[i], left_);
+      const std::uint64_t base = before[i];
+      const Closing c4 = close(shapes[i], 4, kPacedAftersFactor, before[i], bounds[i], left_);
+      if (c3 == Closing::Short || c4 == Closing::Short)
+        short_of_effort.push_back({shapes[i], i, 0, base, c3 == Closing::Short ? 3 : 4});
     }
+    return short_of_effort;
   }
+  // How a closing pass went: it finished (raising the bound), was not needed (the shape's
+  // bound meets the fastest plan), stopped at its own cap, or could not get its cap's steps
+  // from the effort left (not run, or stopped with less).
+  enum class Closing { Finished, Unneeded, Capped, Short };
   // One closing pass of `level` (search_shape's `closing`) on shape `s` while it is open, with
-  // up to `factor` times `before`, the steps of its pass before (then its own); raises
-  // `bound`. False when it did not run or stopped.
-  bool close(const ShapeOn& s, int level, std::uint64_t factor, std::uint64_t& before,
-             Seconds& bound) {
-    if (left_ == 0 || bound >= pool_.fastest() * (1 - kTie)) return false;
-    const std::uint64_t cap = before > left_ / factor ? left_ : before * factor;
+  // up to `factor` times `before`, the steps of its pass before (then its own), within
+  // `left`; raises `bound`.
+  Closing close(const ShapeOn& s, int level, std::uint64_t factor, std::uint64_t& before,
+                Seconds& bound, std::uint64_t& left) {
+    if (bound >= pool_.fastest() * (1 - kTie)) return Closing::Unneeded;
+    const bool short_of_effort = before > left / factor;
+    if (left == 0) return Closing::Short;
+    const std::uint64_t cap = short_of_effort ? left : before * factor;
     ShapeResult found = search_shape(*s.cost, global_batch_, s.shape, pool_.cutoff_for(s.shape),
-                                     std::min(left_, cap), 0, options_.max_stage_width, level,
-                                     pool_.fastest() * (1 - kTie), left_);
-    left_ -= std::min(left_, found.steps);
+                                     std::min(left, cap), 0, options_.max_stage_width, level,
+                                     pool_.fastest() * (1 - kTie), left);
+    left -= std::min(left, found.steps);
     if (found.complete) bound = std::max(bound, found.lower_bound);
     for (const CostedPlan& plan : found.plans) add(*s.cost, plan);
     pool_.simulate_promising();
     before = found.steps - found.enumeration_steps;
-    return found.complete;
+    if (found.complete) return Closing::Finished;
+    return short_of_effort ? Closing::Short : Closing::Capped;
+  }
+  // Resumes the closing passes of the shapes close_gaps left short of effort (unclosed_),
+  // least bound first, with what refine() left: only while the least of them is the
+  // certificate's least bound (`others`: every other bound), since closing any other cannot
+  // raise the certificate, and until one stops again.
+  void resume_closing(Seconds others) {
+    std::stable_sort(unclosed_.begin(), unclosed_.end(),
+                     [](const Unclosed& a, const Unclosed& b) { return a.bound < b.bound; });
+    for (Unclosed& u : unclosed_) {
+      if (u.bound >= pool_.fastest() * (1 - kTie)) continue;
+      if (u.bound > others || refine_left_ == 0 || !resume(u)) break;
+      others = std::min(others, u.bound);
+    }
+  }
+  // The closing passes of one shape from its level on (close_gaps' order for one shape).
+  // False when one stopped.
+  bool resume(Unclosed& u) {
+    if (u.level > 4) return true;
+    for (; u.level <= 2; ++u.level) {
+      const std::uint64_t factor = u.level == 1 ? kCloseFactor : kLastPairsFactor;
+      const Closing c = close(u.on, u.level, factor, u.before, u.bound, refine_left_);
+      if (c == Closing::Unneeded) return true;
+      if (c != Closing::Finished) return false;
+    }
+    std::uint64_t second = u.before;
+    if (u.level == 3 &&
+        close(u.on, 3, kLastDrainsFactor, second, u.bound, refine_left_) == Closing::Short)
+      return false;
+    const Closing c4 = close(u.on, 4, kPacedAftersFactor, u.before, u.bound, refine_left_);
+    u.level = 5;
+    return c4 != Closing::Short;
   }
 
   int global_batch_;
@@ -859,7 +935,8 @@ class Search {
     std::uint64_t steps;  // of its last bounding pass: relaxed, then refining
   };
   std::vector<OpenShape> open_;
-  std::vector<char> greedy_done_;  // per shape of the current run: a greedy pass finished
+  std::vector<Unclosed> unclosed_;  // shapes whose closing passes were short of effort
+  std::vector<char> greedy_done_;   // per shape of the current run: a greedy pass finished
   // The most times as many steps as its shape's relaxed passes had run out with that a
   // relaxed pass in refine() took, at least 1 (needs()).
   double relaxed_growth_ = 1;

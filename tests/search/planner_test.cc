@@ -513,11 +513,12 @@ TEST(Planner, RefiningPassesCertifyGnmtLargeOnSixteenSingleGpuMachines) {
                                          l.settings, 128);
 }
 
-// Llama 2 70B at GBS 1024 on 64 machines of 8 GPUs, as README.md plans it (`--model
-// llama2-70b --intra-bw 450 --inter-bw 50 --zero 1`): the relaxed passes of 282 shapes of
-// the cluster and its parts run out with their part of the effort, so the work floor held
-// the answer 16 % open. The refining phase gives them relaxed passes with its own effort
-// first, which settle them all. Release build only (.ci/sanitize.sh).
+// Llama 2 70B at GBS 512 on 64 machines of 8 GPUs, set up as README.md plans it at GBS 1024
+// (`--model llama2-70b --intra-bw 450 --inter-bw 50 --zero 1`): the relaxed passes of shapes
+// of the cluster and its parts run out with their part of the effort, so the work floor held
+// the answer 9.9 % open (at GBS 1024, 282 shapes and 16 %: the README's command, which its
+// test runs, now reports that point exact). The refining phase gives them relaxed passes with
+// its own effort first, which settle them all. Release build only (.ci/sanitize.sh).
 TEST(Planner, RefiningPhaseBoundsLlamaShapesWhoseRelaxedPassesRanOut) {
   if (trials_reduced()) GTEST_SKIP() << "minutes under the sanitizers";
   const TransformerInput t = load_transformer_yaml(find_transformer("llama2-70b"));
@@ -529,7 +530,7 @@ TEST(Planner, RefiningPhaseBoundsLlamaShapesWhoseRelaxedPassesRanOut) {
   set_inter_machine_bandwidth(cluster.network, 50 * kGB);
   cluster.device_memory = t.gpu.memory;
   expect_refining_closes_most_of_the_gap(transformer_model(t.config, t.gpu, t.efficiency), cluster,
-                                         settings, 1024);
+                                         settings, 512);
 }
 
 }  // namespace

@@ -169,7 +169,7 @@ struct ShapeOn {
 
 // A finished shape whose closing passes (Search::close_gaps) could not get their steps from the
 // exact effort left: its index in its run's shapes, its bound, the steps of its pass before
-// the next closing pass, and that pass's level (1 to 4).
+// the next closing pass, and that pass's level (1 to 4; 5 once all have run).
 struct Unclosed {
   ShapeOn on;
   std::size_t index = 0;
@@ -455,12 +455,18 @@ class Search {
   SearchResult result() const {
     SearchResult result;
     result.plans = pool_.answer();
-    Seconds lower = std::min({lower_, pool_.least_unsimulated(), pool_.fastest()});
-    for (std::size_t i = 0; i < open_.size(); ++i) lower = std::min(lower, open_bound(i));
+    Seconds lower = std::min(open_bounds(), pool_.fastest());
     for (const Unclosed& u : unclosed_) lower = std::min(lower, u.bound);
     result.lower_bound = lower;
     result.exact = !result.plans.empty() ? lower >= pool_.fastest() * (1 - kTie) : !unfinished_;
     return result;
+  }
+  // The least bound of the shapes counted, of the open ones and of the candidates not yet
+  // simulated: the certificate but for the closing passes short of effort (unclosed_).
+  Seconds open_bounds() const {
+    Seconds lower = std::min(lower_, pool_.least_unsimulated());
+    for (std::size_t i = 0; i < open_.size(); ++i) lower = std::min(lower, open_bound(i));
+    return lower;
   }
   Seconds cutoff() const { return pool_.cutoff(); }
   // For each shape of the last run(): a bound of the plans of the same copies, micro-batches
@@ -563,9 +569,7 @@ class Search {
         open_[i].steps = pass.steps;
       }
     }
-    Seconds others = std::min(lower_, pool_.least_unsimulated());
-    for (std::size_t i = 0; i < open_.size(); ++i) others = std::min(others, open_bound(i));
-    resume_closing(others);
+    resume_closing(open_bounds());
   }
 
  private:
@@ -652,10 +656,7 @@ class Search {
     unfinished_ = unfinished_ || !todo.empty();
     count_bounds(shapes, r.bounds, unfinished, unsettled, r.relaxed_steps, r.ran_out_with, holders,
                  short_of_effort);
-    for (Unclosed u : short_of_effort) {
-      u.bound = r.bounds[u.index];
-      unclosed_.push_back(u);
-    }
+    unclosed_.insert(unclosed_.end(), short_of_effort.begin(), short_of_effort.end());
     if (!greedy) late_greedy_passes(shapes, unfinished, r.bounds);
     return r.bounds;
   }
@@ -836,25 +837,17 @@ class Search {
       if (!unfinished[i] && shapes[i].shape.schedule == Schedule::OneFOneB) open.push_back(i);
     std::stable_sort(open.begin(), open.end(),
                      [&](std::size_t a, std::size_t b) { return bounds[a] < bounds[b]; });
-    std::vector<std::uint64_t> before(finished_with);  // steps of each shape's pass before
-    std::vector<std::size_t> third;                    // shapes whose second closing pass finished
+    // Each shape's record: its bound, and the steps of its pass before the next closing pass.
+    std::vector<Unclosed> records;
+    for (std::size_t i : open) records.push_back({shapes[i], i, bounds[i], finished_with[i], 1});
+    std::vector<Closing> last(records.size());
+    for (std::size_t k = 0; k < records.size(); ++k) last[k] = first_closings(records[k], left_);
+    for (std::size_t k = 0; k < records.size(); ++k)
+      if (last[k] == Closing::Finished) last[k] = last_closings(records[k], left_);
     std::vector<Unclosed> short_of_effort;
-    for (std::size_t i : open)
-      for (int level = 1; level <= 2; ++level) {
-        const std::uint64_t factor = level == 1 ? kCloseFactor : kLastPairsFactor;
-        const std::uint64_t base = before[i];
-        const Closing c = close(shapes[i], level, factor, before[i], bounds[i], left_);
-        if (c == Closing::Short) short_of_effort.push_back({shapes[i], i, 0, base, level});
-        if (c != Closing::Finished) break;
-        if (level == 2) third.push_back(i);
-      }
-    for (std::size_t i : third) {
-      std::uint64_t second = before[i];
-      const Closing c3 = close(shapes[i], 3, kLastDrainsFactor, second, bounds[i], left_);
-      const std::uint64_t base = before[i];
-      const Closing c4 = close(shapes[i], 4, kPacedAftersFactor, before[i], bounds[i], left_);
-      if (c3 == Closing::Short || c4 == Closing::Short)
-        short_of_effort.push_back({shapes[i], i, 0, base, c3 == Closing::Short ? 3 : 4});
+    for (std::size_t k = 0; k < records.size(); ++k) {
+      bounds[records[k].index] = records[k].bound;
+      if (last[k] == Closing::Short) short_of_effort.push_back(records[k]);
     }
     return short_of_effort;
   }
@@ -899,19 +892,38 @@ class Search {
   // False when one stopped.
   bool resume(Unclosed& u) {
     if (u.level > 4) return true;
-    for (; u.level <= 2; ++u.level) {
-      const std::uint64_t factor = u.level == 1 ? kCloseFactor : kLastPairsFactor;
-      const Closing c = close(u.on, u.level, factor, u.before, u.bound, refine_left_);
+    if (u.level <= 2) {
+      const Closing c = first_closings(u, refine_left_);
       if (c == Closing::Unneeded) return true;
       if (c != Closing::Finished) return false;
     }
-    std::uint64_t second = u.before;
-    if (u.level == 3 &&
-        close(u.on, 3, kLastDrainsFactor, second, u.bound, refine_left_) == Closing::Short)
-      return false;
-    const Closing c4 = close(u.on, 4, kPacedAftersFactor, u.before, u.bound, refine_left_);
-    u.level = 5;
-    return c4 != Closing::Short;
+    return last_closings(u, refine_left_) != Closing::Short;
+  }
+  // The first and second closing passes of shape `u` from its level (1 or 2) on, within
+  // `left`, while each finishes: how the last one run went. One short of effort leaves `u`
+  // at its level, with the steps of the pass before it.
+  Closing first_closings(Unclosed& u, std::uint64_t& left) {
+    for (; u.level <= 2; ++u.level) {
+      const std::uint64_t base = u.before;
+      const Closing c = close(u.on, u.level, u.level == 1 ? kCloseFactor : kLastPairsFactor,
+                              u.before, u.bound, left);
+      if (c == Closing::Short) u.before = base;
+      if (c != Closing::Finished) return c;
+    }
+    return Closing::Finished;
+  }
+  // The third closing pass (from level 3) and the fourth of shape `u`, each capped by the
+  // second's steps, within `left`: Short when either was short of effort, `u` then left at
+  // that level; otherwise how the fourth went, and `u` done (level 5).
+  Closing last_closings(Unclosed& u, std::uint64_t& left) {
+    const std::uint64_t second = u.before;
+    std::uint64_t steps = second;
+    const Closing c3 =
+        u.level == 3 ? close(u.on, 3, kLastDrainsFactor, steps, u.bound, left) : Closing::Finished;
+    const Closing c4 = close(u.on, 4, kPacedAftersFactor, u.before, u.bound, left);
+    u.before = second;
+    u.level = c3 == Closing::Short ? 3 : c4 == Closing::Short ? 4 : 5;
+    return u.level < 5 ? Closing::Short : c4;
   }
 
   int global_batch_;

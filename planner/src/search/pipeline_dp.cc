@@ -148,22 +148,34 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry
 // lowers e as y grows, but y + e is then M (f + g)), and the plan's bound y + max(e, x) grows
 // with y, y + e and y + x: the least fields give a bound no larger than any entry's. Returns
 // the steps. `keys` is scratch space.
-using LeastKey = std::tuple<int, bool, int, std::int64_t, std::size_t>;
+// The key is (k, head, t, bucket, arrival) packed into two words, in that order: k and t are
+// positive ints, a bucket is below `buckets` (offer() keeps no round trip above the bound) and
+// is capped at 2^31 anyway (a cap would only merge buckets: a looser, still valid bound), and
+// arrivals are below 2^32 (as many candidates would take a terabyte).
+struct LeastKey {
+  std::uint64_t group = 0, rest = 0;
+  std::uint64_t bucket() const { return rest >> 32; }
+  std::size_t index() const { return static_cast<std::uint32_t>(rest); }
+  bool operator<(const LeastKey& o) const {
+    return group != o.group ? group < o.group : rest < o.rest;
+  }
+};
+LeastKey least_key(const Entry& e, Seconds bucket, std::size_t arrival) {
+  const double b = bucket > 0 ? std::min(std::floor(e.bound.round_trip / bucket), 0x1p31) : 0;
+  return {static_cast<std::uint64_t>(e.k()) << 32 | std::uint64_t{!e.head} << 31 |
+              static_cast<std::uint32_t>(e.t()),
+          static_cast<std::uint64_t>(b) << 32 | arrival};
+}
 std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cell, Seconds bucket,
                          std::vector<LeastKey>& keys) {
   // Sorted by key through their indices (entries are large), ties in arrival order.
   keys.clear();
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const Entry& e = candidates[i];
-    const auto b =
-        bucket > 0 ? static_cast<std::int64_t>(std::floor(e.bound.round_trip / bucket)) : 0;
-    keys.emplace_back(e.k(), !e.head, e.t(), b, i);
-  }
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    keys.push_back(least_key(candidates[i], bucket, i));
   std::sort(keys.begin(), keys.end());
   for (std::size_t j = 0; j < keys.size(); ++j) {
-    const Entry& c = candidates[std::get<4>(keys[j])];
-    if (j == 0 || std::get<3>(keys[j]) != std::get<3>(keys[j - 1]) ||
-        c.group() != cell.back().group()) {
+    const Entry& c = candidates[keys[j].index()];
+    if (j == 0 || keys[j].bucket() != keys[j - 1].bucket() || c.group() != cell.back().group()) {
       cell.push_back(c);
       continue;
     }

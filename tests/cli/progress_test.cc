@@ -144,13 +144,13 @@ TEST(ProgressOnATerminal, ShowsCountsElapsedAndTheSlowestPointThenErasesTheLine)
   EXPECT_THAT(terminal, HasSubstr("\r\033[K"));
 }
 
-// Slow batch sizes (about 2.3 s each on one 2-core machine's thread, their effort capped so
-// that a slower machine stays well inside the child's 120 s alarm): the line is redrawn
+// Slow batch sizes (4.5 s for both on one thread of the 2-core machine, their effort capped
+// so that a slower machine stays well inside the child's 120 s alarm): the line is redrawn
 // every 0.5 s while a point runs.
 TEST(ProgressOnATerminal, TheTimeMovesWhileASlowPointRuns) {
   const auto [terminal, code] =
       run_with_terminal_stderr({"--profile", "vgg19", "--devices", "8,1024", "--gbs", "128,512",
-                                "--search-effort", "10000000"},
+                                "--search-effort", "2000000"},
                                "TBB_NUM_THREADS=1");
   ASSERT_EQ(code, 0) << terminal;
   // Each point finishing writes a line (two here), the ticker one per 0.5 s. How many ticks

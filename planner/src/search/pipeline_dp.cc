@@ -175,7 +175,7 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
   std::sort(keys.begin(), keys.end());
   for (std::size_t j = 0; j < keys.size(); ++j) {
     const Entry& c = candidates[keys[j].index()];
-    if (j == 0 || keys[j].bucket() != keys[j - 1].bucket() || c.group() != cell.back().group()) {
+    if (j == 0 || keys[j].group != keys[j - 1].group || keys[j].bucket() != keys[j - 1].bucket()) {
       cell.push_back(c);
       continue;
     }

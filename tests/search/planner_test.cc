@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <random>
 #include <string>
 
 #include "cost/cost_model.h"
@@ -14,8 +15,10 @@
 #include "pe/plan_layout.h"
 #include "pe/report.h"
 #include "pe/transformer.h"
+#include "random_instances.h"
 #include "random_trials.h"
 #include "search/hybrid_search.h"
+#include "search/pipeline_shapes.h"
 #include "test_paths.h"
 
 namespace pe {
@@ -60,6 +63,39 @@ TEST(Planner, HpgoReferenceDataParallelSpeedups) {
           .dp;
   EXPECT_NEAR(vgg_dp, 4.7404, 4.7404e-3);
   EXPECT_NEAR(resnet_dp, 13.985, 13.985e-3);
+}
+
+// --top K adds runners-up without costing the best plan: a search for K plans prunes with the
+// K-th plan's time, so at an effort it runs out on it could stop at a slower best plan than a
+// search for one. The best plan is --top 1's, or one faster by more than the tie margin.
+TEST(Planner, RunnersUpNeverCostTheBestPlan) {
+  std::mt19937 rng(23);
+  int short_of_effort = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    const testing::Instance in = testing::random_instance(rng, 16, 8);
+    SearchOptions one;
+    one.effort = 2000;
+    SearchOptions three = one;
+    three.top = 3;
+    const PointResult a = Planner(in.model, in.cluster, in.settings, one).plan(in.global_batch);
+    const PointResult b = Planner(in.model, in.cluster, in.settings, three).plan(in.global_batch);
+    ASSERT_EQ(a.plans.empty(), b.plans.empty()) << "trial " << trial;
+    if (a.plans.empty()) continue;
+    short_of_effort += !a.exact;
+    const Plan& best = a.plans.front();
+    const Plan& listed = b.plans.front();
+    EXPECT_LE(listed.iteration_time, best.iteration_time) << "trial " << trial;
+    if (listed.iteration_time >= best.iteration_time * (1 - detail::kSimpler)) {
+      EXPECT_EQ(stages_string(listed), stages_string(best)) << "trial " << trial;
+      EXPECT_EQ(listed.micro_batches, best.micro_batches) << "trial " << trial;
+      EXPECT_EQ(listed.schedule, best.schedule) << "trial " << trial;
+    }
+    EXPECT_GE(b.lower_bound, a.lower_bound) << "trial " << trial;
+    EXPECT_LE(b.lower_bound, listed.iteration_time * (1 + detail::kTie)) << "trial " << trial;
+    for (std::size_t i = 1; i < b.plans.size(); ++i)
+      EXPECT_FALSE(detail::matches(b.plans[i], detail::shape_of(listed))) << "trial " << trial;
+  }
+  EXPECT_GT(short_of_effort, 0);  // the effort binds somewhere, or the test shows nothing
 }
 
 TEST(Planner, SweepIsIdenticalForOneAndTwoThreads) {

@@ -28,7 +28,9 @@ struct SearchOptions {
   /// copy count, group width, micro-batch size, chunk count up to max_chunks and stage
   /// variant, each costed and bounded (README, "Interleaved 1F1B").
   std::vector<Schedule> schedules = {Schedule::OneFOneB, Schedule::GPipe};
-  /// How many plans to return per batch size (the best of distinct shapes).
+  /// How many plans to return per batch size (the best of distinct shapes). Above 1, the
+  /// runners-up come from a second search with the same effort, which starts from the best
+  /// plan: the best plan is the one top 1 returns, or one faster by more than 0.1 %.
   int top = 1;
   /// Search effort per global batch size, in steps of the exact search (a cell, a stage tried, a
   /// suffix entry extended, or eight comparisons of two entries or checks of a stage no suffix can

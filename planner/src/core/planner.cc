@@ -12,7 +12,7 @@
 #include "report/format.h"
 #include "search/hybrid_search.h"
 #include "search/pipeline_shapes.h"
-#include "search/spine_search.h"
+#include "search/runners_up.h"
 
 namespace pe {
 namespace {
@@ -143,8 +143,9 @@ PointResult Planner::plan(int global_batch) const {
   result.global_batch = global_batch;
   result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
   // The parts of the cluster are searched too, so more machines never give a slower plan;
-  // a model with every cut is also searched on its spine (search_with_spine).
-  detail::SearchResult found = detail::search_with_spine(model_, cost, global_batch, options_);
+  // a model with every cut is also searched on its spine (search_with_spine); runners-up
+  // come from a second search, so they never cost the best plan (search_with_runners_up).
+  detail::SearchResult found = detail::search_with_runners_up(model_, cost, global_batch, options_);
   result.plans = std::move(found.plans);
   result.exact = found.exact;
   result.lower_bound = result.plans.empty() ? 0 : found.lower_bound;

@@ -17,6 +17,7 @@
 #include "pe/transformer.h"
 #include "random_instances.h"
 #include "random_trials.h"
+#include "search/candidate_pool.h"
 #include "search/hybrid_search.h"
 #include "search/pipeline_shapes.h"
 #include "test_paths.h"
@@ -63,6 +64,83 @@ TEST(Planner, HpgoReferenceDataParallelSpeedups) {
           .dp;
   EXPECT_NEAR(vgg_dp, 4.7404, 4.7404e-3);
   EXPECT_NEAR(resnet_dp, 13.985, 13.985e-3);
+}
+
+// The layouts one step simpler than `plan` (one copy): two neighbouring stages of one
+// variant merged on both widths, the wider's or the narrower's, or a stage narrowed by one
+// tensor-parallel group. Only those of the search's space: a stage of a pipeline has no more
+// data-parallel replicas than its micro-batch has samples (a layout may, with idle devices).
+std::vector<PlanLayout> simpler_layouts(const Plan& plan) {
+  PlanLayout base;
+  base.micro_batches = plan.micro_batches;
+  base.schedule = plan.schedule;
+  for (const PlanStage& s : plan.stages)
+    base.stages.push_back({s.first_state, s.last_state, s.width, s.tensor_parallel, s.recompute});
+  std::vector<PlanLayout> out;
+  for (std::size_t i = 0; i + 1 < base.stages.size(); ++i) {
+    const StageLayout &a = base.stages[i], &b = base.stages[i + 1];
+    if (a.tensor_parallel != b.tensor_parallel || a.recompute != b.recompute) continue;
+    for (int width : {a.width + b.width, std::max(a.width, b.width), std::min(a.width, b.width)}) {
+      PlanLayout m = base;
+      m.stages[i].last_state = b.last_state;
+      m.stages[i].width = width;
+      m.stages.erase(m.stages.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      if (m.stages.size() == 1 || width <= plan.micro_batch_size * a.tensor_parallel)
+        out.push_back(m);
+    }
+  }
+  for (std::size_t i = 0; i < base.stages.size(); ++i)
+    if (base.stages[i].width > base.stages[i].tensor_parallel) {
+      PlanLayout m = base;
+      m.stages[i].width -= m.stages[i].tensor_parallel;
+      out.push_back(m);
+    }
+  return out;
+}
+
+// Whether some layout one step simpler than the best plan of an exact point (one copy) fits
+// and is within the tie margin of its lower bound, the fastest time: then a simpler plan
+// should have been reported.
+std::string simpler_plan_within_margin(const Planner& planner, const PointResult& point) {
+  const Plan& best = *point.best();
+  for (const PlanLayout& layout : simpler_layouts(best)) {
+    LayoutCost c;
+    try {
+      c = planner.evaluate(layout, point.global_batch);
+    } catch (const UsageError&) {
+      continue;  // not a plan of the model and cluster (a width the batch cannot split over)
+    }
+    if (c.fits && c.plan.iteration_time < point.lower_bound * (1 + detail::kSimpler) * (1 - 1e-9))
+      return stages_string(c.plan) + " takes " + std::to_string(c.plan.iteration_time) +
+             " s, simpler than " + stages_string(best) + " (" +
+             std::to_string(best.iteration_time) + " s)";
+  }
+  return "";
+}
+
+// Ties go to the simpler plan even where the passes never offered it (they return a few
+// plans of least bound a shape). BERT-48 at GBS 2 on 2 x 8 GPUs: the search reported the input
+// state (10 us) on two GPUs of its own, 0-0:2;1-3:1;4-54:2, 0.0008 % faster than
+// 0-3:1;4-54:2, which has a stage and two devices less.
+TEST(Planner, NoSimplerPlanOneStepAwayIsWithinTheTieMargin) {
+  const Planner bert(load("bert_48").model, cluster_from_machine_ends({8, 16}), {});
+  const PointResult point = bert.plan(2);
+  ASSERT_NE(point.best(), nullptr);
+  ASSERT_TRUE(point.exact);
+  EXPECT_EQ(simpler_plan_within_margin(bert, point), "");
+  std::mt19937 rng(31);
+  int checked = 0;
+  for (int trial = 0; trial < random_trials(80); ++trial) {
+    const testing::Instance in = testing::random_instance(rng, 12, 8, true);
+    const Planner planner(in.model, in.cluster, in.settings);
+    const PointResult p = planner.plan(in.global_batch);
+    if (!p.best() || !p.exact || p.best()->pipeline_replicas != 1 ||
+        p.best()->uneven_micro_batches())
+      continue;
+    ++checked;
+    EXPECT_EQ(simpler_plan_within_margin(planner, p), "") << "trial " << trial;
+  }
+  EXPECT_GT(checked, random_trials(80) / 4);
 }
 
 // --top K adds runners-up without costing the best plan: a search for K plans prunes with the
@@ -387,17 +465,25 @@ namespace {
 // VGG-19 at GBS 128 on 2 x 8 GPUs: a one-copy shape has many plans 0.06 % apart, of the same
 // stage count, devices and micro-batches. Ties were measured against the plan a shape kept, so
 // the reported plan drifted 0.18 % from the fastest while the point said exact; an exact
-// point's plan is within the simplicity margin of its lower bound. And where the tied plans
-// are equally simple, the fastest of them is reported, not the first by stage string (which
-// gave 0-20:8;21-21:6;22-24:2, 0.06 % slower than the fastest, 0-20:8;21-21:7;22-24:1).
+// point's plan is within the simplicity margin of its lower bound. And it is slower than the
+// fastest, 0-20:8;21-21:7;22-24:1, only where it is simpler: not 0-20:8;21-21:6;22-24:2, the
+// first by stage string of those as simple, 0.06 % slower, which the search once reported.
 TEST(Planner, AnExactPointsPlanIsWithinTheMarginOfTheFastest) {
   Loaded l = load("vgg19");
   const Planner planner(l.model, cluster_from_machine_ends({8, 16}), l.settings);
   const PointResult point = planner.plan(128);
   ASSERT_NE(point.best(), nullptr);
   ASSERT_TRUE(point.exact);
-  EXPECT_LE(point.best()->iteration_time, point.lower_bound * (1 + detail::kSimpler));
-  EXPECT_LE(point.best()->iteration_time, point.lower_bound * (1 + detail::kTie));
+  const Plan& best = *point.best();
+  EXPECT_LE(best.iteration_time, point.lower_bound * (1 + detail::kSimpler));
+  PlanLayout fastest = parse_plan_layout("0-20:8;21-21:7;22-24:1");
+  fastest.micro_batches = best.micro_batches;
+  const LayoutCost given = planner.evaluate(fastest, 128);
+  ASSERT_TRUE(given.fits);
+  EXPECT_LE(point.lower_bound, given.plan.iteration_time);
+  if (best.iteration_time > point.lower_bound * (1 + detail::kTie)) {
+    EXPECT_LT(detail::simplicity(best), detail::simplicity(given.plan)) << stages_string(best);
+  }
 }
 
 // GNMT-16 at GBS 256 on 4 machines of 8 GPUs: no exact pass of a one-copy shape finishes at

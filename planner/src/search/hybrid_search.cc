@@ -459,6 +459,7 @@ class Search {
     for (const Unclosed& u : unclosed_) lower = std::min(lower, u.bound);
     result.lower_bound = lower;
     result.exact = !result.plans.empty() ? lower >= pool_.fastest() * (1 - kTie) : !unfinished_;
+    result.fastest = pool_.fastest();
     return result;
   }
   // The least bound of the shapes counted, of the open ones and of the candidates not yet

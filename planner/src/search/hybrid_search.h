@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct SearchResult {
   /// True when lower_bound meets the fastest plan simulated: no plan is faster than it, and
   /// the plan reported is it or the simplest within kSimpler of it.
   bool exact = true;
+  /// The fastest plan simulated: plans.front() is it or the simplest within kSimpler of it.
+  Seconds fastest = std::numeric_limits<Seconds>::infinity();
 };
 
 /// The `top` best plans of distinct shapes by simulated time (best first, the simplest

@@ -7,6 +7,7 @@
 #include "cost/stage_samples.h"
 #include "cost/stage_variants.h"
 #include "pe/timeline.h"
+#include "search/candidate_pool.h"
 
 namespace pe::detail {
 namespace {
@@ -126,7 +127,61 @@ std::vector<PipelineSpec> moves(const PipelineSpec& spec, std::size_t states) {
   return out;
 }
 
+// The moves of simplify(), in its order: merges of neighbouring stages of one variant (on
+// both widths, the wider's, the narrower's), then a group of t devices less on a stage.
+std::vector<PipelineSpec> simpler(const PipelineSpec& spec) {
+  std::vector<PipelineSpec> out;
+  for (std::size_t i = 0; i + 1 < spec.stages.size(); ++i) {
+    const StageSpec &front = spec.stages[i], &back = spec.stages[i + 1];
+    if (front.variant.tensor_parallel != back.variant.tensor_parallel ||
+        front.variant.recompute != back.variant.recompute)
+      continue;
+    const int widths[] = {front.width + back.width, std::max(front.width, back.width),
+                          std::min(front.width, back.width)};
+    for (int k = 0; k < 3; ++k) {
+      if (k > 0 && widths[k] == widths[k - 1]) continue;
+      PipelineSpec m = spec;
+      m.stages[i].last = back.last;
+      m.stages[i].width = widths[k];
+      m.stages.erase(m.stages.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      out.push_back(std::move(m));
+    }
+  }
+  for (std::size_t i = 0; i < spec.stages.size(); ++i) {
+    const int t = spec.stages[i].variant.tensor_parallel;
+    if (spec.stages[i].width <= t) continue;
+    PipelineSpec m = spec;
+    m.stages[i].width -= t;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<CostedPlan> simplify(const CostModel& cost, const PipelineSpec& start,
+                                   int global_batch, Seconds limit, int width_limit,
+                                   std::int64_t& pairs) {
+  std::optional<CostedPlan> best = try_spec(cost, start, global_batch, pairs);
+  if (!best) return std::nullopt;
+  bool any = false;
+  for (bool simplified = true; simplified && pairs > 0;) {
+    simplified = false;
+    const Simplicity now = simplicity(best->plan);
+    for (PipelineSpec& m : simpler(best->spec)) {
+      if (!valid(cost, m, width_limit)) continue;
+      std::optional<CostedPlan> tried = try_spec(cost, m, global_batch, pairs);
+      if (tried && tried->plan.iteration_time <= limit && simplicity(tried->plan) < now) {
+        best = std::move(tried);
+        simplified = any = true;
+        break;
+      }
+      if (pairs <= 0) break;
+    }
+  }
+  if (!any) return std::nullopt;
+  return best;
+}
 
 std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& start, int global_batch,
                                  int width_limit, std::int64_t& pairs) {

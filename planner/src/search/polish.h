@@ -32,6 +32,16 @@ struct CostedPlan {
 std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& start, int global_batch,
                                  int width_limit, std::int64_t& pairs);
 
+/// Simpler plans of `start`'s shape (candidate_pool.h's simplicity: fewer stages, then fewer
+/// devices) whose simulated time stays within `limit`: from `start`, the first move, in a fixed
+/// order, that makes the plan simpler and keeps it within `limit` is taken, until none does
+/// or `pairs` (as for polish) runs out. A move merges two neighbouring stages of one variant
+/// into one on their devices, on the wider's or on the narrower's, or takes a group of t
+/// devices from a stage (t its tensor-parallel degree). Empty when no move was taken.
+std::optional<CostedPlan> simplify(const CostModel& cost, const PipelineSpec& start,
+                                   int global_batch, Seconds limit, int width_limit,
+                                   std::int64_t& pairs);
+
 /// The 1F1B twin of a GPipe plan: the same stages, devices and micro-batches under 1F1B,
 /// costed. A plan of another shape, which that shape's pass may miss where GPipe's finds it
 /// (its exact pass runs out sooner: 1F1B's bound is lower). It keeps no more activations in

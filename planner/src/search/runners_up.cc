@@ -28,6 +28,7 @@ SearchResult search_with_runners_up(const ModelProfile& model, const CostModel& 
       if (static_cast<int>(answer.plans.size()) < options.top && !matches(plan, shape))
         answer.plans.push_back(std::move(plan));
   }
+  if (!faster) answer.fastest = std::min(answer.fastest, more.fastest);
   answer.lower_bound = lower;
   answer.exact =
       answer.exact || answer.plans.front().iteration_time <= answer.lower_bound * (1 + kTie);

@@ -52,7 +52,10 @@ SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost,
   // simplified GNMT-32 at GBS 192 on 2 x 8 GPUs: the first search found a plan 34 % slower
   // than the spine's, and left a 3 % gap to it).
   SearchResult again = search_plans(cost, global_batch, options, part, on_spine.plans);
-  if (again.plans.empty()) again.plans = std::move(on_spine.plans);  // none it could simulate
+  if (again.plans.empty()) {  // none it could simulate
+    again.plans = std::move(on_spine.plans);
+    again.fastest = on_spine.fastest;
+  }
   again.lower_bound = std::max(again.lower_bound, found.lower_bound);
   again.exact = again.exact || again.plans.front().iteration_time <= again.lower_bound * (1 + kTie);
   return again;

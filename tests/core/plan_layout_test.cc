@@ -165,5 +165,21 @@ TEST(PlanLayout, BatchMustSplitAsWritten) {
   EXPECT_TRUE(one.plan.uneven_micro_batches());
 }
 
+// A pipeline's stage splits each micro-batch among its replicas, so it has no more of them
+// than a micro-batch has samples (the search's space); a tensor-parallel group is one
+// replica, and a one-stage plan accumulates on any width.
+TEST(PlanLayout, EveryReplicaOfAStageGetsASample) {
+  const Planner planner = planner_for("vgg19", one_to(16));
+  const std::vector<StageLayout> wide{{0, 20, 3}, {21, 24, 1}};
+  EXPECT_THAT(
+      [&] {
+        planner.evaluate({wide, 16, Schedule::OneFOneB, 1}, 32);
+      },
+      ThrowsMessage<UsageError>(
+          HasSubstr("stage 0: 3 data-parallel replicas, but a micro-batch has 2 sample")));
+  EXPECT_TRUE(planner.evaluate({wide, 8, Schedule::OneFOneB, 1}, 32).fits);
+  EXPECT_NO_THROW(planner.evaluate({{{0, 24, 16}}, 32, Schedule::OneFOneB, 1}, 32));
+}
+
 }  // namespace
 }  // namespace pe

@@ -132,7 +132,8 @@ class Planner {
   /// plans (see PlanLayout for how it is placed and split). A plan that does not fit memory
   /// is an answer (LayoutCost::fits false, with the numbers); UsageError, naming the stage,
   /// when the stages do not cover the model once in order, when the plan needs more devices
-  /// than the cluster has, or when the batch does not split as the layout says.
+  /// than the cluster has, when the batch does not split as the layout says, or when a
+  /// stage of a pipeline has more data-parallel replicas than a micro-batch has samples.
   LayoutCost evaluate(const PlanLayout& layout, int global_batch) const;
 
  private:

@@ -225,6 +225,23 @@ void check_variant(const detail::CostModel& cost, const detail::Layout& layout, 
                                   "TrainingSettings::recomputation is off)");
 }
 
+// A stage of a pipeline splits each micro-batch among its data-parallel replicas: each needs
+// a sample (a one-stage plan accumulates, so any width runs).
+void check_replicas(const PlanLayout& layout, int micro_batch, std::size_t groups) {
+  if (layout.stages.size() < 2) return;
+  for (std::size_t i = 0; i < layout.stages.size(); ++i) {
+    const StageLayout& s = layout.stages[i];
+    const int replicas = s.width / std::max(1, s.tensor_parallel);
+    if (replicas <= micro_batch) continue;
+    throw UsageError(kStages, std::string(kStages) + ": " + stage_name(i, groups) + ": " +
+                                  std::to_string(replicas) +
+                                  " data-parallel replicas, but a micro-batch has " +
+                                  std::to_string(micro_batch) +
+                                  " sample(s): each replica needs at least one (fewer "
+                                  "micro-batches make them larger)");
+  }
+}
+
 }  // namespace
 
 std::vector<StageLayout> parse_stage_layout(const std::string& text) {
@@ -280,6 +297,7 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   check_nested(layout.stages, model_, chunk_groups(layout));
   const int devices = cluster_.device_count();
   const int micro_batch = check_split(layout, devices, global_batch);
+  check_replicas(layout, micro_batch, chunk_groups(layout));
   detail::PipelineSpec spec{layout.pipeline_replicas,
                             devices / layout.pipeline_replicas,
                             micro_batch,

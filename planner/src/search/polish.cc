@@ -157,23 +157,24 @@ std::vector<PipelineSpec> simpler(const PipelineSpec& spec) {
   return out;
 }
 
-}  // namespace
-
-std::optional<CostedPlan> simplify(const CostModel& cost, const PipelineSpec& start,
-                                   int global_batch, Seconds limit, int width_limit,
-                                   std::int64_t& pairs) {
+// From `start`, the first of `moves_of` the plan so far (in order) that `better` takes over
+// it, until none is taken or `pairs` runs out; empty when `start` does not fit or no move was
+// taken.
+template <typename Moves, typename Better>
+std::optional<CostedPlan> descend(const CostModel& cost, const PipelineSpec& start,
+                                  int global_batch, int width_limit, std::int64_t& pairs,
+                                  Moves moves_of, Better better) {
   std::optional<CostedPlan> best = try_spec(cost, start, global_batch, pairs);
   if (!best) return std::nullopt;
   bool any = false;
-  for (bool simplified = true; simplified && pairs > 0;) {
-    simplified = false;
-    const Simplicity now = simplicity(best->plan);
-    for (PipelineSpec& m : simpler(best->spec)) {
+  for (bool moved = true; moved && pairs > 0;) {
+    moved = false;
+    for (PipelineSpec& m : moves_of(best->spec)) {
       if (!valid(cost, m, width_limit)) continue;
       std::optional<CostedPlan> tried = try_spec(cost, m, global_batch, pairs);
-      if (tried && tried->plan.iteration_time <= limit && simplicity(tried->plan) < now) {
+      if (tried && better(tried->plan, best->plan)) {
         best = std::move(tried);
-        simplified = any = true;
+        moved = any = true;
         break;
       }
       if (pairs <= 0) break;
@@ -183,26 +184,25 @@ std::optional<CostedPlan> simplify(const CostModel& cost, const PipelineSpec& st
   return best;
 }
 
+}  // namespace
+
+std::optional<CostedPlan> simplify(const CostModel& cost, const PipelineSpec& start,
+                                   int global_batch, Seconds limit, int width_limit,
+                                   std::int64_t& pairs) {
+  return descend(cost, start, global_batch, width_limit, pairs, simpler,
+                 [&](const Plan& tried, const Plan& now) {
+                   return tried.iteration_time <= limit && simplicity(tried) < simplicity(now);
+                 });
+}
+
 std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& start, int global_batch,
                                  int width_limit, std::int64_t& pairs) {
-  std::optional<CostedPlan> best = try_spec(cost, start, global_batch, pairs);
-  if (!best) return std::nullopt;
-  bool any = false;
-  for (bool improved = true; improved && pairs > 0;) {
-    improved = false;
-    for (PipelineSpec& m : moves(best->spec, cost.states())) {
-      if (!valid(cost, m, width_limit)) continue;
-      std::optional<CostedPlan> tried = try_spec(cost, m, global_batch, pairs);
-      if (tried && tried->plan.iteration_time < best->plan.iteration_time * (1 - kBetter)) {
-        best = std::move(tried);
-        improved = any = true;
-        break;
-      }
-      if (pairs <= 0) break;
-    }
-  }
-  if (!any) return std::nullopt;
-  return best;
+  return descend(
+      cost, start, global_batch, width_limit, pairs,
+      [&](const PipelineSpec& spec) { return moves(spec, cost.states()); },
+      [](const Plan& tried, const Plan& now) {
+        return tried.iteration_time < now.iteration_time * (1 - kBetter);
+      });
 }
 
 std::optional<CostedPlan> one_f_one_b_twin(const CostModel& cost, const PipelineSpec& spec,

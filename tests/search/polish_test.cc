@@ -143,6 +143,36 @@ TEST(Polish, MergesStagesWhenEveryCutIsExpensive) {
   EXPECT_LT(stages, 4u);
 }
 
+// Two stages of one device on four single-GPU machines, the first with most of the work in its
+// last layer: no boundary, device move, split or merge reaches the idle devices, a peel does
+// (the heavy layer on a device of its own), and so does a widening once its stage is alone.
+TEST(Polish, PeelsPutAStateOnAnIdleDevice) {
+  std::vector<Layer> layers;
+  for (int i = 0; i < 8; ++i) layers.push_back({"l" + std::to_string(i), 0.01, 0.02, 1e5, 1e5});
+  layers[3].forward = 0.2, layers[3].backward = 0.4;
+  const ModelProfile model = make_chain_model("heavy", 1, layers);
+  Cluster cluster = cluster_from_machine_ends({1, 2, 3, 4});
+  cluster.device_memory = 1e12;
+  const CostModel cost(model, cluster, {});
+  const PipelineSpec start{1, 4, 2, 4, Schedule::OneFOneB, {{0, 3, 0, 1, {}}, {4, 7, 1, 1, {}}}};
+  const Seconds before = simulated_makespan(detail::evaluate(cost, start, 8).plan.shape());
+  std::int64_t pairs = 1 << 20;
+  const std::optional<CostedPlan> local = detail::polish(cost, start, 8, 0, pairs);
+  if (local) {
+    EXPECT_EQ(local->plan.device_count(), 2);  // moves keep to the stages' devices
+  }
+  pairs = 1 << 20;
+  const std::optional<CostedPlan> peeled = detail::polish(cost, start, 8, 0, pairs, true);
+  ASSERT_TRUE(peeled);
+  EXPECT_GT(peeled->plan.device_count(), 2);
+  EXPECT_LT(peeled->plan.iteration_time, local ? local->plan.iteration_time : before);
+  // The heavy layer's stage holds no other layer, or runs on more than one device.
+  for (const detail::StageSpec& s : peeled->spec.stages)
+    if (s.first <= 3 && 3 <= s.last) {
+      EXPECT_TRUE(s.first == s.last || s.width > 1);
+    }
+}
+
 TEST(Polish, StopsWhenItsBudgetIsSpent) {
   std::mt19937 rng(3);
   const testing::Instance in = roomy_instance(rng);

@@ -10,10 +10,10 @@
 #include "cost/cost_model.h"
 #include "pe/error.h"
 #include "report/format.h"
+#include "search/final_plan.h"
 #include "search/hybrid_search.h"
 #include "search/pipeline_shapes.h"
 #include "search/runners_up.h"
-#include "search/simplest_plan.h"
 
 namespace pe {
 namespace {
@@ -147,13 +147,17 @@ PointResult Planner::plan(int global_batch) const {
   // a model with every cut is also searched on its spine (search_with_spine); runners-up
   // come from a second search, so they never cost the best plan (search_with_runners_up).
   detail::SearchResult found = detail::search_with_runners_up(model_, cost, global_batch, options_);
-  // Ties go to the simpler plan, also where the passes never offered it (simplest_plan).
+  // Local moves to a faster plan where the search stopped short, and ties to the simpler
+  // plan, also where the passes never offered it (finish_plan).
   if (!found.plans.empty()) {
     const detail::PartCostModel part = [&](const Cluster& c) {
       return detail::CostModel(model_, c, settings_);
     };
-    found.plans.front() = detail::simplest_plan(cost, part, found.plans.front(), global_batch,
-                                                found.fastest, options_.max_stage_width);
+    detail::FinalPlan last =
+        detail::finish_plan(cost, part, found.plans.front(), global_batch, found.fastest,
+                            found.exact, options_.max_stage_width);
+    found.plans.front() = std::move(last.plan);
+    found.exact = found.exact || found.lower_bound >= last.fastest * (1 - detail::kTie);
   }
   result.plans = std::move(found.plans);
   result.exact = found.exact;

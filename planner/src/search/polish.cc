@@ -72,6 +72,41 @@ void add_splits(const PipelineSpec& spec, std::vector<PipelineSpec>& out) {
   }
 }
 
+// A stage's first or last state peeled off onto one device of its own: an idle one of the
+// copy (the stage keeps its width), or one of the stage's. Stages split t > 1 ways keep their
+// states together (their variant is the stage's).
+void add_peels(const PipelineSpec& spec, std::vector<PipelineSpec>& out) {
+  for (std::size_t i = 0; i < spec.stages.size(); ++i) {
+    const StageSpec& stage = spec.stages[i];
+    if (stage.first == stage.last || stage.variant.tensor_parallel != 1) continue;
+    for (const int taken : {0, 1}) {  // devices the peeled state takes from the stage
+      if (taken >= stage.width) continue;
+      for (const bool last : {false, true}) {
+        StageSpec peeled = stage, rest = stage;
+        peeled.width = 1;
+        peeled.variant.recompute = false;
+        rest.width = stage.width - taken;
+        peeled.first = peeled.last = last ? stage.last : stage.first;
+        (last ? rest.last : rest.first) = last ? stage.last - 1 : stage.first + 1;
+        PipelineSpec m = spec;
+        m.stages[i] = last ? rest : peeled;
+        m.stages.insert(m.stages.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                        last ? peeled : rest);
+        out.push_back(std::move(m));
+      }
+    }
+  }
+}
+
+// A stage one group of t devices wider, from the copy's idle devices.
+void add_widenings(const PipelineSpec& spec, std::vector<PipelineSpec>& out) {
+  for (std::size_t i = 0; i < spec.stages.size(); ++i) {
+    PipelineSpec m = spec;
+    m.stages[i].width += m.stages[i].variant.tensor_parallel;
+    out.push_back(std::move(m));
+  }
+}
+
 // Two neighbouring stages of one variant merged into one stage on their devices.
 void add_merges(const PipelineSpec& spec, std::vector<PipelineSpec>& out) {
   for (std::size_t i = 0; i + 1 < spec.stages.size(); ++i) {
@@ -88,8 +123,9 @@ void add_merges(const PipelineSpec& spec, std::vector<PipelineSpec>& out) {
 }
 
 // The moves from `spec`, in a fixed order: boundary shifts (largest first, up to an eighth
-// of the model's states), device moves between neighbours, then splits and merges of stages.
-std::vector<PipelineSpec> moves(const PipelineSpec& spec, std::size_t states) {
+// of the model's states), device moves between neighbours, then splits and merges of stages,
+// and with `peels` peeled states and widened stages.
+std::vector<PipelineSpec> moves(const PipelineSpec& spec, std::size_t states, bool peels) {
   std::vector<PipelineSpec> out;
   const std::size_t n = spec.stages.size();
   long largest = 1;  // the largest power of two up to an eighth of the states, at least 16
@@ -124,6 +160,10 @@ std::vector<PipelineSpec> moves(const PipelineSpec& spec, std::size_t states) {
     }
   add_splits(spec, out);
   add_merges(spec, out);
+  if (peels) {
+    add_peels(spec, out);
+    add_widenings(spec, out);
+  }
   return out;
 }
 
@@ -187,19 +227,23 @@ std::optional<CostedPlan> descend(const CostModel& cost, const PipelineSpec& sta
 }  // namespace
 
 std::optional<CostedPlan> simplify(const CostModel& cost, const PipelineSpec& start,
-                                   int global_batch, Seconds limit, int width_limit,
-                                   std::int64_t& pairs) {
-  return descend(cost, start, global_batch, width_limit, pairs, simpler,
-                 [&](const Plan& tried, const Plan& now) {
-                   return tried.iteration_time <= limit && simplicity(tried) < simplicity(now);
-                 });
+                                   int global_batch, Seconds& fastest, double margin,
+                                   int width_limit, std::int64_t& pairs) {
+  return descend(
+      cost, start, global_batch, width_limit, pairs, simpler,
+      [&](const Plan& tried, const Plan& now) {
+        if (tried.iteration_time > fastest * (1 + margin) || !(simplicity(tried) < simplicity(now)))
+          return false;
+        fastest = std::min(fastest, tried.iteration_time);
+        return true;
+      });
 }
 
 std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& start, int global_batch,
-                                 int width_limit, std::int64_t& pairs) {
+                                 int width_limit, std::int64_t& pairs, bool peels) {
   return descend(
       cost, start, global_batch, width_limit, pairs,
-      [&](const PipelineSpec& spec) { return moves(spec, cost.states()); },
+      [&](const PipelineSpec& spec) { return moves(spec, cost.states(), peels); },
       [](const Plan& tried, const Plan& now) {
         return tried.iteration_time < now.iteration_time * (1 - kBetter);
       });

@@ -28,19 +28,22 @@ struct CostedPlan {
 /// within `width_limit` (SearchOptions::max_stage_width; 0 = no limit) and the shape's limits,
 /// variants within stage_variants, and every plan tried must fit memory. Deterministic: moves are
 /// tried in a fixed order and the first that improves is taken. Empty when `start` does not fit
-/// or no move improved it.
+/// or no move improved it. With `peels`, two more moves come last: a stage's first or last
+/// state on a device of its own (one of the copy's idle devices, or one of the stage's), and
+/// a group of t idle devices more on a stage (finish_plan, search/final_plan.h).
 std::optional<CostedPlan> polish(const CostModel& cost, const PipelineSpec& start, int global_batch,
-                                 int width_limit, std::int64_t& pairs);
+                                 int width_limit, std::int64_t& pairs, bool peels = false);
 
 /// Simpler plans of `start`'s shape (candidate_pool.h's simplicity: fewer stages, then fewer
-/// devices) whose simulated time stays within `limit`: from `start`, the first move, in a fixed
-/// order, that makes the plan simpler and keeps it within `limit` is taken, until none does
-/// or `pairs` (as for polish) runs out. A move merges two neighbouring stages of one variant
-/// into one on their devices, on the wider's or on the narrower's, or takes a group of t
-/// devices from a stage (t its tensor-parallel degree). Empty when no move was taken.
+/// devices) within `margin` of `fastest`, the fastest time known: from `start`, the first move,
+/// in a fixed order, that makes the plan simpler and keeps it within the margin is taken, until
+/// none does or `pairs` (as for polish) runs out; a plan taken that is faster than `fastest`
+/// becomes it. A move merges two neighbouring stages of one variant into one on their devices,
+/// on the wider's or on the narrower's, or takes a group of t devices from a stage (t its
+/// tensor-parallel degree). Empty when no move was taken.
 std::optional<CostedPlan> simplify(const CostModel& cost, const PipelineSpec& start,
-                                   int global_batch, Seconds limit, int width_limit,
-                                   std::int64_t& pairs);
+                                   int global_batch, Seconds& fastest, double margin,
+                                   int width_limit, std::int64_t& pairs);
 
 /// The 1F1B twin of a GPipe plan: the same stages, devices and micro-batches under 1F1B,
 /// costed. A plan of another shape, which that shape's pass may miss where GPipe's finds it

@@ -1,0 +1,35 @@
+// The last steps on the plan a search reports: local moves to a faster plan where the search
+// stopped short, and ties to the simpler plan.
+#pragma once
+
+#include "cost/cost_model.h"
+#include "pe/plan.h"
+#include "search/hybrid_search.h"
+
+namespace pe::detail {
+
+/// The plan to report and the fastest time known once it is chosen.
+struct FinalPlan {
+  Plan plan;
+  Seconds fastest = 0;
+};
+
+/// `plan`, the plan a search reports (found on the cluster of `cost` or on one of its parts,
+/// whose cost models `part` makes), after two local searches (search/polish.h):
+/// - where the search was not exact, polish() with peels, within 2^24 simulated (stage,
+///   micro-batch) pairs: the search polishes its seeds, but not the plans its passes
+///   find, and never peels states off. A plan it finds faster than `fastest` (the fastest the
+///   search simulated) becomes the fastest; it is reported unless `plan` is within kSimpler
+///   of it and no less simple. On 16 single-GPU machines: NASNet-A large at GBS 32, gap 5.4 %
+///   -> 2.5 %; DAPPLE's simplified GNMT-32 at GBS 192, 7.8 % -> 6.4 %.
+/// - simplify(), while the plan stays within kSimpler of the fastest: a pass returns a few
+///   plans of least bound a shape, so a simpler plan of the same shape within the margin need
+///   never have been a candidate (BERT-48 at GBS 2 on 2 x 8 GPUs: the search reported the
+///   input state, 10 us, on two GPUs of its own, 0.0008 % faster than with it on the
+///   embeddings' one GPU).
+/// Both keep the plan's shape. `plan` as it is where its layout is not one they can rebuild
+/// (interleaved plans, copies that match no part of the cluster).
+FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Plan& plan,
+                      int global_batch, Seconds fastest, bool exact, int width_limit);
+
+}  // namespace pe::detail

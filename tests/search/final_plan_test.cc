@@ -1,0 +1,70 @@
+// The last steps on a search's plan (search/final_plan.h): local moves to a faster plan where
+// the search stopped short, then ties to the simpler plan.
+#include "search/final_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "pe/timeline.h"
+#include "random_instances.h"
+#include "random_trials.h"
+#include "search/candidate_pool.h"
+#include "search/runners_up.h"
+
+namespace pe {
+namespace {
+
+// On random chains at an effort the search runs out with, finish_plan returns a plan of the
+// model whose simulated time is the one it carries, never claims a fastest time no plan has,
+// reports a plan within the tie margin of the fastest, and finds a faster plan of more stages
+// or devices on some of them; where it finds nothing faster it leaves the plan no slower than the
+// margin, and no less simple.
+TEST(FinishPlan, FasterOrSimplerAndAlwaysAPlanOfTheModel) {
+  std::mt19937 rng(37);
+  int inexact = 0, faster = 0;
+  for (int trial = 0; trial < random_trials(120); ++trial) {
+    const testing::Instance in = testing::random_instance(rng, 16, 8, true);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    SearchOptions options;
+    options.effort = 3000;
+    const detail::SearchResult found =
+        detail::search_with_runners_up(in.model, cost, in.global_batch, options);
+    if (found.plans.empty() || found.exact) continue;
+    ++inexact;
+    const detail::PartCostModel part = [&](const Cluster& c) {
+      return detail::CostModel(in.model, c, in.settings);
+    };
+    const Plan& plan = found.plans.front();
+    const detail::FinalPlan last =
+        detail::finish_plan(cost, part, plan, in.global_batch, found.fastest, false, 0);
+    const Plan& p = last.plan;
+    EXPECT_DOUBLE_EQ(simulated_makespan(p.shape()), p.iteration_time) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(p.speedup, p.one_device_time / p.iteration_time) << "trial " << trial;
+    EXPECT_EQ(p.micro_batches, plan.micro_batches) << "trial " << trial;  // the same shape
+    EXPECT_EQ(p.pipeline_replicas, plan.pipeline_replicas) << "trial " << trial;
+    EXPECT_EQ(p.schedule, plan.schedule) << "trial " << trial;
+    EXPECT_EQ(p.stages.front().first_state, 0u);
+    EXPECT_EQ(p.stages.back().last_state, cost.states() - 1);
+    for (std::size_t s = 1; s < p.stages.size(); ++s)
+      EXPECT_EQ(p.stages[s].first_state, p.stages[s - 1].last_state + 1) << "trial " << trial;
+    EXPECT_LE(p.device_count(), in.cluster.device_count());
+    EXPECT_LE(last.fastest, found.fastest) << "trial " << trial;
+    EXPECT_LE(last.fastest, p.iteration_time * (1 + 1e-12)) << "trial " << trial;
+    EXPECT_LE(p.iteration_time, last.fastest * (1 + detail::kSimpler) * (1 + 1e-12))
+        << "trial " << trial;
+    EXPECT_GE(last.fastest, found.lower_bound * (1 - 1e-12)) << "trial " << trial;
+    if (last.fastest < found.fastest * (1 - detail::kSimpler)) {
+      // Faster with more stages or devices: simplify() alone never adds either.
+      faster += detail::simplicity(plan) < detail::simplicity(p);
+    } else {
+      EXPECT_LE(p.iteration_time, found.fastest * (1 + detail::kSimpler) * (1 + 1e-12));
+      EXPECT_FALSE(detail::simplicity(plan) < detail::simplicity(p)) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(inexact, random_trials(120) / 4);
+  EXPECT_GT(faster, 0);  // the search ran out short of a plan polish() reaches
+}
+
+}  // namespace
+}  // namespace pe

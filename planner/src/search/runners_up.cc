@@ -18,17 +18,16 @@ SearchResult search_with_runners_up(const ModelProfile& model, const CostModel& 
   const PartCostModel part = [&](const Cluster& c) { return CostModel(model, c, settings); };
   SearchResult more = search_plans(cost, global_batch, options, part, best.plans);
   const Seconds lower = std::max(best.lower_bound, more.lower_bound);
-  const Plan& first = best.plans.front();
-  const bool faster = !more.plans.empty() &&
-                      more.plans.front().iteration_time < first.iteration_time * (1 - kSimpler);
+  const bool faster = !more.plans.empty() && more.plans.front().iteration_time <
+                                                 best.plans.front().iteration_time * (1 - kSimpler);
   SearchResult answer = faster ? std::move(more) : std::move(best);
-  if (!faster) {
+  if (!faster) {  // the best plan, then the second search's of other shapes
     const PipelineShapeChoice shape = shape_of(answer.plans.front());
     for (Plan& plan : more.plans)
       if (static_cast<int>(answer.plans.size()) < options.top && !matches(plan, shape))
         answer.plans.push_back(std::move(plan));
+    answer.fastest = std::min(answer.fastest, more.fastest);
   }
-  if (!faster) answer.fastest = std::min(answer.fastest, more.fastest);
   answer.lower_bound = lower;
   answer.exact =
       answer.exact || answer.plans.front().iteration_time <= answer.lower_bound * (1 + kTie);

@@ -15,7 +15,8 @@ namespace pe::detail {
 /// (NASNet-A large at GBS 32 on 2 x 8 GPUs: speedup 8.93 with top 3 against 9.16); this way
 /// the best plan never depends on top. It is the first search's plan, unless the second finds
 /// one faster by more than kSimpler; the runners-up are the second search's plans of other
-/// shapes. The lower bound is the larger of the two (each covers every plan).
+/// shapes. The lower bound is the larger of the two (each covers every plan), the fastest time
+/// the lesser.
 SearchResult search_with_runners_up(const ModelProfile& model, const CostModel& cost,
                                     int global_batch, const SearchOptions& options);
 

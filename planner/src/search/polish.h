@@ -1,6 +1,8 @@
-// Local improvement of candidate plans: moves of one stage boundary or of devices between
-// neighbouring stages, splits and merges of stages, kept while the simulated time falls. It only
-// finds candidates (better first incumbents let the exact passes prune more); it proves nothing.
+// Local searches over plans of one shape: polish() moves one stage boundary or devices between
+// neighbouring stages, splits and merges stages, kept while the simulated time falls;
+// simplify() merges and narrows stages while the plan stays within a margin of the fastest. They
+// only find plans (better first incumbents let the exact passes prune more, and the reported
+// plan is finished with them, search/final_plan.h); they prove nothing.
 #pragma once
 
 #include <cstdint>

@@ -21,7 +21,7 @@ namespace {
 // or devices on some of them; where it finds nothing faster it leaves the plan no slower than the
 // margin, and no less simple.
 TEST(FinishPlan, FasterOrSimplerAndAlwaysAPlanOfTheModel) {
-  std::mt19937 rng(37);
+  std::mt19937 rng(6);  // seed 6: some of the first 12 (the sanitizer run's) find one
   int inexact = 0, faster = 0;
   for (int trial = 0; trial < random_trials(120); ++trial) {
     const testing::Instance in = testing::random_instance(rng, 16, 8, true);
@@ -37,7 +37,7 @@ TEST(FinishPlan, FasterOrSimplerAndAlwaysAPlanOfTheModel) {
     };
     const Plan& plan = found.plans.front();
     const detail::FinalPlan last =
-        detail::finish_plan(cost, part, plan, in.global_batch, found.fastest, false, 0);
+        detail::finish_plan(cost, part, plan, in.global_batch, found.fastest, false, 0, 1 << 20);
     const Plan& p = last.plan;
     EXPECT_DOUBLE_EQ(simulated_makespan(p.shape()), p.iteration_time) << "trial " << trial;
     EXPECT_DOUBLE_EQ(p.speedup, p.one_device_time / p.iteration_time) << "trial " << trial;

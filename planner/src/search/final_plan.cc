@@ -11,13 +11,6 @@
 namespace pe::detail {
 namespace {
 
-// The budget of simulated (stage, micro-batch) pairs of each local search, each plan tried
-// counting 8,192 more (polish.h). On NASNet-A large at GBS 32, 2^22 pairs stopped short of the
-// plan 2^24 reach (speedup 9.17 against 9.20 on 2 x 8 GPUs, 7.19 against 7.23 on 16
-// single-GPU machines; 2^26 gave the same), at no cost to the point's time that could be
-// measured beside the search's (29 s on one thread).
-constexpr std::int64_t kFinalPairs = std::int64_t{1} << 24;
-
 // The cluster `plan` was laid out on: its copies are `copy` devices wide, and start copy
 // devices apart from device 0, so they fill the first machines of `cluster` that hold
 // replicas x copy devices (all of them for one copy: its stages start at device 0 either
@@ -64,8 +57,16 @@ Plan simulated(const CostedPlan& found) {
 
 }  // namespace
 
+std::int64_t final_pairs(std::uint64_t effort) {
+  constexpr std::int64_t most = std::int64_t{1} << 24;
+  return effort == 0 || effort / 4 >= static_cast<std::uint64_t>(most)
+             ? most
+             : static_cast<std::int64_t>(effort / 4);
+}
+
 FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Plan& plan,
-                      int global_batch, Seconds fastest, bool exact, int width_limit) {
+                      int global_batch, Seconds fastest, bool exact, int width_limit,
+                      std::int64_t budget) {
   FinalPlan answer{plan, std::min(fastest, plan.iteration_time)};
   if (plan.chunks > 1 || plan.stages.empty() || plan.stages.front().devices.empty()) return answer;
   const PlanStage& first = plan.stages.front();
@@ -80,7 +81,7 @@ FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Pl
   const std::optional<CostModel> own = whole ? std::nullopt : std::optional<CostModel>(part(*on));
   const CostModel& model = own ? *own : cost;
   PipelineSpec spec = spec_of(plan, copy);
-  std::int64_t pairs = kFinalPairs;
+  std::int64_t pairs = budget;
   if (!exact)
     if (const std::optional<CostedPlan> faster =
             polish(model, spec, global_batch, width_limit, pairs, true)) {
@@ -92,7 +93,7 @@ FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Pl
         spec = faster->spec;
       }
     }
-  pairs = kFinalPairs;
+  pairs = budget;
   if (const std::optional<CostedPlan> simpler =
           simplify(model, spec, global_batch, answer.fastest, kSimpler, width_limit, pairs))
     answer.plan = simulated(*simpler);

@@ -32,9 +32,7 @@ TEST(FinishPlan, FasterOrSimplerAndAlwaysAPlanOfTheModel) {
         detail::search_with_runners_up(in.model, cost, in.global_batch, options);
     if (found.plans.empty() || found.exact) continue;
     ++inexact;
-    const detail::PartCostModel part = [&](const Cluster& c) {
-      return detail::CostModel(in.model, c, in.settings);
-    };
+    const detail::PartCostModel part = detail::part_cost_of(in.model, in.settings);
     const Plan& plan = found.plans.front();
     const detail::FinalPlan last =
         detail::finish_plan(cost, part, plan, in.global_batch, found.fastest, false, 0, 1 << 20);

@@ -150,12 +150,9 @@ PointResult Planner::plan(int global_batch) const {
   // Local moves to a faster plan where the search stopped short, and ties to the simpler
   // plan, also where the passes never offered it (finish_plan).
   if (!found.plans.empty()) {
-    const detail::PartCostModel part = [&](const Cluster& c) {
-      return detail::CostModel(model_, c, settings_);
-    };
     detail::FinalPlan last = detail::finish_plan(
-        cost, part, found.plans.front(), global_batch, found.fastest, found.exact,
-        options_.max_stage_width, detail::final_pairs(options_.effort));
+        cost, detail::part_cost_of(model_, settings_), found.plans.front(), global_batch,
+        found.fastest, found.exact, options_.max_stage_width, detail::final_pairs(options_.effort));
     found.plans.front() = std::move(last.plan);
     found.exact = found.exact || found.lower_bound >= last.fastest * (1 - detail::kTie);
   }

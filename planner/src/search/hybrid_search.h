@@ -27,6 +27,10 @@ inline constexpr double kMaxSimulatedPairs = 1 << 22;
 /// The cost model of the same model and settings on another cluster: here always a part of
 /// the one searched (its first machines), whose plans are plans of the whole cluster too.
 using PartCostModel = std::function<CostModel(const Cluster&)>;
+/// The PartCostModel of `model` under `settings` (both must outlive it).
+inline PartCostModel part_cost_of(const ModelProfile& model, const TrainingSettings& settings) {
+  return [&model, &settings](const Cluster& c) { return CostModel(model, c, settings); };
+}
 
 /// The search's answer for one global batch size.
 struct SearchResult {

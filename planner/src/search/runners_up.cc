@@ -14,9 +14,8 @@ SearchResult search_with_runners_up(const ModelProfile& model, const CostModel& 
   best_only.top = 1;
   SearchResult best = search_with_spine(model, cost, global_batch, best_only);
   if (options.top <= 1 || best.plans.empty()) return best;
-  const TrainingSettings& settings = cost.settings();
-  const PartCostModel part = [&](const Cluster& c) { return CostModel(model, c, settings); };
-  SearchResult more = search_plans(cost, global_batch, options, part, best.plans);
+  SearchResult more =
+      search_plans(cost, global_batch, options, part_cost_of(model, cost.settings()), best.plans);
   const Seconds lower = std::max(best.lower_bound, more.lower_bound);
   const bool faster = !more.plans.empty() && more.plans.front().iteration_time <
                                                  best.plans.front().iteration_time * (1 - kSimpler);

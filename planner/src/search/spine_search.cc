@@ -28,7 +28,7 @@ ModelProfile spine_model(const ModelProfile& model) {
 SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost, int global_batch,
                                const SearchOptions& options) {
   const TrainingSettings& settings = cost.settings();
-  const PartCostModel part = [&](const Cluster& c) { return CostModel(model, c, settings); };
+  const PartCostModel part = part_cost_of(model, settings);
   HybridSearch first(cost, global_batch, options, part);
   const SearchResult found = first.result();
   // An exact answer is already the best of every cut, the spine's plans among them.
@@ -36,9 +36,8 @@ SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost,
   const ModelProfile chain = spine_model(model);
   const CostModel chain_cost(chain, cost.cluster(), settings);
   // Only its plans count (its bound covers the spine's plans only): no refining passes.
-  SearchResult on_spine = HybridSearch(chain_cost, global_batch, options, [&](const Cluster& c) {
-                            return CostModel(chain, c, settings);
-                          }).result();
+  SearchResult on_spine =
+      HybridSearch(chain_cost, global_batch, options, part_cost_of(chain, settings)).result();
   if (on_spine.plans.empty()) return first.refined();
   const bool faster =
       found.plans.empty() ||

@@ -599,8 +599,10 @@ TEST(Planner, EarlyGreedyPassesLeaveTheLatePassesTheirEffort) {
 // GNMT-16 at GBS 512 on 8 machines of 8 GPUs: the exact and relaxed effort went to the
 // widest copies, and 45 shapes of the cluster and of its first 6 and 7 machines were left at
 // their work floor, a third of the best plan's time (gap 69 %). The last relaxed passes,
-// narrowest copies first, bound every one of them (gap 21.9 %). Release build only
-// (.ci/sanitize.sh).
+// narrowest copies first, bound every one of them (gap 21.9 %; 15.8 % now). The refining
+// phase's relaxed passes, added since, bound them too: with the last relaxed passes switched
+// off this point reports the same plan and gap (checked 2026-11-30), so the test now guards
+// the certificate at 64 GPUs whichever phase gives it. Release build only (.ci/sanitize.sh).
 TEST(Planner, LastRelaxedPassesLiftTheShapesLeftAtTheirFloor) {
   Loaded l = load("gnmt_16");
   const Planner planner(l.model, cluster_from_machine_ends(machine_ends(8, 8)), l.settings);

@@ -180,6 +180,14 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // path.
     p.round_trips = s.max_pair > f + g ? chained(s.max_pair) : own;
     p.after = std::max(p.after, p.round_trips);
+    // Or the round trips come first, j = floor((M - 1) / k) of them to b's backward of
+    // micro-batch jk, and then the gradients of the M - 1 - jk micro-batches after it reach b
+    // one after another over the cut's backward link (as in L), the last one to b's last
+    // backward (A''). Where the link is slower than a pair, this is the longer path.
+    if (next) {
+      const int trips = (micro_batches - 1) / k;
+      p.after = std::max(p.after, trips * s.round_trip + (micro_batches - 1 - trips * k) * send);
+    }
     // Or the last round trip stays on a later stage j for the backwards j runs after its
     // last forward (last_drain), then comes back: it skips the stages after j (and their
     // pairs), so it passes no later stage's last backward (not a round trip for `exposed`).

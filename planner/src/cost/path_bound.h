@@ -35,6 +35,12 @@
 //              forward's round trip R_b ends in backward m + k: with j = floor((M-1)/k),
 //              M-1-jk pairs of a forward and a backward, then j round trips: j R_b +
 //              (M-1-jk)(f + g) + late;
+//   A'' (1F1B, k < M)  the same j round trips first, to b's backward of micro-batch jk,
+//              whose gradient came over the cut's backward link; the gradients of the
+//              M-1-jk micro-batches after it follow it one after another there (as in L), the
+//              last into b's last backward: j R_b + (M-1-jk) c + late (where c > f + g, longer
+//              than A': VGG-19 at GBS 512 on 256 GPUs, two stages of 4 micro-batches of 128
+//              whose 12 ms transfers the bound took as 113.1 ms against the simulated 118.5);
 //   P  (1F1B, 2 <= k < M)  stages b and b+1 form a cycle: forward m on b, then on b+1,
 //              whose next operation is the backward of m - (k - 2), back on b, whose next
 //              operation is the forward of m + 2. From forward k - 2 on stage b, n =

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "cost/evaluate.h"
 #include "pe/timeline.h"
 
 namespace pe::detail {
@@ -42,9 +43,7 @@ void Pool::simulate_promising() {
       least_unsimulated_ = std::min(least_unsimulated_, plan.lower_bound);
       continue;
     }
-    const Seconds makespan = simulated_makespan(plan.shape());
-    plan.simulated_time = plan.iteration_time = makespan;
-    plan.speedup = plan.one_device_time / makespan;
+    set_simulated(plan, simulated_makespan(plan.shape()));
     insert(std::move(waiting_[i]));
   }
   for (; i < waiting_.size(); ++i)

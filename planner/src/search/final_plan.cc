@@ -47,14 +47,6 @@ PipelineSpec spec_of(const Plan& plan, int copy) {
   return spec;
 }
 
-// The plan of `found`, simulated.
-Plan simulated(const CostedPlan& found) {
-  Plan plan = found.plan;
-  plan.simulated_time = plan.iteration_time;
-  plan.speedup = plan.one_device_time / plan.iteration_time;
-  return plan;
-}
-
 }  // namespace
 
 std::int64_t final_pairs(std::uint64_t effort) {
@@ -89,14 +81,14 @@ FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Pl
       const bool keep = plan.iteration_time <= answer.fastest * (1 + kSimpler) &&
                         !(simplicity(faster->plan) < simplicity(plan));
       if (!keep) {
-        answer.plan = simulated(*faster);
+        answer.plan = faster->plan;
         spec = faster->spec;
       }
     }
   pairs = budget;
   if (const std::optional<CostedPlan> simpler =
           simplify(model, spec, global_batch, answer.fastest, kSimpler, width_limit, pairs))
-    answer.plan = simulated(*simpler);
+    answer.plan = simpler->plan;
   return answer;
 }
 

@@ -49,7 +49,7 @@ std::optional<CostedPlan> try_spec(const CostModel& cost, const PipelineSpec& sp
   pairs -= cost_pairs;
   Evaluation ev = evaluate(cost, spec, global_batch);
   if (!ev.fits) return std::nullopt;
-  ev.plan.iteration_time = simulated_makespan(ev.plan.shape());
+  set_simulated(ev.plan, simulated_makespan(ev.plan.shape()));
   return CostedPlan{spec, std::move(ev.plan)};
 }
 

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 
 #include "pe/timeline.h"
 #include "random_instances.h"
 #include "random_trials.h"
+#include "robustness/robustness_checks.h"
 #include "search/candidate_pool.h"
 #include "search/runners_up.h"
 
@@ -37,27 +39,23 @@ TEST(FinishPlan, FasterOrSimplerAndAlwaysAPlanOfTheModel) {
     const detail::FinalPlan last =
         detail::finish_plan(cost, part, plan, in.global_batch, found.fastest, false, 0, 1 << 20);
     const Plan& p = last.plan;
-    EXPECT_DOUBLE_EQ(simulated_makespan(p.shape()), p.iteration_time) << "trial " << trial;
-    EXPECT_DOUBLE_EQ(p.speedup, p.one_device_time / p.iteration_time) << "trial " << trial;
-    EXPECT_EQ(p.micro_batches, plan.micro_batches) << "trial " << trial;  // the same shape
-    EXPECT_EQ(p.pipeline_replicas, plan.pipeline_replicas) << "trial " << trial;
-    EXPECT_EQ(p.schedule, plan.schedule) << "trial " << trial;
-    EXPECT_EQ(p.stages.front().first_state, 0u);
-    EXPECT_EQ(p.stages.back().last_state, cost.states() - 1);
-    for (std::size_t s = 1; s < p.stages.size(); ++s)
-      EXPECT_EQ(p.stages[s].first_state, p.stages[s - 1].last_state + 1) << "trial " << trial;
-    EXPECT_LE(p.device_count(), in.cluster.device_count());
-    EXPECT_LE(last.fastest, found.fastest) << "trial " << trial;
-    EXPECT_LE(last.fastest, p.iteration_time * (1 + 1e-12)) << "trial " << trial;
-    EXPECT_LE(p.iteration_time, last.fastest * (1 + detail::kSimpler) * (1 + 1e-12))
-        << "trial " << trial;
-    EXPECT_GE(last.fastest, found.lower_bound * (1 - 1e-12)) << "trial " << trial;
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    robustness::expect_sound_plan(p, in.model, in.cluster);
+    EXPECT_DOUBLE_EQ(simulated_makespan(p.shape()), p.iteration_time);
+    EXPECT_DOUBLE_EQ(p.speedup, p.one_device_time / p.iteration_time);
+    EXPECT_EQ(p.micro_batches, plan.micro_batches);  // the same shape
+    EXPECT_EQ(p.pipeline_replicas, plan.pipeline_replicas);
+    EXPECT_EQ(p.schedule, plan.schedule);
+    EXPECT_LE(last.fastest, found.fastest);
+    EXPECT_LE(last.fastest, p.iteration_time * (1 + 1e-12));
+    EXPECT_LE(p.iteration_time, last.fastest * (1 + detail::kSimpler) * (1 + 1e-12));
+    EXPECT_GE(last.fastest, found.lower_bound * (1 - 1e-12));
     if (last.fastest < found.fastest * (1 - detail::kSimpler)) {
       // Faster with more stages or devices: simplify() alone never adds either.
       faster += detail::simplicity(plan) < detail::simplicity(p);
     } else {
       EXPECT_LE(p.iteration_time, found.fastest * (1 + detail::kSimpler) * (1 + 1e-12));
-      EXPECT_FALSE(detail::simplicity(plan) < detail::simplicity(p)) << "trial " << trial;
+      EXPECT_FALSE(detail::simplicity(plan) < detail::simplicity(p));
     }
   }
   EXPECT_GT(inexact, random_trials(120) / 4);

@@ -21,12 +21,7 @@ PipelineShape equal_stages(int stages, int micro_batches) {
 
 // The 1F1B bound of the passes without last_pairs (the first closing passes).
 Seconds bound_without_last_pairs(const PipelineShape& shape) {
-  detail::SuffixBound suffix;
-  for (std::size_t b = shape.stages.size(); b-- > 0;)
-    suffix = detail::prepend_stage(shape.stages[b], shape.stages[b].send,
-                                   b + 1 < shape.stages.size() ? &suffix : nullptr,
-                                   shape.micro_batches, Schedule::OneFOneB, true, true, false);
-  return detail::bound_of(suffix);
+  return detail::path_lower_bound(shape, {.last_pairs = false, .arrivals = false});
 }
 
 // A random pipeline: times drawn from a few scales (zero included), so that stages, links
@@ -210,7 +205,7 @@ TEST(PathBound, OneFOneBCyclesThroughAWindowOfStages) {
   EXPECT_NEAR(bound_without_last_pairs(shape), 13.02 + 0.98 + 3 * 13 + 2 * 2, 1e-9);
   EXPECT_NEAR(detail::path_lower_bound(shape), 13.02 + 0.98 + 26 + 3 + 13.02 + 1.98, 1e-9);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
-  EXPECT_NEAR(detail::path_lower_bound(shape, false), 13.02 + 0.98 + 5 * 8 + 2, 1e-9);
+  EXPECT_NEAR(detail::path_lower_bound(shape, {.windows = false}), 13.02 + 0.98 + 5 * 8 + 2, 1e-9);
 }
 
 // Equal stages with transfers, more micro-batches than stages: the first stage's backwards
@@ -301,7 +296,7 @@ TEST(PathBound, AStageHandsItsLaterBackwardsToTheStageInFront) {
   EXPECT_NEAR(simulate(shape).makespan, 9 + 2 + 1 + 2 * 2, 1e-12);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
   // The search's first exact passes (no window fields) have it too.
-  EXPECT_NEAR(detail::path_lower_bound(shape, false), simulate(shape).makespan, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape, {.windows = false}), simulate(shape).makespan, 1e-12);
 }
 
 // A stage's own warm-up delays its first backward: stage 2's two forwards (2 each) end at
@@ -315,7 +310,7 @@ TEST(PathBound, AStagesOwnWarmUpDelaysItsFirstBackward) {
   EXPECT_NEAR(simulate(shape).makespan, 1 + 2 * 2 + 2 * 2, 1e-12);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
   // Without the window fields the delay reaches only the stage in front (`delayed` is 0).
-  EXPECT_NEAR(detail::path_lower_bound(shape, false), 8, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape, {.windows = false}), 8, 1e-12);
 }
 
 // Stage 0's first backward ends at 11, after its three warm-up forwards (3 each). Its next
@@ -327,7 +322,7 @@ TEST(PathBound, AStagesFirstBackwardIsFollowedByCyclesThroughTheNextStage) {
   PipelineShape shape{{{3, 2, 0, 0}, {2, 1, 0, 0}, {0, 0, 0, 0}}, 4, Schedule::OneFOneB};
   EXPECT_NEAR(simulate(shape).makespan, 3 * 3 + 2 + 3 + 2 + 1 + 2 * 2, 1e-12);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
-  EXPECT_NEAR(detail::path_lower_bound(shape, false), simulate(shape).makespan, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape, {.windows = false}), simulate(shape).makespan, 1e-12);
 }
 
 // After micro-batch 0's round trip (11), stage 0 moves from its forward 3 to its last, 6: a
@@ -373,7 +368,7 @@ TEST(PathBound, AFirstBackwardIsFollowedByCyclesThroughAWindow) {
       {{0, 2, 1, 0}, {2, 0, 1, 0}, {0, 2, 0, 0}, {0, 0, 0, 0}}, 6, Schedule::OneFOneB};
   EXPECT_NEAR(simulate(shape).makespan, 12 + 10 + 2 * 2, 1e-12);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
-  EXPECT_NEAR(detail::path_lower_bound(shape, false), 24, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape, {.windows = false}), 24, 1e-12);
 }
 
 // Stage 0's first backward ends at 11 (stage 1's second warm-up forward follows stage 0's
@@ -411,7 +406,7 @@ TEST(PathBound, AStagePacesTheWarmUpOfLaterStagesThanTheNext) {
   EXPECT_NEAR(simulate(shape).makespan, 2.1 + 1 + 1 + 0.1 + 4 * 2, 1e-12);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-12);
   // Without the window fields (the search's first exact passes), only the next stage's.
-  EXPECT_NEAR(detail::path_lower_bound(shape, false), 12, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape, {.windows = false}), 12, 1e-12);
 }
 
 // Stage 1 is busy for all its M forwards and backwards (B), and stage 0's last backward
@@ -424,10 +419,24 @@ TEST(PathBound, ALaterStagesWorkPacesAnEarlierAllReduce) {
   EXPECT_NEAR(detail::path_lower_bound(shape), 2.2 + 6 + 10, 1e-9);
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
   const detail::SuffixBound last =
-      detail::prepend_stage(shape.stages[1], 0, nullptr, 4, Schedule::OneFOneB, false);
-  const detail::SuffixBound unpaced =
-      detail::prepend_stage(shape.stages[0], 0, &last, 4, Schedule::OneFOneB, false, false);
+      detail::prepend_stage(shape.stages[1], 0, nullptr, 4, Schedule::OneFOneB, {.windows = false});
+  const detail::SuffixBound unpaced = detail::prepend_stage(
+      shape.stages[0], 0, &last, 4, Schedule::OneFOneB, {.windows = false, .paced = false});
   EXPECT_NEAR(detail::bound_of(unpaced), 14.6, 1e-9);
+}
+
+// D: a later stage delays micro-batch 2's backward, and an earlier stage runs its backwards
+// left after it. Stage 2 (f 3, g 2) ends its first backward at 11 (its warm-up's second
+// forward held it 1), then alternates a forward and a backward: micro-batch 2's backward
+// ends at 21, D_2(2) = 11 after micro-batch 0's round trip. Its gradient keeps that delay
+// to stage 0 (all forwards first, g 3), whose backward of 2 ends at 15 + 11 = 26, then that
+// of 3: 29, the simulated time. Without the arrivals the bound is 28.
+TEST(PathBound, ADelayedGradientIsFollowedByTheBackwardsLeft) {
+  const PipelineShape shape{
+      {{1, 3, 1, 0}, {0, 0, 1, 0}, {3, 2, 0, 0}, {2, 0, 0, 0}}, 4, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 29, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), 29, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape, {.arrivals = false}), 28, 1e-12);
 }
 
 }  // namespace

@@ -123,7 +123,7 @@ inline SpaceOptimum exhaustive_best(const detail::CostModel& cost, int global_ba
         if (!best.time || time < *best.time) best.time = time;
         const Seconds plain = p.schedule == Schedule::Interleaved
                                   ? p.lower_bound
-                                  : detail::path_lower_bound(p.shape(), false);
+                                  : detail::path_lower_bound(p.shape(), {.windows = false});
         if (!best.plain_bound || plain < *best.plain_bound) best.plain_bound = plain;
       },
       max_width, max_copies);

@@ -45,7 +45,7 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
       const detail::DpResult windowed = detail::best_pipeline(cost, query);
       EXPECT_LE(windowed.least_bound, bound * (1 + 1e-12)) << "trial " << trial;
       // With every chain, as a plan's lower_bound (path_lower_bound) has them.
-      query.last_pairs = query.last_drains = query.paced_afters = true;
+      query.last_pairs = query.last_drains = query.paced_afters = query.arrivals = true;
       const detail::DpResult exact = detail::best_pipeline(cost, query);
       query.relaxed = true;
       const detail::DpResult relaxed = detail::best_pipeline(cost, query);
@@ -65,12 +65,12 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
 
 // A refining pass (DpQuery::buckets) is a lower bound too, between the relaxed pass and the
 // least path bound of the shape's plans, whatever the buckets (each a valid bound, none
-// nested in another); and with more buckets it is tighter than the relaxed pass on some
-// shapes and reaches the least bound on some where the relaxed pass does not (on about 7 %
-// and 5 % of them).
+// nested in another), of round trip alone or also of worst term (DpQuery::worst_buckets);
+// and with more buckets it is tighter than the relaxed pass on some shapes and reaches the
+// least bound on some where the relaxed pass does not (on about 7 % and 5 % of them).
 TEST(PipelineDp, RefiningPassBetweenRelaxedPassAndEveryPlansBound) {
   std::mt19937 rng(20261129);
-  int shapes = 0, tighter = 0, reached = 0;
+  int shapes = 0, tighter = 0, reached = 0, by_worst_only = 0;
   for (int trial = 0; trial < random_trials(150); ++trial) {
     const int devices = trial % 2 ? 8 : 4;
     const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
@@ -81,25 +81,32 @@ TEST(PipelineDp, RefiningPassBetweenRelaxedPassAndEveryPlansBound) {
       detail::DpQuery query{replicas,      devices / replicas, micro_batch,
                             micro_batches, schedule,           2 * bound};
       query.relaxed = query.windows = true;
-      query.last_pairs = query.last_drains = query.paced_afters = true;
+      query.last_pairs = query.last_drains = query.paced_afters = query.arrivals = true;
       const Seconds relaxed = detail::best_pipeline(cost, query).least_bound;
-      bool any_tighter = false, any_reached = false;
-      for (const int buckets : {4, 16, 64}) {
-        query.buckets = buckets;
-        const detail::DpResult refined = detail::best_pipeline(cost, query);
-        ASSERT_FALSE(refined.stopped);
-        EXPECT_TRUE(refined.plans.empty());
-        EXPECT_GE(refined.least_bound, relaxed * (1 - 1e-12)) << "trial " << trial;
-        EXPECT_LE(refined.least_bound, bound * (1 + 1e-12)) << "trial " << trial;
-        any_tighter |= refined.least_bound > relaxed * (1 + 1e-9);
-        any_reached |= relaxed < bound * (1 - 1e-9) && refined.least_bound >= bound * (1 - 1e-9);
-      }
+      bool any_tighter = false, any_reached = false, worst_reached = false;
+      for (const bool by_worst : {false, true})
+        for (const int buckets : {4, 16, 64}) {
+          query.buckets = buckets;
+          query.worst_buckets = by_worst;
+          const detail::DpResult refined = detail::best_pipeline(cost, query);
+          ASSERT_FALSE(refined.stopped);
+          EXPECT_TRUE(refined.plans.empty());
+          EXPECT_GE(refined.least_bound, relaxed * (1 - 1e-12)) << "trial " << trial;
+          EXPECT_LE(refined.least_bound, bound * (1 + 1e-12)) << "trial " << trial;
+          const bool reaches =
+              relaxed < bound * (1 - 1e-9) && refined.least_bound >= bound * (1 - 1e-9);
+          (by_worst ? worst_reached : any_reached) |= reaches;
+          any_tighter |= refined.least_bound > relaxed * (1 + 1e-9);
+        }
       ++shapes, tighter += any_tighter, reached += any_reached;
+      by_worst_only += worst_reached && !any_reached;
     }
   }
   EXPECT_GT(shapes, random_trials(300));
   EXPECT_GT(tighter, shapes / 50);
   EXPECT_GT(reached, shapes / 100);
+  // Buckets of the worst term too reach the least bound where round trips alone do not.
+  EXPECT_GT(by_worst_only, 0);
 }
 
 // A class pass (DpQuery::device_class) is a lower bound too: on random instances with
@@ -226,7 +233,7 @@ TEST(PipelineDp, CoarsePassIsExactOverThePlansOnItsGranules) {
         cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
           if (p.uneven_micro_batches() || !on_granules(p, g)) return;
           const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
-          const Seconds plain = detail::path_lower_bound(p.shape(), false);
+          const Seconds plain = detail::path_lower_bound(p.shape(), {.windows = false});
           const auto it = least.find(key);
           if (it == least.end() || plain < it->second) least[key] = plain;
         });
@@ -241,7 +248,7 @@ TEST(PipelineDp, CoarsePassIsExactOverThePlansOnItsGranules) {
         const detail::Evaluation ev = detail::evaluate(cost, plan.spec, in.global_batch);
         ASSERT_TRUE(ev.fits);
         EXPECT_TRUE(on_granules(ev.plan, g)) << "trial " << trial;
-        EXPECT_NEAR(detail::path_lower_bound(ev.plan.shape(), false), plan.lower_bound,
+        EXPECT_NEAR(detail::path_lower_bound(ev.plan.shape(), {.windows = false}), plan.lower_bound,
                     plan.lower_bound * 1e-12);
       }
       EXPECT_NEAR(coarse.least_bound, bound, bound * 1e-12) << "trial " << trial;
@@ -294,9 +301,9 @@ TEST(PipelineDp, GreedyPassFindsPlansOfTheShapeWithTheirBounds) {
         for (std::size_t s = 0; s + 1 < ev.plan.stages.size(); ++s)
           EXPECT_TRUE(std::has_single_bit(static_cast<unsigned>(ev.plan.stages[s].width)))
               << "trial " << trial;
-        EXPECT_NEAR(detail::path_lower_bound(ev.plan.shape(), false, false), plan.lower_bound,
-                    plan.lower_bound * 1e-12);
-        paced = std::min(paced, detail::path_lower_bound(ev.plan.shape(), false));
+        EXPECT_NEAR(detail::path_lower_bound(ev.plan.shape(), {.windows = false, .paced = false}),
+                    plan.lower_bound, plan.lower_bound * 1e-12);
+        paced = std::min(paced, detail::path_lower_bound(ev.plan.shape(), {.windows = false}));
       }
       EXPECT_NEAR(greedy.least_bound, greedy.plans.front().lower_bound, greedy.least_bound * 1e-12);
       EXPECT_GE(paced, exact.least_bound * (1 - 1e-12)) << "trial " << trial;
@@ -349,7 +356,8 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
       const Seconds within = least * (1 + 0.1 * (trial % 4));
       // The cells keep every suffix (no bound); the enumeration stops at its own.
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
-      query.windows = query.last_pairs = query.last_drains = query.paced_afters = true;
+      query.windows = query.last_pairs = query.last_drains = query.paced_afters = query.arrivals =
+          true;
       query.enumerate = 1000;
       query.enumerate_bound = within;
       query.enumerate_plans = 1 << 20;

@@ -207,6 +207,37 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
   return p;
 }
 
+// D (1F1B): how much later than micro-batch 0's round trip the backwards of micro-batches
+// 1 .. kArrivals on stage b can end (into s.arrival), from `late` (micro-batch 0's), and the
+// longest path from one of them to b's last backward. A cycle starts at b's backward of x
+// while b has the forward x + k: through a window of j stages (R) it ends in b's backward of
+// x + j, through all k (A') in x + k, and a pair (f + g) in x + 1; backwards follow one
+// another (g); a later stage's delay stays with the gradient on its way to b.
+Seconds arrivals(const StageTimes& t, const SuffixBound* next, Seconds late, int micro_batches,
+                 SuffixBound& s) {
+  const Seconds f = t.forward, g = t.backward;
+  const int k = s.stages, warmup = std::min(micro_batches, k);
+  Cycle cycles[kWindows + 1];
+  int count = 0;
+  for (int j = 2; j < k && j <= kWindows + 1 && s.window[j - 2] > 0; ++j)
+    cycles[count++] = {j, s.window[j - 2]};
+  if (k < micro_batches) cycles[count++] = {k, s.round_trip};
+  Seconds delay[kArrivals + 1] = {late};
+  Seconds longest = 0;
+  for (int m = 1; m <= std::min(kArrivals, micro_batches - 1); ++m) {
+    Seconds& d = delay[m];
+    d = std::max(next ? next->arrival[m - 1] : 0, delay[m - 1] + g);
+    if (m - 1 + warmup < micro_batches) d = std::max(d, delay[m - 1] + f + g);
+    for (const Cycle& c : std::span(cycles, count))
+      if (const int x = m - c.forwards; x >= 0 && x + k < micro_batches)
+        d = std::max(d, delay[x] + c.time);
+    s.arrival[m - 1] = d;
+    longest = std::max(
+        longest, d + (micro_batches - 1 - m) * g + std::max(0, micro_batches - warmup - m) * f);
+  }
+  return longest;
+}
+
 // The terms that do not end at stage b's last backward: C and W (GPipe), P (1F1B; its C is
 // L's (M - 1) c, which L never falls below).
 Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
@@ -223,8 +254,8 @@ Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
 }  // namespace
 
 SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* next,
-                          int micro_batches, Schedule schedule, bool windows, bool paced,
-                          bool last_pairs, bool paced_afters, bool last_drains) {
+                          int micro_batches, Schedule schedule, const BoundTerms& terms) {
+  const bool windows = terms.windows, paced = terms.paced, last_pairs = terms.last_pairs;
   SuffixBound s;
   s.stages = next ? std::min(next->stages + 1, micro_batches) : 1;
   s.round_trip = t.forward + t.backward + 2 * send + (next ? next->round_trip : 0);
@@ -236,7 +267,7 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     if (windows && last_pairs) {
       s.max_pair = next ? std::max(next->max_pair, s.head_work) : s.head_work;
       // Stage b's w backwards after its last forward, instead of the rest of the round trip.
-      if (last_drains && next)
+      if (terms.last_drains && next)
         s.last_drain =
             std::max(next->last_drain, (s.stages - 1) * t.backward - 2 * send - next->round_trip);
       // The window of all but the last stage: stage b alone in front of the last stage.
@@ -259,13 +290,15 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
     else if (s.stages == micro_batches)
       s.after_x = next->after_x;
   }
-  const StagePaths paths = stage_paths(t, send, next, s, micro_batches, schedule, windows);
+  StagePaths paths = stage_paths(t, send, next, s, micro_batches, schedule, windows);
   if (schedule != Schedule::GPipe && windows) {
+    if (terms.arrivals)
+      paths.backward = std::max(paths.backward, arrivals(t, next, paths.late, micro_batches, s));
     s.delayed = paths.late;
     s.after = paths.after;
     // The window of i + 2 stages and its last stage's `after`: b, its transfer both ways and
     // the same of b + 1's window of i + 1 stages.
-    if (last_pairs && paced_afters && next)
+    if (last_pairs && terms.paced_afters && next)
       for (int i = 0; i < kWindows && s.window[i] > 0; ++i)
         s.paced_after[i] =
             i == 0 ? s.window[0] + next->after : s.head_work + 2 * send + next->paced_after[i - 1];
@@ -342,14 +375,14 @@ Seconds interleaved_lower_bound(const PipelineShape& shape) {
   return bound;
 }
 
-Seconds path_lower_bound(const PipelineShape& shape, bool windows, bool paced) {
+Seconds path_lower_bound(const PipelineShape& shape, const BoundTerms& terms) {
   if (shape.schedule == Schedule::Interleaved) return interleaved_lower_bound(shape);
   const int stages = static_cast<int>(shape.stages.size());
   SuffixBound suffix;
   for (int b = stages - 1; b >= 0; --b) {
     const StageTimes& t = shape.stages[b];
     suffix = prepend_stage(t, b + 1 < stages ? t.send : 0, b + 1 < stages ? &suffix : nullptr,
-                           shape.micro_batches, shape.schedule, windows, paced);
+                           shape.micro_batches, shape.schedule, terms);
   }
   return bound_of(suffix);
 }

@@ -66,6 +66,15 @@
 //              backward comes back: (M-1)(f + g) - beyond, where `beyond` is the part of
 //              the round trip past stage x (2 c_x + the round trip of the stages after x);
 //              GPipe: every stage runs all forwards first, so x = S - 1: (M-1)(f + g);
+//   D  (1F1B)  the backward of micro-batch m (1 <= m <= kArrivals) on stage b ends D_b(m)
+//              after micro-batch 0's round trip: D_b(0) = late, and D_b(m) is the largest of
+//              D_b(m - 1) + g, D_b(m - 1) + f + g (a forward between, while b has one left),
+//              D_b(m - j) + C_j (the forward m - j + k through a window of j stages, as in
+//              R, or all k, back to b's backward m) and D_{b+1}(m) (the gradient keeps its
+//              delay on its way back); then b runs its backwards left and the forwards
+//              between them: D_b(m) + (M-1-m) g + max(0, M - w - m) f (BERT-48 at GBS 512
+//              on 1,024 GPUs: a window cycle of 4 stages from stage 9 delays micro-batch 4,
+//              and stage 3, all forwards first and a slower backward, runs 4 to 7 after it);
 //   W  (GPipe) the forward wave then the backward wave: M forwards on a stage e (or M
 //              transfers on a cut), the last micro-batch to the end, M backwards on a stage
 //              b (or transfers): (M-1)(max over stages of max(f, c) + the same of g);
@@ -73,7 +82,7 @@
 //              M (f + g) - R_b; C (GPipe; 1F1B: L, never less) a cut's
 //              link carries M transfers: (M-1) c.
 // A stage's all-reduce starts when its last backward ends, which is at least fill_drain -
-// (sum over earlier stages of g + c) + the largest of A, A', H, Z, L, T, G, B, Q of that stage,
+// (sum over earlier stages of g + c) + the largest of A, A', H, Z, L, T, D, G, B, Q of that stage,
 // and of every term of a later stage or cut (each ends at or before the last backward of
 // a later stage, whose gradient then passes stage b: `worst` of the suffix after b):
 //   Q  (both)  the stage's operations before its last forward, then the last micro-batch
@@ -94,6 +103,9 @@ namespace pe::detail {
 inline constexpr int kWindows = 4;
 /// Later stages, up to this many from a stage, whose warm-up the bound follows it pacing.
 inline constexpr int kPaced = kWindows + 1;
+/// Micro-batches 1 to kArrivals whose backwards' delays the bound carries to earlier stages
+/// (term D below): as far as one window cycle reaches.
+inline constexpr int kArrivals = kWindows + 1;
 
 /// What the bound knows of the stages from b to the end (a suffix), built from the last
 /// stage forwards. The bound of a whole pipeline is bound(suffix of stage 0). Every field
@@ -136,24 +148,43 @@ struct SuffixBound {
   /// after micro-batch 0 leaves b that stage's last backward can end, beyond its warm-up's
   /// pace (a stage in front may delay its first backward, `late`); 0 past the suffix's end.
   Seconds paced_after[kWindows] = {};
+  /// 1F1B: arrival[i] is how much later than micro-batch 0's round trip the backward of
+  /// micro-batch i + 1 on stage b can end (D: a cycle from an earlier backward of a stage of
+  /// the suffix delays it, and the gradient keeps that delay on its way to b); 0 where
+  /// i + 1 >= M.
+  Seconds arrival[kArrivals] = {};
   int stages = 0;  ///< S - b, capped at M (no term depends on more).
 };
 
+/// Which of the bound's terms prepend_stage follows. All on is the tightest bound; each off
+/// leaves fields at 0, a weaker bound whose suffixes differ in fewer fields (an exact pass
+/// keeps the undominated ones, pipeline_dp.h).
+struct BoundTerms {
+  /// The R terms, the warm-ups of all but the next stage and the pairs of the last round
+  /// trip (window, delayed, after, max_pair).
+  bool windows = true;
+  /// Stage b's all-reduce follows the later stages' terms too, not only its own (greedy
+  /// passes rank suffixes without it, pipeline_dp.h).
+  bool paced = true;
+  /// With windows: the pairs of the last round trip and the window of all stages but the
+  /// last (max_pair, tail).
+  bool last_pairs = true;
+  /// With last_pairs: the operations of later stages than the next after their paced first
+  /// backward (paced_after).
+  bool paced_afters = true;
+  /// With last_pairs: the last round trip's stay on a later stage for its last backwards
+  /// (last_drain).
+  bool last_drains = true;
+  /// With windows: a later micro-batch's gradient that a cycle delays, after which the stage
+  /// runs its backwards left (arrival).
+  bool arrivals = true;
+};
+
 /// The suffix of stage b: stage b (its times; `send` the transfer to the next stage, 0
-/// when it is the last) in front of `next` (null for the last stage). Without `windows` the
-/// R terms, the warm-ups of all but the next stage and the pairs of the last round trip are
-/// left out (window, delayed, after and max_pair stay 0): a weaker bound, with fewer fields
-/// that differ; without `last_pairs` only the pairs of the last round trip and the window of
-/// all stages but the last (max_pair and tail stay 0); without `last_pairs` or
-/// `paced_afters` the operations of later stages than the next after their paced first
-/// backward (paced_after stays 0); without `last_pairs` or `last_drains` the last round
-/// trip's stay on a later stage for its last backwards (last_drain stays 0).
-/// Without `paced`, stage b's all-reduce follows only its own terms, not those of the later
-/// stages: a weaker bound too (greedy passes rank suffixes by it, pipeline_dp.h).
+/// when it is the last) in front of `next` (null for the last stage), with the terms of
+/// `terms`.
 SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,
-                          int micro_batches, Schedule schedule, bool windows = true,
-                          bool paced = true, bool last_pairs = true, bool paced_afters = true,
-                          bool last_drains = true);
+                          int micro_batches, Schedule schedule, const BoundTerms& terms = {});
 
 /// fill_drain + max(worst, exposed): a lower bound on the simulated makespan of a pipeline
 /// whose suffix of stage 0 this is.
@@ -172,9 +203,8 @@ inline Seconds bound_of(const SuffixBound& s) {
 /// through every chunk.
 Seconds interleaved_lower_bound(const PipelineShape& shape);
 
-/// The bound of a whole pipeline (interleaved_lower_bound for that schedule). Never above
-/// simulate(shape).makespan. Without `windows` or `paced`, the weaker bounds of
-/// prepend_stage's.
-Seconds path_lower_bound(const PipelineShape& shape, bool windows = true, bool paced = true);
+/// The bound of a whole pipeline (interleaved_lower_bound for that schedule) with `terms`.
+/// Never above simulate(shape).makespan.
+Seconds path_lower_bound(const PipelineShape& shape, const BoundTerms& terms = {});
 
 }  // namespace pe::detail

@@ -65,7 +65,7 @@ struct Entry {
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
-  static constexpr int kFields = 13 + 2 * kWindows;
+  static constexpr int kFields = 13 + 2 * kWindows + kArrivals;
   Seconds field(int i) const {
     const SuffixBound& b = bound;
     switch (i) {
@@ -96,7 +96,9 @@ struct Entry {
       case 12:
         return b.last_drain;
       default:
-        return i < 13 + kWindows ? b.window[i - 13] : b.paced_after[i - 13 - kWindows];
+        if (i < 13 + kWindows) return b.window[i - 13];
+        if (i < 13 + 2 * kWindows) return b.paced_after[i - 13 - kWindows];
+        return b.arrival[i - 13 - 2 * kWindows];
     }
   }
   bool no_worse_than(const Entry& o) const {
@@ -107,7 +109,9 @@ struct Entry {
            a.delayed <= b.delayed && a.after <= b.after && a.max_pair <= b.max_pair &&
            a.tail <= b.tail && a.last_drain <= b.last_drain &&
            std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>()) &&
-           std::equal(a.paced_after, a.paced_after + kWindows, b.paced_after, std::less_equal<>());
+           std::equal(a.paced_after, a.paced_after + kWindows, b.paced_after,
+                      std::less_equal<>()) &&
+           std::equal(a.arrival, a.arrival + kArrivals, b.arrival, std::less_equal<>());
   }
 };
 
@@ -148,10 +152,12 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry
 // lowers e as y grows, but y + e is then M (f + g)), and the plan's bound y + max(e, x) grows
 // with y, y + e and y + x: the least fields give a bound no larger than any entry's. Returns
 // the steps. `keys` is scratch space.
+// With `by_worst` (DpQuery::worst_buckets) a bucket is a pair: y's bucket and that of y + e.
 // The key is (k, head, t, bucket, arrival) packed into two words, in that order: k and t are
 // positive ints, a bucket is below `buckets` (offer() keeps no round trip above the bound) and
-// is capped at 2^31 anyway (a cap would only merge buckets: a looser, still valid bound), and
-// arrivals are below 2^32 (as many candidates would take a terabyte).
+// is capped at 2^31 anyway (a pair's halves at 2^15 and 2^16; a cap would only merge buckets:
+// a looser, still valid bound), and arrivals are below 2^32 (as many candidates would take a
+// terabyte).
 struct LeastKey {
   std::uint64_t group = 0, rest = 0;
   std::uint64_t bucket() const { return rest >> 32; }
@@ -160,18 +166,22 @@ struct LeastKey {
     return group != o.group ? group < o.group : rest < o.rest;
   }
 };
-LeastKey least_key(const Entry& e, Seconds bucket, std::size_t arrival) {
-  const double b = bucket > 0 ? std::min(std::floor(e.bound.round_trip / bucket), 0x1p31) : 0;
+LeastKey least_key(const Entry& e, Seconds bucket, bool by_worst, std::size_t arrival) {
+  auto index = [&](Seconds y, double cap) { return std::min(std::floor(y / bucket), cap); };
+  const double b = bucket <= 0 ? 0
+                   : by_worst  ? index(e.bound.round_trip, 0x1p15) * 0x1p16 +
+                                    index(e.bound.round_trip + e.bound.worst, 0x1p16 - 1)
+                              : index(e.bound.round_trip, 0x1p31);
   return {static_cast<std::uint64_t>(e.k()) << 32 | std::uint64_t{!e.head} << 31 |
               static_cast<std::uint32_t>(e.t()),
           static_cast<std::uint64_t>(b) << 32 | arrival};
 }
 std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cell, Seconds bucket,
-                         std::vector<LeastKey>& keys) {
+                         bool by_worst, std::vector<LeastKey>& keys) {
   // Sorted by key through their indices (entries are large), ties in arrival order.
   keys.clear();
   for (std::size_t i = 0; i < candidates.size(); ++i)
-    keys.push_back(least_key(candidates[i], bucket, i));
+    keys.push_back(least_key(candidates[i], bucket, by_worst, i));
   std::sort(keys.begin(), keys.end());
   for (std::size_t j = 0; j < keys.size(); ++j) {
     const Entry& c = candidates[keys[j].index()];
@@ -199,6 +209,8 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
     least.last_drain = std::min(least.last_drain, c.bound.last_drain);
     for (int i = 0; i < kWindows; ++i)
       least.paced_after[i] = std::min(least.paced_after[i], c.bound.paced_after[i]);
+    for (int i = 0; i < kArrivals; ++i)
+      least.arrival[i] = std::min(least.arrival[i], c.bound.arrival[i]);
   }
   const std::uint64_t steps = candidates.size();
   candidates.clear();
@@ -430,7 +442,7 @@ class Dp {
   void fill(std::size_t a, int o) {
     stages_from(a, o);
     spend(q_.greedy    ? keep_greedy(candidates_, cell(a, o))
-          : q_.relaxed ? keep_least(candidates_, cell(a, o), bucket_, keys_)
+          : q_.relaxed ? keep_least(candidates_, cell(a, o), bucket_, q_.worst_buckets, keys_)
                        : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
   }
   // Tries every stage from state a on cell o (each goes to extend()). A one-stage plan (a =
@@ -772,7 +784,12 @@ void Dp::offer_whole_model(int r) {
 // with `send` the transfer across the cut between them.
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
   return {prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
-                        q_.windows, !q_.greedy, q_.last_pairs, q_.paced_afters, q_.last_drains),
+                        {.windows = q_.windows,
+                         .paced = !q_.greedy,
+                         .last_pairs = q_.last_pairs,
+                         .paced_afters = q_.paced_afters,
+                         .last_drains = q_.last_drains,
+                         .arrivals = q_.arrivals}),
           s.head,
           s.last,
           s.width,

@@ -42,8 +42,17 @@ struct DpQuery {
   /// each of the entries it stands for is still below every plan they end, so the least
   /// bound is a lower bound as with one entry a group; entries of different round trips no
   /// longer lend each other their small fields, so it is tighter, for up to `buckets` times
-  /// the entries. As buckets grow it tends to the exact pass's bound (DpQuery::windows).
+  /// the entries. As buckets grow it tends to the exact pass's bound (DpQuery::windows) where
+  /// round trips differ; where many suffixes share one (a chain of equal layers on one GPU
+  /// each: their f + g add up to the same), see worst_buckets.
   int buckets = 0;
+  /// With buckets: a bucket is one of round trip (y) and one of y plus the worst term (e),
+  /// up to `buckets` squared of them a group: suffixes of one round trip keep their own
+  /// worst terms. On BERT-48 at GBS 512 on 1,024 GPUs, a pass of 256 buckets bounded the
+  /// shape of the best plan at its simulated time (831.9 ms) in 0.16 M steps; with buckets of
+  /// y alone, 821.0 ms, and 822.7 with 16,384 of them (Search::relaxed_closing,
+  /// hybrid_search.cc).
+  bool worst_buckets = false;
   /// Bound each plan with the window cycles (path_bound.h, R) and the warm-ups a stage
   /// paces further on than the next stage too: tighter, but entries then differ in six more
   /// fields (window, delayed, after), so an exact pass keeps more of them. Off for the
@@ -67,6 +76,10 @@ struct DpQuery {
   /// with the last stages. Only for a closing pass after the second (hybrid_search.cc): in
   /// the second it made a pass on VGG-19 at GBS 512 on 16 single-GPU machines run out.
   bool last_drains = false;
+  /// With windows: also the delays that cycles give the backwards of micro-batches 1 to
+  /// kArrivals, after which a stage runs its backwards left (path_bound.h, arrival, term D):
+  /// kArrivals more fields.
+  bool arrivals = false;
   /// A coarse pass: every stage starts at a multiple of this many devices of its copy, and
   /// every stage but the last is a multiple of it wide (W / granule cells a state, not W).
   /// Its plans are plans of the shape, and its bound holds for them only: the search takes

@@ -172,9 +172,15 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
 }  // namespace
 
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                        std::uint64_t effort, int max_width, int buckets) {
+                        std::uint64_t effort, int max_width, int buckets, bool worst_buckets) {
   DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
   query.buckets = buckets;
+  query.worst_buckets = worst_buckets;
+  // The delayed arrivals too, which certificates need: they cost every entry extended more
+  // time, for no change in the first relaxed passes, which prune shapes (every bundled
+  // profile's default sweep on 2 x 8 GPUs gave the same answers with them there, NASNet-A
+  // large's in 77 s instead of 74).
+  query.arrivals = true;
   const DpResult pass = best_pipeline(cost, query);
   return {pass.least_bound, !pass.stopped, pass.steps};
 }
@@ -257,9 +263,12 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
     return result;
   }
   // Every plan left out has a bound above `bound` (above enumerate_within when enumerated).
-  result.lower_bound = std::max(floor, dp.enumerated      ? std::min(enumerate_within, bound)
-                                       : dp.plans.empty() ? bound
-                                                          : dp.plans.front().lower_bound);
+  // The relaxed pass's bound (at least the floor) holds too, and follows the window cycles,
+  // which a first exact pass leaves out (DpQuery::windows).
+  result.lower_bound =
+      std::max(relaxed.lower_bound, dp.enumerated      ? std::min(enumerate_within, bound)
+                                    : dp.plans.empty() ? bound
+                                                       : dp.plans.front().lower_bound);
   for (const DpPlan& found : dp.plans) {
     Evaluation ev = evaluate(cost, found.spec, global_batch);
     if (ev.fits) result.plans.push_back({found.spec, std::move(ev.plan)});

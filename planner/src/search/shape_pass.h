@@ -60,11 +60,12 @@ struct PassBound {
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width, int narrowest_copy = 0);
 
-/// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip)
-/// within `effort`: when it finishes, every plan of the shape has a bound no less than its
-/// least bound.
+/// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip,
+/// with `worst_buckets` of the worst term too; DpQuery::arrivals) within `effort`: when it
+/// finishes, every plan of the shape has a bound no less than its least bound.
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                        std::uint64_t effort, int max_width, int buckets);
+                        std::uint64_t effort, int max_width, int buckets,
+                        bool worst_buckets = false);
 
 /// What one shape's pass found: its candidates, the least bound of any of its plans (a
 /// valid lower bound, also when the pass stopped), whether the shape is settled (searched,

@@ -12,6 +12,14 @@ struct Cycle {
   int forwards = 1;
   Seconds time = 0;
 };
+// The cycles through the windows of 2 to kWindows + 1 stages from stage b (R's), fewer than
+// its k stages to the end (all k are a round trip), into `out`; returns how many.
+int window_cycles(const SuffixBound& s, Cycle* out) {
+  int count = 0;
+  for (int j = 2; j < s.stages && j <= kWindows + 1 && s.window[j - 2] > 0; ++j)
+    out[count++] = {j, s.window[j - 2]};
+  return count;
+}
 // How much longer than `steps` pairs (`pair` each) a mix of the `count` cycles that moves no
 // more than `steps` forwards on can be (0 at least): each cycle as often as fits, or once
 // less, and what is left with one shorter cycle as often as fits. Every mix is a path, so
@@ -163,9 +171,7 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // (R) j of them, all k stages (A': a round trip) k; the last forward's round trip ends
     // the path. Any mix of them is a path.
     Cycle cycles[kWindows + 4];
-    int count = 0;
-    for (int j = 2; j < k && j <= kWindows + 1 && s.window[j - 2] > 0; ++j)
-      cycles[count++] = {j, s.window[j - 2]};
+    int count = window_cycles(s, cycles);
     if (k - 1 > kWindows + 1 && s.tail > 0) cycles[count++] = {k - 1, s.tail};
     cycles[count++] = {k, s.round_trip};
     const int steps = micro_batches - 1 - k;
@@ -218,9 +224,7 @@ Seconds arrivals(const StageTimes& t, const SuffixBound* next, Seconds late, int
   const Seconds f = t.forward, g = t.backward;
   const int k = s.stages, warmup = std::min(micro_batches, k);
   Cycle cycles[kWindows + 1];
-  int count = 0;
-  for (int j = 2; j < k && j <= kWindows + 1 && s.window[j - 2] > 0; ++j)
-    cycles[count++] = {j, s.window[j - 2]};
+  int count = window_cycles(s, cycles);
   if (k < micro_batches) cycles[count++] = {k, s.round_trip};
   Seconds delay[kArrivals + 1] = {late};
   Seconds longest = 0;

@@ -110,7 +110,7 @@ TEST(CutSearch, BlockPassNeverAboveAnyPlansBoundOnRandomDags) {
     for (const auto& [key, bound] : least) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
-      query.relaxed = query.windows = true;
+      query.relaxed = query.terms.windows = true;
       const Seconds relaxed = detail::best_pipeline(cost, query).least_bound;
       for (const int block : {2, 3}) {
         query.state_block = block;

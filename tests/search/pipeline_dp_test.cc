@@ -1,7 +1,7 @@
 // The relaxed pass of the pipeline dynamic program (DpQuery::relaxed) is a proven lower
 // bound: on random instances, for every shape, it is never above the least path bound of
 // any plan of the shape (enumerated exhaustively), and it is not vacuous. The exact pass with
-// the window cycles (DpQuery::windows) finds that least bound, and without them one no
+// the window cycles (BoundTerms::windows) finds that least bound, and without them one no
 // larger. Coarse and greedy passes return plans of the shape with their bounds.
 #include "search/pipeline_dp.h"
 
@@ -40,12 +40,12 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
       // Without the window cycles, a bound no larger.
       const detail::DpResult plain = detail::best_pipeline(cost, query);
       EXPECT_LE(plain.least_bound, bound * (1 + 1e-12)) << "trial " << trial;
-      query.windows = true;
+      query.terms.windows = true;
       // Without the chains that end with the last stage's pairs, a bound no larger.
       const detail::DpResult windowed = detail::best_pipeline(cost, query);
       EXPECT_LE(windowed.least_bound, bound * (1 + 1e-12)) << "trial " << trial;
       // With every chain, as a plan's lower_bound (path_lower_bound) has them.
-      query.last_pairs = query.last_drains = query.paced_afters = query.arrivals = true;
+      query.terms = {};
       const detail::DpResult exact = detail::best_pipeline(cost, query);
       query.relaxed = true;
       const detail::DpResult relaxed = detail::best_pipeline(cost, query);
@@ -80,8 +80,8 @@ TEST(PipelineDp, RefiningPassBetweenRelaxedPassAndEveryPlansBound) {
       // Buckets are a share of a finite bound: the plans' within twice the least.
       detail::DpQuery query{replicas,      devices / replicas, micro_batch,
                             micro_batches, schedule,           2 * bound};
-      query.relaxed = query.windows = true;
-      query.last_pairs = query.last_drains = query.paced_afters = query.arrivals = true;
+      query.relaxed = true;
+      query.terms = {};  // every term, as path_lower_bound
       const Seconds relaxed = detail::best_pipeline(cost, query).least_bound;
       bool any_tighter = false, any_reached = false, worst_reached = false;
       for (const bool by_worst : {false, true})
@@ -129,7 +129,7 @@ TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
     for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
-      query.relaxed = query.windows = true;
+      query.relaxed = query.terms.windows = true;
       const auto on_first = least_first.find(key);
       for (const int c : {2, 3}) {
         query.device_class = c;
@@ -173,7 +173,7 @@ TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
     for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
-      query.relaxed = query.windows = true;
+      query.relaxed = query.terms.windows = true;
       query.device_class = 2;
       const Seconds classes = detail::best_pipeline(cost, query).least_bound;
       for (const int block : {2, 3}) {
@@ -356,8 +356,7 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
       const Seconds within = least * (1 + 0.1 * (trial % 4));
       // The cells keep every suffix (no bound); the enumeration stops at its own.
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
-      query.windows = query.last_pairs = query.last_drains = query.paced_afters = query.arrivals =
-          true;
+      query.terms = {};  // every term
       query.enumerate = 1000;
       query.enumerate_bound = within;
       query.enumerate_plans = 1 << 20;
@@ -444,7 +443,7 @@ TEST(PipelineDp, APassStopsExactlyAtItsStepLimit) {
     query.micro_batch = std::max(1, in.global_batch / 2);
     query.micro_batches = in.global_batch / query.micro_batch;
     if (query.micro_batch * query.micro_batches != in.global_batch) continue;
-    query.windows = trial % 3 == 0;
+    query.terms.windows = trial % 3 == 0;
     const detail::DpResult open = detail::best_pipeline(cost, query);
     ASSERT_FALSE(open.stopped);
     if (open.plans.empty()) continue;

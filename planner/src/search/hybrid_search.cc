@@ -72,18 +72,18 @@ constexpr std::size_t kEarlySharers = 2 * kWave;
 // that never finishes (DenseNet-121 at GBS 32 on 2 x 8 GPUs: a closing pass that needs 85 M
 // steps had got 121, and the point stayed at 1.1 %; now exact).
 constexpr std::uint64_t kCloseFactor = 16;
-// A second closing pass, with the pairs of the last round trip (DpQuery::last_pairs), gets at
+// A second closing pass, with the pairs of the last round trip (BoundTerms::last_pairs), gets at
 // most this many times the steps of the first: the fields cost many passes several times the
 // steps, and the shapes it closes (GNMT-32 at 11 batch sizes on 2 x 8 GPUs) need fewer than
 // 4x; at 16x the default sweeps of GNMT-16 and GNMT took 11 % more CPU for nothing more.
 constexpr std::uint64_t kLastPairsFactor = 4;
 // A third closing pass, with the last round trip's stay on a later stage for its last
-// backwards (DpQuery::last_drains), gets at most this many times the steps of the second: on
+// backwards (BoundTerms::last_drains), gets at most this many times the steps of the second: on
 // GNMT-32 at GBS 32 on 2 x 8 GPUs it needs 4.1x (0.30 M -> 1.22 M) and proves the plan optimal
 // (gap 0.3 % before).
 constexpr std::uint64_t kLastDrainsFactor = 8;
 // A fourth, with the later stages' operations after their paced first backwards instead
-// (DpQuery::paced_afters), gets at most this many times the steps of the second: on AlexNet
+// (BoundTerms::paced_afters), gets at most this many times the steps of the second: on AlexNet
 // at GBS 32 on 2 x 8 GPUs it needs 5.5x (0.8 M -> 4.4 M), and finds a plan 2.8 % faster than
 // any other pass. With both fields a pass costs far more (GNMT-32 above: 63 M steps).
 constexpr std::uint64_t kPacedAftersFactor = 8;
@@ -821,16 +821,16 @@ class Search {
 
   // Closing passes: a finished 1F1B shape whose bound is still below the fastest plan is
   // first bounded by relaxed passes (relaxed_closing), then, while still below it,
-  // searched again with the window cycles (DpQuery::windows), which the first passes leave
+  // searched again with the window cycles (BoundTerms::windows), which the first passes leave
   // out (they make an exact pass keep more entries, which costs more effort than it saves
   // there), least bound first, each with the exact effort left up to kCloseFactor times its
   // first pass's steps; and when that one finishes below the fastest plan too, once more
-  // with the pairs of the last round trip (DpQuery::last_pairs), up to kLastPairsFactor
+  // with the pairs of the last round trip (BoundTerms::last_pairs), up to kLastPairsFactor
   // times the steps of the pass before. After those of every shape, the shapes whose second
   // pass finished and that are still open get a third with the last round trip's stay on a
-  // later stage too (DpQuery::last_drains), up to kLastDrainsFactor times the second's steps,
+  // later stage too (BoundTerms::last_drains), up to kLastDrainsFactor times the second's steps,
   // and if still open a fourth with the later stages' operations after their paced first
-  // backwards instead (DpQuery::paced_afters), up to kPacedAftersFactor times the second's:
+  // backwards instead (BoundTerms::paced_afters), up to kPacedAftersFactor times the second's:
   // the costliest passes come last. A pass that finishes raises the shape's bound; one that
   // stops changes nothing. Each enumerates the plans below the fastest when it leaves some
   // (shape_pass.cc, kEnumerateFactor): the shape is then settled. Returns the shapes whose
@@ -887,7 +887,7 @@ class Search {
   // Before the first closing pass of shape `s` (first_closings): a refining relaxed pass
   // (kClosingBuckets buckets of round trip and of worst term, DpQuery::worst_buckets) within
   // `cap` steps of `left`, pruned by the fastest plan, which raises `bound`. It follows the
-  // window cycles and the delayed arrivals (DpQuery::arrivals) that the shape's first exact
+  // window cycles and the delayed arrivals (BoundTerms::arrivals) that the shape's first exact
   // pass left out, for a fraction of a closing pass's steps: on BERT-48 at GBS 512 on 1,024
   // GPUs, 817.4 -> 831.9 ms (the best plan's simulated time) in 0.16 M steps, where the
   // closing pass with them ran out after 22 M. True when the shape no longer holds the

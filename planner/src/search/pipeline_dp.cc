@@ -283,6 +283,7 @@ class Dp {
         largest_machine_(cost.largest_machine()),
         bound_(q.bound * (1 + kSlack)),
         limit_(q.step_limit) {
+    terms_.paced = terms_.paced && !q.greedy;  // a greedy pass ranks without it
     if (q.relaxed && q.buckets > 1 && std::isfinite(q.bound)) bucket_ = q.bound / q.buckets;
     if (b_ > 1) rows_ = blocks();
   }
@@ -522,6 +523,7 @@ class Dp {
   std::vector<Entry> candidates_;
   std::vector<Trial> trials_;           // trials()' answer, reused
   std::vector<StageVariant> variants_;  // its variants, reused
+  BoundTerms terms_ = q_.terms;         // DpQuery::terms, `paced` off in a greedy pass
   Seconds bound_;
   Seconds bucket_ = 0;               // DpQuery::buckets' width, 0 for none
   std::vector<Bytes> inside_cut_;    // a block pass: per block, its least cut but its last
@@ -784,12 +786,7 @@ void Dp::offer_whole_model(int r) {
 // with `send` the transfer across the cut between them.
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
   return {prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
-                        {.windows = q_.windows,
-                         .paced = !q_.greedy,
-                         .last_pairs = q_.last_pairs,
-                         .paced_afters = q_.paced_afters,
-                         .last_drains = q_.last_drains,
-                         .arrivals = q_.arrivals}),
+                        terms_),
           s.head,
           s.last,
           s.width,

@@ -7,9 +7,18 @@
 #include <vector>
 
 #include "cost/cost_model.h"
+#include "cost/path_bound.h"
 #include "cost/pipeline_spec.h"
 
 namespace pe::detail {
+
+/// The terms of a search's first exact passes (DpQuery::terms): every stage's own, paced,
+/// without the window cycles (and so without the terms that follow them).
+inline constexpr BoundTerms kFirstPassTerms{.windows = false,
+                                            .last_pairs = false,
+                                            .paced_afters = false,
+                                            .last_drains = false,
+                                            .arrivals = false};
 
 /// What one dynamic-programming pass optimizes over.
 struct DpQuery {
@@ -42,7 +51,7 @@ struct DpQuery {
   /// each of the entries it stands for is still below every plan they end, so the least
   /// bound is a lower bound as with one entry a group; entries of different round trips no
   /// longer lend each other their small fields, so it is tighter, for up to `buckets` times
-  /// the entries. As buckets grow it tends to the exact pass's bound (DpQuery::windows) where
+  /// the entries. As buckets grow it tends to the exact pass's bound (DpQuery::terms) where
   /// round trips differ; where many suffixes share one (a chain of equal layers on one GPU
   /// each: their f + g add up to the same), see worst_buckets.
   int buckets = 0;
@@ -53,33 +62,24 @@ struct DpQuery {
   /// y alone, 821.0 ms, and 822.7 with 16,384 of them (Search::relaxed_closing,
   /// hybrid_search.cc).
   bool worst_buckets = false;
-  /// Bound each plan with the window cycles (path_bound.h, R) and the warm-ups a stage
-  /// paces further on than the next stage too: tighter, but entries then differ in six more
-  /// fields (window, delayed, after), so an exact pass keeps more of them. Off for the
-  /// search's first exact passes; on for relaxed passes (one entry per group either way)
-  /// and for the closing passes of shapes whose bound is still below the best plan.
-  bool windows = false;
-  /// With windows: also the chains whose last round trip takes its pairs on its slowest
-  /// stage, and the cycles through the window of every stage but the last (path_bound.h,
-  /// max_pair and tail): tighter still, but fields that differ with the later stages, which
-  /// can cost a pass several times the steps (a closing pass on PipeDream's ResNeXt-50 graph
-  /// at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M with the last stage's f + g alone). Only for a
-  /// second closing pass (hybrid_search.cc).
-  bool last_pairs = false;
-  /// With last_pairs: also the operations of later stages than the next after their first
-  /// backward, which a stage's pace delays (path_bound.h, paced_after): kWindows more fields.
-  /// Only for a fourth closing pass: in the second, they made its passes run out of steps, and
-  /// XLNet-36 at GBS 64 on 2 x 8 GPUs inexact again.
-  bool paced_afters = false;
-  /// With last_pairs: also the last round trip's stay on a later stage for the backwards it
-  /// runs after its last forward (path_bound.h, last_drain): one more field, which differs
-  /// with the last stages. Only for a closing pass after the second (hybrid_search.cc): in
-  /// the second it made a pass on VGG-19 at GBS 512 on 16 single-GPU machines run out.
-  bool last_drains = false;
-  /// With windows: also the delays that cycles give the backwards of micro-batches 1 to
-  /// kArrivals, after which a stage runs its backwards left (path_bound.h, arrival, term D):
-  /// kArrivals more fields.
-  bool arrivals = false;
+  /// The terms each plan is bounded with (path_bound.h). Each term makes the bound tighter
+  /// but gives entries more fields that differ, so an exact pass keeps more of them; a
+  /// relaxed pass keeps one entry a group (or a bucket) either way. By default
+  /// (kFirstPassTerms) no window cycles, which the search's first exact passes leave out.
+  /// The window cycles (`windows`: R, and the warm-ups a stage paces further on than the
+  /// next, six more fields) are on for relaxed passes and for the closing passes of shapes
+  /// whose bound is still below the best plan (hybrid_search.cc). The pairs of the last round
+  /// trip (`last_pairs`: max_pair and tail, fields that differ with the later stages) only
+  /// from a second closing pass: they can cost a pass several times the steps (a closing pass
+  /// on PipeDream's ResNeXt-50 graph at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M with the last
+  /// stage's f + g alone). The last round trip's stay on a later stage (`last_drains`, one more
+  /// field) only in a third: in the second it made a pass on VGG-19 at GBS 512 on 16
+  /// single-GPU machines run out. The later stages' operations after their paced first
+  /// backward (`paced_afters`, kWindows more fields) only in a fourth: in the second they made
+  /// its passes run out of steps, and XLNet-36 at GBS 64 on 2 x 8 GPUs inexact again. The
+  /// delayed arrivals (`arrivals`, D, kArrivals more fields) in refining relaxed passes only.
+  /// A greedy pass ranks without `paced` whatever this says (DpQuery::greedy).
+  BoundTerms terms = kFirstPassTerms;
   /// A coarse pass: every stage starts at a multiple of this many devices of its copy, and
   /// every stage but the last is a multiple of it wide (W / granule cells a state, not W).
   /// Its plans are plans of the shape, and its bound holds for them only: the search takes

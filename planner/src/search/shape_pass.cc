@@ -93,7 +93,7 @@ DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, S
       shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
       effort,         kPlansPerPass, max_width};
   query.relaxed = true;
-  query.windows = true;
+  query.terms.windows = true;
   return query;
 }
 
@@ -180,7 +180,7 @@ PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape,
   // time, for no change in the first relaxed passes, which prune shapes (every bundled
   // profile's default sweep on 2 x 8 GPUs gave the same answers with them there, NASNet-A
   // large's in 77 s instead of 74).
-  query.arrivals = true;
+  query.terms.arrivals = true;
   const DpResult pass = best_pipeline(cost, query);
   return {pass.least_bound, !pass.stopped, pass.steps};
 }
@@ -239,10 +239,10 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
                 effort,
                 closing > 0 ? kPlansPerClosingPass : kPlansPerPass,
                 max_width};
-  query.windows = closing >= 1;
-  query.last_pairs = closing >= 2;
-  query.last_drains = closing == 3;
-  query.paced_afters = closing == 4;
+  query.terms.windows = closing >= 1;
+  query.terms.last_pairs = closing >= 2;
+  query.terms.last_drains = closing == 3;
+  query.terms.paced_afters = closing == 4;
   if (enumerate_within > 0 && std::isfinite(enumerate_within)) {
     query.enumerate = kEnumerateFactor;
     query.enumerate_step_limit = enumerate_effort;
@@ -264,7 +264,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   }
   // Every plan left out has a bound above `bound` (above enumerate_within when enumerated).
   // The relaxed pass's bound (at least the floor) holds too, and follows the window cycles,
-  // which a first exact pass leaves out (DpQuery::windows).
+  // which a first exact pass leaves out (BoundTerms::windows).
   result.lower_bound =
       std::max(relaxed.lower_bound, dp.enumerated      ? std::min(enumerate_within, bound)
                                     : dp.plans.empty() ? bound

@@ -61,7 +61,7 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
                       std::uint64_t effort, int max_width, int narrowest_copy = 0);
 
 /// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip,
-/// with `worst_buckets` of the worst term too; DpQuery::arrivals) within `effort`: when it
+/// with `worst_buckets` of the worst term too; BoundTerms::arrivals) within `effort`: when it
 /// finishes, every plan of the shape has a bound no less than its least bound.
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                         std::uint64_t effort, int max_width, int buckets,
@@ -81,8 +81,8 @@ struct ShapeResult {
 };
 
 /// One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the
-/// tighter bound of DpQuery::windows, and from 2 DpQuery::last_pairs, at 3
-/// DpQuery::last_drains, at 4 DpQuery::paced_afters, and more plans; with
+/// tighter bound of BoundTerms::windows, and from 2 BoundTerms::last_pairs, at 3
+/// BoundTerms::last_drains, at 4 BoundTerms::paced_afters, and more plans; with
 /// `enumerate_within`, every plan whose bound is within it when the pass leaves some,
 /// DpQuery::enumerate, within `enumerate_effort` steps with the pass where that is more than
 /// `effort`, and which when it finishes are the plans returned, and enumerate_within the

@@ -150,8 +150,10 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry
 // rounded down; DpQuery::buckets). Prepending a stage maps y, y + e, y + x and the other
 // fields through terms that never fall when one of them falls (the B term M (f + g) - R_b
 // lowers e as y grows, but y + e is then M (f + g)), and the plan's bound y + max(e, x) grows
-// with y, y + e and y + x: the least fields give a bound no larger than any entry's. Returns
-// the steps. `keys` is scratch space.
+// with y, y + e and y + x: the least fields give a bound no larger than any entry's. The
+// entry keeps the first stage and next entry of its candidate of least bound (the same group:
+// the same transfer and terms), whose plan it then returns (DpQuery::relaxed). Returns the
+// steps. `keys` is scratch space.
 // With `by_worst` (DpQuery::worst_buckets) a bucket is a pair: y's bucket and that of y + e.
 // The key is (k, head, t, bucket, arrival) packed into two words, in that order: k and t are
 // positive ints, a bucket is below `buckets` (offer() keeps no round trip above the bound) and
@@ -183,11 +185,18 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
   for (std::size_t i = 0; i < candidates.size(); ++i)
     keys.push_back(least_key(candidates[i], bucket, by_worst, i));
   std::sort(keys.begin(), keys.end());
+  Seconds kept = 0;  // the bound of the plan the last entry kept stands for
   for (std::size_t j = 0; j < keys.size(); ++j) {
     const Entry& c = candidates[keys[j].index()];
     if (j == 0 || keys[j].group != keys[j - 1].group || keys[j].bucket() != keys[j - 1].bucket()) {
       cell.push_back(c);
+      kept = bound_of(c.bound);
       continue;
+    }
+    if (bound_of(c.bound) < kept) {
+      Entry& e = cell.back();
+      e.last = c.last, e.width = c.width, e.child = c.child, e.variant = c.variant;
+      kept = bound_of(c.bound);
     }
     SuffixBound& least = cell.back().bound;
     const Seconds total = std::min(least.round_trip + least.exposed, c.total());
@@ -307,7 +316,8 @@ class Dp {
         if (viable(a, o)) fill(a, o);
       }
     if (stopped_) return {{}, steps_, true};
-    DpResult result{q_.relaxed ? std::vector<DpPlan>{} : best(), steps_, false};
+    // A class or block pass's entries stand for many plans at once, not one.
+    DpResult result{c_ > 1 || b_ > 1 ? std::vector<DpPlan>{} : best(), steps_, false};
     for (const Entry& e : cell(0, 0))
       result.least_bound = std::min(result.least_bound, bound_of(e.bound));
     if (q_.enumerate > 0 && result.least_bound >= q_.enumerate_from &&

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "cost/evaluate.h"
 #include "search/pipeline_dp.h"
@@ -181,8 +182,8 @@ PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape,
   // profile's default sweep on 2 x 8 GPUs gave the same answers with them there, NASNet-A
   // large's in 77 s instead of 74).
   query.terms.arrivals = true;
-  const DpResult pass = best_pipeline(cost, query);
-  return {pass.least_bound, !pass.stopped, pass.steps};
+  DpResult pass = best_pipeline(cost, query);
+  return {pass.least_bound, !pass.stopped, pass.steps, std::move(pass.plans)};
 }
 
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
@@ -203,7 +204,7 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
   const bool classes = coarse.finished;
   if (!classes) {
     const PassBound blocks = block_bound(cost, shape, bound, effort, max_width);
-    coarse = {blocks.least_bound, blocks.finished, coarse.steps + blocks.steps};
+    coarse = {blocks.least_bound, blocks.finished, coarse.steps + blocks.steps, {}};
   }
   const std::uint64_t steps = relaxed.steps + coarse.steps;
   if (!coarse.finished) return {floor, false, steps, true, floor};

@@ -9,6 +9,7 @@
 
 #include "cost/cost_model.h"
 #include "pe/plan.h"
+#include "search/pipeline_dp.h"
 #include "search/pipeline_shapes.h"
 #include "search/polish.h"
 
@@ -46,11 +47,12 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
                            std::uint64_t effort, int max_width);
 
 /// What bounding passes proved: the greatest least bound of those that finished (infinity:
-/// no plan makes `bound`), and whether one did.
+/// no plan makes `bound`), and whether one did; a refining pass's plans too.
 struct PassBound {
   Seconds least_bound = 0;
   bool finished = false;
   std::uint64_t steps = 0;
+  std::vector<DpPlan> plans;  ///< refined_bound's (DpQuery::relaxed): candidates only
 };
 /// The class passes of a shape within `effort` each: 8 classes a copy, then twice as many,
 /// up to 4 times, while the last finished with its bound below `bound` and the classes still
@@ -62,7 +64,8 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
 
 /// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip,
 /// with `worst_buckets` of the worst term too; BoundTerms::arrivals) within `effort`: when it
-/// finishes, every plan of the shape has a bound no less than its least bound.
+/// finishes, every plan of the shape has a bound no less than its least bound, and its plans
+/// are those of its entries (DpQuery::relaxed).
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                         std::uint64_t effort, int max_width, int buckets,
                         bool worst_buckets = false);

@@ -193,10 +193,10 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
       kept = bound_of(c.bound);
       continue;
     }
-    if (bound_of(c.bound) < kept) {
+    if (const Seconds own = bound_of(c.bound); own < kept) {
       Entry& e = cell.back();
       e.last = c.last, e.width = c.width, e.child = c.child, e.variant = c.variant;
-      kept = bound_of(c.bound);
+      kept = own;
     }
     SuffixBound& least = cell.back().bound;
     const Seconds total = std::min(least.round_trip + least.exposed, c.total());
@@ -317,7 +317,8 @@ class Dp {
       }
     if (stopped_) return {{}, steps_, true};
     // A class or block pass's entries stand for many plans at once, not one.
-    DpResult result{c_ > 1 || b_ > 1 ? std::vector<DpPlan>{} : best(), steps_, false};
+    DpResult result{q_.plans <= 0 || c_ > 1 || b_ > 1 ? std::vector<DpPlan>{} : best(), steps_,
+                    false};
     for (const Entry& e : cell(0, 0))
       result.least_bound = std::min(result.least_bound, bound_of(e.bound));
     if (q_.enumerate > 0 && result.least_bound >= q_.enumerate_from &&

@@ -35,7 +35,7 @@ struct DpQuery {
   /// suffix can follow, which cost about as much).
   /// A pass that needs more stops without a plan.
   std::uint64_t step_limit = std::numeric_limits<std::uint64_t>::max();
-  /// Most plans to return (the least bounds first).
+  /// Most plans to return (the least bounds first); 0 for none (a pass wanted for its bound).
   int plans = 4;
   /// Most devices per stage (SearchOptions::max_stage_width); 0 = no limit.
   int max_stage_width = 0;

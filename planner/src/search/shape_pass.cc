@@ -91,8 +91,8 @@ DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, S
                       std::uint64_t effort, int max_width) {
   const int width = cost.cluster().device_count() / shape.replicas;
   DpQuery query{
-      shape.replicas, width,         shape.micro_batch, shape.micro_batches, shape.schedule, bound,
-      effort,         kPlansPerPass, max_width};
+      shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule, bound,
+      effort,         0,     max_width};  // no plans: only its bound is wanted
   query.relaxed = true;
   query.terms.windows = true;
   return query;
@@ -175,6 +175,7 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                         std::uint64_t effort, int max_width, int buckets, bool worst_buckets) {
   DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
+  query.plans = kPlansPerPass;
   query.buckets = buckets;
   query.worst_buckets = worst_buckets;
   // The delayed arrivals too, which certificates need: they cost every entry extended more

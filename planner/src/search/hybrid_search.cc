@@ -614,7 +614,7 @@ class Search {
     return needed <= refine_left_;
   }
   static Seconds floor_of(const ShapeOn& s) {
-    return shape_floor(*s.cost, s.shape, s.cost->cluster().device_count() / s.shape.replicas);
+    return shape_floor(*s.cost, s.shape, s.cost->cluster().device_count() / s.shape.replicas).own;
   }
 
   // What search_rounds knows of each shape of a run (one entry per shape).

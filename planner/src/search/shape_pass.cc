@@ -114,11 +114,14 @@ DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Sec
 
 }  // namespace
 
-Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
+ShapeFloor shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
   const Seconds floor = std::max(
       shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest()),
       path_floor(cost));
-  return std::max(floor, stage_floor(cost, shape, width, floor));
+  const Seconds anywhere = std::max(floor, stage_floor(cost, shape, width, 1, floor));
+  // One copy, or more copies than a machine has GPUs: where copies sit changes nothing.
+  if (shape.replicas == 1 || shape.replicas > cost.largest_machine()) return {anywhere, anywhere};
+  return {std::max(anywhere, stage_floor(cost, shape, width, width, anywhere)), anywhere};
 }
 
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
@@ -190,14 +193,15 @@ PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape,
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                            std::uint64_t effort, int max_width) {
   const int width = cost.cluster().device_count() / shape.replicas;
-  const Seconds floor = shape_floor(cost, shape, width);
-  if (floor > bound) return {floor, true, 0, false, floor};
+  const ShapeFloor floors = shape_floor(cost, shape, width);
+  const Seconds floor = floors.own;
+  if (floor > bound) return {floor, true, 0, false, floors.anywhere};
   const DpResult relaxed =
       best_pipeline(cost, relaxed_query(cost, shape, bound, effort, max_width));
   if (!relaxed.stopped)
     // Plans it left out have bounds above `bound`.
     return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,
-            relaxed.steps, false, floor};
+            relaxed.steps, false, floors.anywhere};
   // Class passes, whose bound also holds for the plans of the cluster's first machines
   // (`anywhere`); where none ran or finished, block passes.
   PassBound coarse =
@@ -208,10 +212,10 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
     coarse = {blocks.least_bound, blocks.finished, coarse.steps + blocks.steps, {}};
   }
   const std::uint64_t steps = relaxed.steps + coarse.steps;
-  if (!coarse.finished) return {floor, false, steps, true, floor};
-  const Seconds least = std::max(floor, std::min(coarse.least_bound, bound));
-  return {least, coarse.least_bound > bound, steps, coarse.least_bound <= bound,
-          classes ? least : floor};
+  if (!coarse.finished) return {floor, false, steps, true, floors.anywhere};
+  const Seconds proven = std::min(coarse.least_bound, bound);
+  return {std::max(floor, proven), coarse.least_bound > bound, steps, coarse.least_bound <= bound,
+          classes ? std::max(floors.anywhere, proven) : floors.anywhere};
 }
 
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
@@ -220,11 +224,11 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
                          std::uint64_t enumerate_effort) {
   const int width = cost.cluster().device_count() / shape.replicas;
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
-  const Seconds floor = shape_floor(cost, shape, width);
-  if (floor > bound) return {{}, floor, true, 0, 0, false, floor};
+  const ShapeFloor floors = shape_floor(cost, shape, width);
+  if (floors.own > bound) return {{}, floors.own, true, 0, 0, false, floors.anywhere};
   const RelaxedBound relaxed = relaxed_effort > 0
                                    ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width)
-                                   : RelaxedBound{floor, false, 0, true, floor};
+                                   : RelaxedBound{floors.own, false, 0, true, floors.anywhere};
   ShapeResult result;
   result.relaxed_steps = relaxed.steps;
   result.anywhere = relaxed.anywhere;

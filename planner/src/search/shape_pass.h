@@ -25,7 +25,14 @@ inline constexpr int kPlansPerPass = 16;
 /// a copy's share of each micro-batch's work, M times (every stage width is at most
 /// `width`, a copy's devices); the path floor (some micro-batch's round trip); and on a chain
 /// the stage floor (stage_floor.h: the stage that holds each state, and its all-reduce).
-Seconds shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width);
+/// `own` bounds the shape's plans (copies `width` apart), `anywhere` those of the same
+/// copies, micro-batches and schedule on the cluster's first machines too (copies narrower,
+/// whose stages' replicas may share a machine where the shape's cannot).
+struct ShapeFloor {
+  Seconds own = 0;
+  Seconds anywhere = 0;
+};
+ShapeFloor shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width);
 
 /// A bound on every plan of a shape from its relaxed pass (DpQuery::relaxed) within
 /// `effort`, or its floor when that runs out (`ran_out`); `settled` when no plan can make
@@ -59,6 +66,7 @@ struct PassBound {
 /// get narrower (each bounds every plan of the shape, so the greatest does; finer classes
 /// give tighter bounds for more steps). They bound the plans of copies at least
 /// `narrowest_copy` wide (DpQuery::narrowest_copy), on the cluster's first machines too.
+
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width, int narrowest_copy = 0);
 

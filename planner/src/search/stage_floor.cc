@@ -54,10 +54,12 @@ Seconds one_stage(const CostModel& cost, int micro_batches, const StageRun& run)
 // Calls visit(run) for each way a stage of the shape on at most `width` devices of each
 // copy can run (one_stage: a one-stage plan's). Of data-parallel replicas that time the
 // same samples only the fewest: the others reduce over more GPUs. Without recomputation
-// only: it adds compute and leaves the all-reduce as it is.
+// only: it adds compute and leaves the all-reduce as it is. A stage's devices in every copy
+// share a machine only where they fit one: r times its devices, and copy 0's first to copy
+// r - 1's last ((r - 1) `stride` + its devices, copies at least `stride` apart).
 template <typename Visit>
-void each_run(const CostModel& cost, const PipelineShapeChoice& shape, int width, bool one_stage,
-              Visit visit) {
+void each_run(const CostModel& cost, const PipelineShapeChoice& shape, int width, int stride,
+              bool one_stage, Visit visit) {
   const int share = shape.micro_batch * shape.micro_batches;
   const int machine = cost.largest_machine();
   for (int t = 1; t <= cost.max_tensor_parallel() && t <= width; ++t) {
@@ -72,7 +74,9 @@ void each_run(const CostModel& cost, const PipelineShapeChoice& shape, int width
       StageRun run{StageVariant{t, false}, samples, replicas * shape.replicas, false};
       visit(run);
       // Its devices in every copy on one machine.
-      if (shape.replicas * replicas * t <= machine) {
+      const int devices = replicas * t;
+      if (shape.replicas * devices <= machine &&
+          (shape.replicas - 1) * stride + devices <= machine) {
         run.intra = true;
         visit(run);
       }
@@ -82,7 +86,7 @@ void each_run(const CostModel& cost, const PipelineShapeChoice& shape, int width
 
 }  // namespace
 
-Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width,
+Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width, int stride,
                     Seconds above) {
   if (!cost.chain() || cost.states() == 0) return 0;
   const int m = shape.micro_batches;
@@ -108,10 +112,10 @@ Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
   }
   const Seconds pipelines = width >= 2 ? *std::max_element(least.begin(), least.end()) : kNone;
   if (std::min(single, pipelines) <= above) return 0;
-  each_run(cost, shape, width, true,
+  each_run(cost, shape, width, stride, true,
            [&](const StageRun& run) { single = std::min(single, one_stage(cost, m, run)); });
   if (width < 2) return single;
-  each_run(cost, shape, width, false,
+  each_run(cost, shape, width, stride, false,
            [&](const StageRun& run) { bound_states(cost, m, run, least); });
   return std::min(single, *std::max_element(least.begin(), least.end()));
 }

@@ -20,13 +20,17 @@ namespace pe::detail {
 /// one-stage plan the least over its widths of M (f + g) of the whole model and its
 /// exposed all-reduce. It binds where a stage's all-reduce, which no cut can split below one
 /// state's, limits the plan: GNMT-16 at GBS 512 on 256 GPUs, whose embeddings' gradients
-/// cross machines in every plan of many copies.
+/// cross machines in every plan of many copies. Copies' first devices are at least `stride`
+/// apart (a shape's own plans: `width`; 1 covers the same shape with copies of any width
+/// up to `width`, as on the cluster's first machines): a stage's devices in every copy share
+/// a machine only where copy 0's first to copy r - 1's last fit one, so copies a machine
+/// wide or wider reduce every stage across machines.
 /// 0 where it cannot be above `above`: the way with the most replicas, reduced across
 /// machines, bounds the floor from above, so where its bound is no more, the floor is no
 /// more and no other way is tried (one O(n) pass instead of O(n sqrt(b)): on models whose
 /// states' all-reduces are small beside their compute, such as NASNet-A large's 1,250
 /// states, the floor is below the work floor).
-Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width,
+Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width, int stride,
                     Seconds above = 0);
 
 }  // namespace pe::detail

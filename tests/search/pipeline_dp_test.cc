@@ -191,6 +191,30 @@ TEST(PipelineDp, ClassPassNeverAboveAnyPlansBound) {
   EXPECT_GT(close, shapes / 2);
 }
 
+// One copy across two machines of four GPUs, classes a machine wide: the copy starts on
+// device 0, so the class pass knows which of its stages cross a machine's end, and slower
+// links across machines raise its bound (it took every stage of a class for one that fits a
+// machine, and the bound did not move). It stays below the relaxed pass on single devices.
+TEST(PipelineDp, OneCopysClassPassSeesWhereMachinesEnd) {
+  std::vector<Layer> layers;
+  for (int i = 0; i < 8; ++i) layers.push_back({"l" + std::to_string(i), 0.02, 0.04, 2e7, 1e7});
+  const ModelProfile model = make_chain_model("chain", 8, layers);
+  Cluster cluster = cluster_from_machine_ends({4, 8});
+  auto bound_with = [&](BytesPerSecond across, int device_class) {
+    cluster.network = {50e9, across, across};
+    const detail::CostModel cost(model, cluster, {});
+    detail::DpQuery query{1, 8, 8, 4, Schedule::OneFOneB};
+    query.relaxed = query.terms.windows = true;
+    query.device_class = device_class;
+    const detail::DpResult pass = detail::best_pipeline(cost, query);
+    EXPECT_FALSE(pass.stopped);
+    return pass.least_bound;
+  };
+  const Seconds fast = bound_with(50e9, 4), slow = bound_with(0.5e9, 4);
+  EXPECT_GT(slow, fast * 1.01);
+  EXPECT_LE(slow, bound_with(0.5e9, 1) * (1 + 1e-12));
+}
+
 // A block pass (DpQuery::state_block) is a lower bound too: on the same random instances, for
 // every shape and blocks of 2 and 3 states, it is never above the least path bound of any plan
 // of the shape; and it is not vacuous. With classes of devices it is the class pass.

@@ -143,14 +143,6 @@ std::uint64_t relaxed_effort(std::uint64_t exact) {
 constexpr std::int64_t kPolishPairs = std::int64_t{1} << 22;
 constexpr std::uint64_t kPolishShare = 32;
 
-// The GPUs of every machine when all have as many, else 0.
-int equal_machines(const Cluster& cluster) {
-  const std::vector<int>& gpus = cluster.machine_gpus;
-  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return g == gpus.front(); })
-             ? gpus.front()
-             : 0;
-}
-
 // Whether a shape on the first `part` devices has all its plans in `whole`, a shape of the
 // whole cluster (`devices` GPUs, `machine` on each machine, 0 when unequal): the same copies,
 // micro-batches and schedule, and the copies' first `part / r` devices sit on the machines

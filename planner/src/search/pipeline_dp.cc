@@ -494,7 +494,9 @@ class Dp {
   };
   std::vector<Trial>& trials(std::size_t a, int o, int r, bool one_stage);
   std::pair<int, int> class_widths(std::size_t a, int o, int d) const;
-  std::vector<Trial>& class_trials(std::size_t a, int narrowest, int widest, bool one_stage);
+  std::vector<Trial>& class_trials(std::size_t a, int narrowest, int widest, bool one_stage,
+                                   bool head);
+  bool split(int first, int last) const;
   void widen(std::size_t a, int o, int r);
   void widen_classes(std::size_t a, int o, int d);
   void grow(Stage& s, std::vector<Trial>& variants);
@@ -578,6 +580,13 @@ std::vector<Dp::Trial>& Dp::trials(std::size_t a, int o, int r, bool one_stage) 
   return trials_;
 }
 
+// Whether devices `first` and `last` of a copy sit on different machines, as far as a class
+// pass can tell: only where it has one copy, which starts on device 0 (on the cluster's first
+// machines too); copies of a shape's class bound may start anywhere (DpQuery::narrowest_copy).
+bool Dp::split(int first, int last) const {
+  return q_.replicas == 1 && layout_.machine(0, first) != layout_.machine(0, last);
+}
+
 // The widths [first, second] of the stages from state a that start in class o and end
 // before a device of class o + d (DpQuery::device_class); empty when first > second.
 std::pair<int, int> Dp::class_widths(std::size_t a, int o, int d) const {
@@ -593,9 +602,10 @@ std::pair<int, int> Dp::class_widths(std::size_t a, int o, int d) const {
 // compute and memory on the widest with the fastest GPUs and the largest memory, the
 // all-reduce and weight gathers on the narrowest, exposed behind the slowest GPUs' backward
 // of the narrowest's samples, inside a machine where the narrowest's devices of every copy
-// (DpQuery::narrowest_copy apart) fit the largest machine and that link is the faster. (The answer
-// is reused by the next call.)
-std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int narrowest, int widest, bool one_stage) {
+// (DpQuery::narrowest_copy apart) fit the largest machine, the stages may sit on one (`head`)
+// and that link is the faster. (The answer is reused by the next call.)
+std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int narrowest, int widest, bool one_stage,
+                                         bool head) {
   trials_.clear();
   const CostModel::Place place{cost_.fastest(), cost_.largest_memory(), ""};
   for (int t = 1; t <= cost_.max_tensor_parallel() && t <= widest; ++t) {
@@ -610,7 +620,7 @@ std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int narrowest, int wides
       const int reducers = lo * q_.replicas;
       const int stride = std::max(q_.narrowest_copy, lo * t);  // between copies' stages
       const bool intra =
-          intra_allreduce_ && (q_.replicas - 1) * stride + lo * t <= largest_machine_;
+          intra_allreduce_ && head && (q_.replicas - 1) * stride + lo * t <= largest_machine_;
       trials_.push_back({v, place, samples_on(one_stage, hi),
                          CostModel::ExposedScan(cost_, first_of(a), samples_on(one_stage, lo).timed,
                                                 reducers, intra, v, cost_.slowest()),
@@ -641,13 +651,17 @@ void Dp::widen(std::size_t a, int o, int r) {
 // Every stage from state a that starts in class o and ends before a device of class o + d
 // (DpQuery::device_class), in each variant with its widths' least times. It sits on one
 // machine where the narrowest fits the largest, and its cut stays inside one where the
-// narrowest and the next device do and that link is the faster.
+// narrowest and the next device do and that link is the faster. From d = 1 on, each holds
+// the devices from the cell's last start to the one before class o + d, and with its cut the
+// next one: where those cross a machine's end (split), no stage of them sits on one machine.
 void Dp::widen_classes(std::size_t a, int o, int d) {
   const auto [narrowest, widest] = class_widths(a, o, d);
   if (narrowest > widest) return;
-  std::vector<Trial>& variants = class_trials(a, narrowest, widest, false);
-  const bool head = narrowest <= largest_machine_;
-  const bool cut = intra_transfer_ && narrowest + 1 <= largest_machine_;
+  const int last = starts(a, o).second, end = (o + d) * c_;
+  const bool head = narrowest <= largest_machine_ && (d == 0 || !split(last, end - 1));
+  const bool cut = intra_transfer_ && narrowest + 1 <= largest_machine_ &&
+                   (d == 0 || end >= w_ || !split(last, end));
+  std::vector<Trial>& variants = class_trials(a, narrowest, widest, false, head);
   Stage s{a, a, o, d, starts(a, o).second, {}, 0, 0, head, cut, {}, 0, 0, 0};
   grow(s, variants);
 }
@@ -788,8 +802,8 @@ void Dp::offer_whole_model(int r) {
   Stage s{0,  last, 0, r, 0, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
           {}, 0,    0, 0};
   s.next = rows_;
-  if (c_ > 1) s.head = r <= largest_machine_;
-  for (Trial& trial : c_ > 1 ? class_trials(0, r, r, true) : trials(0, 0, r, true))
+  if (c_ > 1) s.head = r <= largest_machine_ && !split(0, r - 1);
+  for (Trial& trial : c_ > 1 ? class_trials(0, r, r, true, s.head) : trials(0, 0, r, true))
     try_stage(s, trial);
 }
 

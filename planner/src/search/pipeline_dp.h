@@ -97,9 +97,10 @@ struct DpQuery {
   /// (compute at the widest with the fastest GPUs, the all-reduce and weight gathers at the
   /// narrowest, exposed behind the slowest GPUs' backward, transfers and all-reduces inside
   /// a machine wherever the narrowest would fit the largest machine and that link is the
-  /// faster), and it fits memory when the widest fits the largest GPU. Every plan of the
-  /// shape is thus a plan of the pass with no smaller fields, so its least bound is a lower
-  /// bound of every plan's, from W / c cells a state instead of W and (W / c)^2 stages a
+  /// faster; with one copy, which starts on device 0, not where the devices every such stage
+  /// holds cross a machine's end), and it fits memory when the widest fits the largest GPU. Every
+  /// plan of the shape is thus a plan of the pass with no smaller fields, so its least bound is a
+  /// lower bound of every plan's, from W / c cells a state instead of W and (W / c)^2 stages a
   /// state pair instead of W^2, and looser than the pass on single devices. It does not
   /// look at where devices sit, so it also bounds the plans of the same copies,
   /// micro-batches and schedule on the cluster's first machines (copies of fewer devices,

@@ -57,6 +57,17 @@ constexpr double kEnumeratedPlans = 1 << 12;
 constexpr int kClassCells = 8;
 constexpr int kClassRefinements = 4;
 constexpr int kClassWidth = 32;
+// One copy on machines of one size starts on device 0, so its class passes see which
+// stages cross a machine's end (Dp::split). On more than 2 kClassCells machines, the pass
+// after the first has classes a machine wide, the widest that see every machine's end, with
+// kMachineClassEffort times the limit: GNMT-16 at GBS 512 on 256 GPUs (machines of 8), whose
+// one-copy shapes' passes over classes of 32 devices mostly bounded them at 23 to 34 ms and
+// over 16 mostly ran out, against a best plan of 110 ms; over classes of a machine they
+// finish in 3.9 to 7 M steps (the limit: 2 M) at 63 to 75 ms or settle (gap 64.5 % ->
+// 44.1 %; VGG-19 at GBS 512 on 4,096 GPUs 46.5 % -> 0.8 %). Not first: as the first pass,
+// ResNet-50 at GBS 512 on 256 GPUs took 3.5 to 21 M steps a shape to settle what classes of
+// 32 devices settle in 0.4 to 2.8 M, and the point was no longer exact.
+constexpr std::uint64_t kMachineClassEffort = 4;
 // A shape whose relaxed pass runs out on a chain of at least kBlockStates x kBlockRows states
 // (and whose class passes, on copies of kClassWidth devices and more, do not finish) gets one
 // over kBlockRows blocks of states (DpQuery::state_block): about (kBlockRows / n)^2 of the
@@ -124,17 +135,31 @@ ShapeFloor shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, 
   return {std::max(anywhere, stage_floor(cost, shape, width, width, anywhere)), anywhere};
 }
 
+int equal_machines(const Cluster& cluster) {
+  const std::vector<int>& gpus = cluster.machine_gpus;
+  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return g == gpus.front(); })
+             ? gpus.front()
+             : 0;
+}
+
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width, int narrowest_copy) {
   const int width = cost.cluster().device_count() / shape.replicas;
+  // One copy of more than 2 kClassCells machines of one size: a machine's classes second.
+  const int machine = equal_machines(cost.cluster());
+  const bool by_machine = shape.replicas == 1 && machine > 1 && width % machine == 0 &&
+                          width / machine > 2 * kClassCells;
   PassBound found;
   for (int cells = kClassCells, level = 0, last = 0; level <= kClassRefinements;
        cells *= 2, ++level) {
+    const bool jump = level == 1 && by_machine;
+    if (jump) cells = width / machine;
     const int devices = class_devices(width, cells);
     if (devices == last) break;  // already pairs
     last = devices;
     const DpResult pass =
-        class_pass(cost, shape, bound, effort, max_width, narrowest_copy, devices);
+        class_pass(cost, shape, bound, jump ? kMachineClassEffort * effort : effort, max_width,
+                   narrowest_copy, devices);
     found.steps += pass.steps;
     if (pass.stopped) break;
     found.least_bound = std::max(found.least_bound, pass.least_bound);

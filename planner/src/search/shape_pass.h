@@ -61,12 +61,16 @@ struct PassBound {
   std::uint64_t steps = 0;
   std::vector<DpPlan> plans;  ///< refined_bound's (DpQuery::relaxed): candidates only
 };
+/// The GPUs of every machine of `cluster` when all have as many, else 0.
+int equal_machines(const Cluster& cluster);
+
 /// The class passes of a shape within `effort` each: 8 classes a copy, then twice as many,
 /// up to 4 times, while the last finished with its bound below `bound` and the classes still
 /// get narrower (each bounds every plan of the shape, so the greatest does; finer classes
-/// give tighter bounds for more steps). They bound the plans of copies at least
-/// `narrowest_copy` wide (DpQuery::narrowest_copy), on the cluster's first machines too.
-
+/// give tighter bounds for more steps); one copy of more than 16 machines of one size has
+/// classes a machine wide in its second pass, within 4 times `effort`. They bound the plans
+/// of copies at least `narrowest_copy` wide (DpQuery::narrowest_copy), on the cluster's
+/// first machines too.
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width, int narrowest_copy = 0);
 

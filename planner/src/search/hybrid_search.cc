@@ -384,10 +384,13 @@ class Search {
       tbb::parallel_for(start, end, [&](std::size_t i) {
         const ShapeOn& s = shapes[which[i]];
         const bool hopeless = !ran_out_with.empty() && ran_out_with[which[i]] >= share;
-        found[i - start] =
-            share > 0 && !hopeless
-                ? relaxed_bound(*s.cost, s.shape, cutoff, share, options_.max_stage_width)
-                : RelaxedBound{floor_of(s), false, 0, true, floor_of(s)};
+        if (share > 0 && !hopeless) {
+          found[i - start] =
+              relaxed_bound(*s.cost, s.shape, cutoff, share, options_.max_stage_width);
+        } else {
+          const ShapeFloor floors = floors_of(s);
+          found[i - start] = RelaxedBound{floors.own, false, 0, true, floors.anywhere};
+        }
       });
       for (std::size_t i = start; i < end; ++i) {
         bounds[i] = found[i - start];
@@ -605,9 +608,11 @@ class Search {
       if (open_bound(i) <= tied && open_[i].unrelaxed) needed += needs(i);
     return needed <= refine_left_;
   }
-  static Seconds floor_of(const ShapeOn& s) {
-    return shape_floor(*s.cost, s.shape, s.cost->cluster().device_count() / s.shape.replicas).own;
+  // A shape's floors: `own` bounds its plans, `anywhere` also those of its parts' shapes.
+  static ShapeFloor floors_of(const ShapeOn& s) {
+    return shape_floor(*s.cost, s.shape, width_of(s));
   }
+  static Seconds floor_of(const ShapeOn& s) { return floors_of(s).own; }
 
   // What search_rounds knows of each shape of a run (one entry per shape).
   struct Records {

@@ -662,7 +662,7 @@ void Dp::widen_classes(std::size_t a, int o, int d) {
   const bool cut = intra_transfer_ && narrowest + 1 <= largest_machine_ &&
                    (d == 0 || end >= w_ || !split(last, end));
   std::vector<Trial>& variants = class_trials(a, narrowest, widest, false, head);
-  Stage s{a, a, o, d, starts(a, o).second, {}, 0, 0, head, cut, {}, 0, 0, 0};
+  Stage s{a, a, o, d, last, {}, 0, 0, head, cut, {}, 0, 0, 0};
   grow(s, variants);
 }
 

@@ -1097,6 +1097,12 @@ std::vector<Cluster> cluster_parts(const Cluster& cluster) {
   return parts;
 }
 
+// Every plan of `global_batch` on `used` devices of the cluster of `cost` takes at least the
+// batch's work over them (shape_floor), more on fewer devices.
+Seconds work_floor(const CostModel& cost, int global_batch, int used) {
+  return cost.whole_model_time(global_batch) / (used * cost.fastest());
+}
+
 }  // namespace
 
 using hybrid::Search;
@@ -1105,13 +1111,17 @@ using hybrid::ShapeOn;
 struct HybridSearch::State {
   SearchOptions options;
   Search search;
-  std::deque<CostModel> part_models;  // the parts searched, which refine() goes back to
-  // The whole cluster and its parts for narrow passes (Search::narrow_passes), if any.
+  // The parts searched, which refine() goes back to, and those of narrow passes.
+  std::deque<CostModel> part_models;
+  // For narrow passes (refined()), where the search had parts: the whole cluster, the batch,
+  // how to cost a part, and the cutoff once the parts were searched.
   const CostModel* whole = nullptr;
+  int batch;
   PartCostModel part_cost;
-  std::vector<Cluster> narrow_parts;
+  Seconds parts_cutoff = 0;
 
-  State(int global_batch, const SearchOptions& o) : options(o), search(global_batch, options) {}
+  State(int global_batch, const SearchOptions& o)
+      : options(o), search(global_batch, options), batch(global_batch) {}
 };
 
 HybridSearch::~HybridSearch() = default;
@@ -1119,13 +1129,21 @@ HybridSearch::~HybridSearch() = default;
 SearchResult HybridSearch::result() const { return state_->search.result(); }
 
 SearchResult HybridSearch::refined() {
-  state_->search.refine();
-  if (state_->narrow_parts.empty() || result().exact) return result();
+  State& s = *state_;
+  s.search.refine();
+  SearchResult answer = s.search.result();
+  if (!s.whole || answer.exact) return answer;
+  // Narrow passes on the parts of at least two devices that could beat the cutoff once the
+  // parts were searched, fewest devices first.
+  const std::vector<Cluster> parts = cluster_parts(s.whole->cluster());
   std::vector<const CostModel*> narrow;
-  for (const Cluster& part : state_->narrow_parts)
-    narrow.push_back(&state_->part_models.emplace_back(state_->part_cost(part)));
-  state_->search.narrow_passes(*state_->whole, narrow);
-  return result();
+  for (auto part = parts.rbegin(); part != parts.rend(); ++part)
+    if (part->device_count() > 1 &&
+        work_floor(*s.whole, s.batch, part->device_count()) <= s.parts_cutoff)
+      narrow.push_back(&s.part_models.emplace_back(s.part_cost(*part)));
+  if (narrow.empty()) return answer;
+  s.search.narrow_passes(*s.whole, narrow);
+  return s.search.result();
 }
 
 HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const SearchOptions& options,
@@ -1143,11 +1161,7 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
   const int devices = cost.cluster().device_count();
   const int machine = equal_machines(cost.cluster());
   const std::vector<Cluster> parts = cluster_parts(cost.cluster());
-  // Every plan on `used` devices takes at least the whole batch's work over them
-  // (shape_floor), more on fewer devices.
-  auto floor_on = [&](int used) {
-    return cost.whole_model_time(global_batch) / (used * cost.fastest());
-  };
+  auto floor_on = [&](int used) { return work_floor(cost, global_batch, used); };
   // The fewest devices of a part that can beat the cutoff (which only falls): class_bounds
   // bound the plans of the parts searched.
   auto least_used = [&] {
@@ -1206,13 +1220,9 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
     } else
       search.run(part_model, shapes, bounds, holders);
   }
-  // The parts for narrow passes (refined()): those of at least two devices that can beat the
-  // cutoff, fewest devices first.
   state_->whole = &cost;
   state_->part_cost = part_cost;
-  for (auto part = parts.rbegin(); part != parts.rend(); ++part)
-    if (part->device_count() > 1 && floor_on(part->device_count()) <= search.cutoff())
-      state_->narrow_parts.push_back(*part);
+  state_->parts_cutoff = search.cutoff();
 }
 
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,

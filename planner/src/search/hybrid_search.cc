@@ -154,14 +154,26 @@ constexpr std::int64_t kPolishPairs = std::int64_t{1} << 22;
 constexpr std::uint64_t kPolishShare = 32;
 
 // Whether a shape on the first `part` devices has all its plans in `whole`, a shape of the
-// whole cluster (`devices` GPUs, `machine` on each machine, 0 when unequal): the same copies,
-// micro-batches and schedule, and the copies' first `part / r` devices sit on the machines
-// the same way: one copy (the same devices), or copies that start on machine boundaries.
-bool held_by(const PipelineShapeChoice& shape, int part, const PipelineShapeChoice& whole,
-             int devices, int machine) {
+// whole cluster of `cost` with the same copies, micro-batches and schedule: one copy (the same
+// devices; the whole cluster's copy leaves its last devices idle), or, on machines of one size
+// and one GPU type (`machine` GPUs each, 0 otherwise), copies that start on machine boundaries
+// in both: each copy sits on its machines as the first does, so each plan costs the same
+// there. With GPU types that differ, the whole cluster's copies may sit on slower machines
+// than the part's: BERT-48 at GBS 128 on 2 machines of 2 H100s and 2 of 2 V100s reported a
+// plan 0.7 % slower than its first 2 machines give, as exact.
+bool held_by(const CostModel& cost, const PipelineShapeChoice& shape, int part,
+             const PipelineShapeChoice& whole, int machine) {
   const int r = shape.replicas;
   if (!same_shape(shape, whole)) return false;
-  return r == 1 || (machine > 0 && (part / r) % machine == 0 && (devices / r) % machine == 0);
+  return r == 1 || (machine > 0 && (part / r) % machine == 0 &&
+                    (cost.cluster().device_count() / r) % machine == 0);
+}
+// The GPUs on each machine of the cluster of `cost` when all machines have as many, and all
+// GPUs run as fast and have as much memory; else 0.
+int uniform_machines(const CostModel& cost) {
+  const bool one_type =
+      cost.fastest() == cost.slowest() && cost.smallest_memory() == cost.largest_memory();
+  return one_type ? equal_machines(cost.cluster()) : 0;
 }
 
 }  // namespace
@@ -1056,7 +1068,7 @@ class Search {
   struct OpenShape {
     ShapeOn on;
     Seconds bound;
-    int holder;  // the open shape of the whole cluster that holds its plans, or -1
+    int holder;  // the open shape of the whole cluster that holds its plans (held_by), or -1
     // No relaxed pass bounded it yet (they ran out, or none ran): its bound is its floor or
     // its class passes', and `steps` the most a relaxed pass of it ran out with.
     bool unrelaxed;
@@ -1159,7 +1171,7 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
   std::vector<Seconds> whole_classes(whole.size(), 0);  // Search::class_bounds
   bool classed = false;                                 // whole_classes is filled
   const int devices = cost.cluster().device_count();
-  const int machine = equal_machines(cost.cluster());
+  const int machine = uniform_machines(cost);
   const std::vector<Cluster> parts = cluster_parts(cost.cluster());
   auto floor_on = [&](int used) { return work_floor(cost, global_batch, used); };
   // The fewest devices of a part that can beat the cutoff (which only falls): class_bounds
@@ -1198,7 +1210,7 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
       int holder = -1;
       for (std::size_t i = 0; i < whole.size(); ++i)
         if (same_shape(s.shape, whole[i].shape)) {
-          const bool holds = held_by(s.shape, used, whole[i].shape, devices, machine);
+          const bool holds = held_by(cost, s.shape, used, whole[i].shape, machine);
           holder = holds ? static_cast<int>(i) : -1;
           bound = std::max(whole_anywhere[i], whole_classes[i]);
           if (holds) bound = std::max(bound, whole_bounds[i]);

@@ -6,14 +6,19 @@
 // the fastest, which never grows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "cost/cost_model.h"
+#include "cost/evaluate.h"
 #include "pe/gpu.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
 #include "pe/planner.h"
+#include "pe/timeline.h"
+#include "random_trials.h"
 #include "search/hybrid_search.h"
 #include "search/random_instances.h"
 
@@ -155,6 +160,64 @@ TEST(MoreDevices, NeverSlowerThanTheFastMachinesAlone) {
         << "GBS " << gbs;
     EXPECT_LE(whole.lower_bound, part.best()->iteration_time) << "GBS " << gbs;
   }
+}
+
+// The premise of held_by's copies off machine boundaries (hybrid_search.cc): on machines of
+// one GPU type whose links inside are no slower than those between them, a plan of R copies
+// on the first machines, copies that do not start on machine boundaries, is no faster than
+// the same stages in copies of the whole cluster that do (each copy of its own machines), as
+// long as no stage's replicas in every copy can share one machine.
+TEST(MoreDevices, CopiesOnMachineBoundariesAreNeverSlowerThanCopiesAcrossThem) {
+  std::mt19937 rng(20261201);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<>(lo, hi)(rng); };
+  // GPUs a machine, machines of the part and of the whole cluster, copies.
+  struct Layouts {
+    int gpus, part, whole, copies;
+  };
+  const Layouts layouts[] = {{2, 3, 4, 2}, {4, 3, 4, 2}, {2, 6, 8, 4}, {4, 5, 8, 4}};
+  int faster = 0, compared = 0;
+  for (int trial = 0; trial < random_trials(400); ++trial) {
+    testing::Instance in = testing::random_instance(rng, 8, 8);
+    const Layouts l = layouts[trial % 4];
+    Network& links = in.cluster.network;
+    links.intra = std::max({links.intra, links.inter_p2p, links.inter_allreduce});
+    const Cluster part = machines_of(l.gpus, l.part, in.cluster);
+    const Cluster whole = machines_of(l.gpus, l.whole, in.cluster);
+    const int width = part.device_count() / l.copies;
+    ASSERT_NE(width % l.gpus, 0);
+    ASSERT_GT((l.copies - 1) * width + 1, l.gpus);
+    detail::PipelineSpec spec;
+    spec.replicas = l.copies;
+    spec.replica_width = width;
+    spec.micro_batch = 1 << pick(0, 2);
+    spec.micro_batches = pick(1, 6);
+    spec.schedule = pick(0, 1) ? Schedule::GPipe : Schedule::OneFOneB;
+    const int states = static_cast<int>(in.model.size());
+    const int stages = pick(1, std::min(states, width));
+    std::size_t first = 0;
+    int offset = 0;
+    for (int s = 0; s < stages; ++s) {
+      const std::size_t last =
+          s + 1 == stages ? states - 1 : pick(static_cast<int>(first), states - stages + s);
+      const int most = width - offset - (stages - 1 - s);
+      const int w = pick(1, std::min(most, spec.micro_batch));
+      spec.stages.push_back({first, last, offset, w, {}});
+      first = last + 1, offset += w;
+    }
+    const int gbs = l.copies * spec.micro_batch * spec.micro_batches;
+    const detail::Evaluation across =
+        detail::evaluate(detail::CostModel(in.model, part, in.settings), spec, gbs);
+    spec.replica_width = whole.device_count() / l.copies;
+    const detail::Evaluation on =
+        detail::evaluate(detail::CostModel(in.model, whole, in.settings), spec, gbs);
+    EXPECT_EQ(on.fits, across.fits) << "trial " << trial;
+    const Seconds aligned = simulated_makespan(on.plan.shape());
+    const Seconds unaligned = simulated_makespan(across.plan.shape());
+    EXPECT_LE(aligned, unaligned * (1 + 1e-12)) << "trial " << trial;
+    faster += aligned < unaligned * (1 - 1e-9);
+    ++compared;
+  }
+  EXPECT_GT(faster, compared / 20);
 }
 
 }  // namespace

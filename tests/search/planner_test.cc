@@ -623,10 +623,10 @@ TEST(Planner, NarrowPassesBeatTheFirstMachinesAndRelaxedPassesLiftTheShapesAtThe
 
 // The search of `model` at `global_batch` on `cluster` leaves its answer open; the
 // refining phase (Search::refine) keeps the same plan, its bound stays below it, and it
-// closes at least nine tenths of the gap.
-void expect_refining_closes_most_of_the_gap(const ModelProfile& model, const Cluster& cluster,
-                                            const TrainingSettings& settings, int global_batch,
-                                            std::uint64_t effort = kDefaultSearchEffort) {
+// closes at least nine tenths of the gap. Returns the refined answer.
+detail::SearchResult expect_refining_closes_most_of_the_gap(
+    const ModelProfile& model, const Cluster& cluster, const TrainingSettings& settings,
+    int global_batch, std::uint64_t effort = kDefaultSearchEffort) {
   const detail::CostModel cost(model, cluster, settings);
   auto part = [&](const Cluster& c) { return detail::CostModel(model, c, settings); };
   SearchOptions options;
@@ -634,22 +634,28 @@ void expect_refining_closes_most_of_the_gap(const ModelProfile& model, const Clu
   detail::HybridSearch search(cost, global_batch, options, part);
   const detail::SearchResult plain = search.result();
   const detail::SearchResult refined = search.refined();
-  ASSERT_FALSE(plain.plans.empty());
-  ASSERT_FALSE(plain.exact);
+  EXPECT_FALSE(plain.plans.empty());
+  EXPECT_FALSE(plain.exact);
+  if (plain.plans.empty()) return refined;
   const Seconds best = plain.plans.front().iteration_time;
   EXPECT_EQ(refined.plans.front().iteration_time, best);
   EXPECT_LE(refined.lower_bound, best);
   EXPECT_LT(best - refined.lower_bound, (best - plain.lower_bound) / 10);
+  return refined;
 }
 
 // GNMT large at GBS 128 on 16 single-GPU machines: the shape of the best plan (one copy, two
 // micro-batches of 64) runs out of its exact passes, and its relaxed bound left the answer
-// 16 % open; the refining passes close most of that. Release build only (.ci/sanitize.sh).
+// 16 % open; the refining passes close it: 1,024 buckets settle the shape, in 2.5 times the
+// steps of 256 (with four times estimated, that pass did not run, and 0.52 % stayed open),
+// with the steps the parts' shapes of one copy no longer take (the whole cluster's bounds
+// theirs). Release build only (.ci/sanitize.sh).
 TEST(Planner, RefiningPassesCertifyGnmtLargeOnSixteenSingleGpuMachines) {
   if (trials_reduced()) GTEST_SKIP() << "a minute under the sanitizers";
   Loaded l = load("gnmt_large");
-  expect_refining_closes_most_of_the_gap(l.model, cluster_from_machine_ends(machine_ends(16)),
-                                         l.settings, 128);
+  const detail::SearchResult refined = expect_refining_closes_most_of_the_gap(
+      l.model, cluster_from_machine_ends(machine_ends(16)), l.settings, 128);
+  EXPECT_TRUE(refined.exact);
 }
 
 // Llama 2 70B at GBS 512 on 16 machines of 8 GPUs, set up as README.md plans it at GBS 1024

@@ -1154,11 +1154,13 @@ struct HybridSearch::State {
   // The parts searched, which refine() goes back to, and those of narrow passes.
   std::deque<CostModel> part_models;
   // For narrow passes (refined()), where the search had parts: the whole cluster, the batch,
-  // how to cost a part, and the cutoff once the parts were searched.
+  // how to cost a part, the cutoff once the parts were searched, and how many were searched
+  // (part_models' first ones, in the order of cluster_parts).
   const CostModel* whole = nullptr;
   int batch;
   PartCostModel part_cost;
   Seconds parts_cutoff = 0;
+  std::size_t searched_parts = 0;
 
   State(int global_batch, const SearchOptions& o)
       : options(o), search(global_batch, options), batch(global_batch) {}
@@ -1175,12 +1177,14 @@ SearchResult HybridSearch::refined() {
   if (!s.whole || answer.exact) return answer;
   // Narrow passes on the parts of at least two devices that could beat the cutoff once the
   // parts were searched, fewest devices first.
+  // Those searched keep their cost models; the others get one.
   const std::vector<Cluster> parts = cluster_parts(s.whole->cluster());
   std::vector<const CostModel*> narrow;
-  for (auto part = parts.rbegin(); part != parts.rend(); ++part)
-    if (part->device_count() > 1 &&
-        work_floor(*s.whole, s.batch, part->device_count()) <= s.parts_cutoff)
-      narrow.push_back(&s.part_models.emplace_back(s.part_cost(*part)));
+  for (std::size_t k = parts.size(); k-- > 0;)
+    if (parts[k].device_count() > 1 &&
+        work_floor(*s.whole, s.batch, parts[k].device_count()) <= s.parts_cutoff)
+      narrow.push_back(k < s.searched_parts ? &s.part_models[k]
+                                            : &s.part_models.emplace_back(s.part_cost(parts[k])));
   if (narrow.empty()) return answer;
   s.search.narrow_passes(*s.whole, narrow);
   return s.search.result();
@@ -1263,6 +1267,7 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
   state_->whole = &cost;
   state_->part_cost = part_cost;
   state_->parts_cutoff = search.cutoff();
+  state_->searched_parts = state_->part_models.size();
 }
 
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,

@@ -218,6 +218,37 @@ TEST(HybridSearch, BoundHoldsOnWideCopiesWithLittleEffort) {
   EXPECT_GE(2 * tight, checked) << tight << " of " << checked;
 }
 
+// The same on copies of 128 devices and more, whose relaxed passes may be screened by a class
+// pass first (shape_pass.cc, kScreenWidth): with little effort, the bound is still below the
+// exact answer.
+TEST(HybridSearch, BoundHoldsOnScreenedCopiesWithLittleEffort) {
+  std::mt19937 rng(20261201);
+  int checked = 0;
+  for (int trial = 0; trial < random_trials(12); ++trial) {
+    testing::Instance in = random_instance(rng, 3, 128);
+    const Network network = in.cluster.network;
+    const Bytes memory = in.cluster.device_memory;
+    std::vector<int> ends;
+    for (int m = 1; m <= 16; ++m) ends.push_back(8 * m);
+    in.cluster = cluster_from_machine_ends(ends);
+    in.cluster.network = network;
+    in.cluster.device_memory = memory;
+    in.global_batch = trial % 2 ? 32 : 64;
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    SearchOptions options{{Schedule::OneFOneB}, 1, 0};
+    options.effort = 0;
+    const detail::SearchResult full = detail::search_plans(cost, in.global_batch, options);
+    ASSERT_TRUE(full.exact) << "trial " << trial;
+    if (full.plans.empty()) continue;
+    const Seconds best = full.plans.front().iteration_time;
+    options.effort = 3000 * (1 + trial % 4);
+    const detail::SearchResult little = detail::search_plans(cost, in.global_batch, options);
+    ++checked;
+    EXPECT_LE(little.lower_bound, best * (1 + 1e-9)) << "trial " << trial;
+  }
+  EXPECT_GT(checked, random_trials(6));
+}
+
 TEST(HybridSearch, StraightPlansOfVgg19HaveOneDevicePerStageAndOneCopy) {
   // 25 chain states with VGG-19-like proportions are not needed: any chain shows the shape.
   std::vector<Layer> layers;

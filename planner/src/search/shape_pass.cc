@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "cost/evaluate.h"
@@ -68,6 +69,20 @@ constexpr int kClassWidth = 32;
 // ResNet-50 at GBS 512 on 256 GPUs took 3.5 to 21 M steps a shape to settle what classes of
 // 32 devices settle in 0.4 to 2.8 M, and the point was no longer exact.
 constexpr std::uint64_t kMachineClassEffort = 4;
+// On copies of at least kScreenWidth devices, where the search asks for it (Search::screening,
+// hybrid_search.cc), the first class pass (kClassCells classes, each at least kScreenWidth /
+// kClassCells devices) runs before the relaxed pass, as a screen: where it settles the shape,
+// no relaxed pass runs; otherwise the relaxed pass runs as it would have, and where that runs
+// out, the class passes as above (the screen's is their first). There the relaxed passes
+// mostly run out, and the screen settles most shapes for a few percent of their steps:
+// BERT-48 at GBS 512 on 1,024 GPUs, 58 of 84 shapes for 30 to 60 k steps each, where relaxed
+// passes run out at 2.4 M (4.3 -> 1.9 s on one thread), ResNet-50 on 1,024 GPUs all 26 for
+// 0.4 to 1.7 M, where relaxed passes run out at 6.7 M (8.7 -> 3.2 s). On narrower copies the
+// screen costs about what a relaxed pass does and settles few shapes (from 32 devices:
+// GNMT-16 on 64 GPUs, 4 of 43, 20.6 -> 30.9 s); and the later class passes that follow a
+// screen finished below the best plan took effort the exact and refining passes needed
+// (VGG-19 on 256 GPUs, exact -> 0.05 %).
+constexpr int kScreenWidth = 128;
 // A shape whose relaxed pass runs out on a chain of at least kBlockStates x kBlockRows states
 // (and whose class passes, on copies of kClassWidth devices and more, do not finish) gets one
 // over kBlockRows blocks of states (DpQuery::state_block): about (kBlockRows / n)^2 of the
@@ -143,7 +158,8 @@ int equal_machines(const Cluster& cluster) {
 }
 
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width, int narrowest_copy) {
+                      std::uint64_t effort, int max_width, int narrowest_copy,
+                      const DpResult* first) {
   const int width = cost.cluster().device_count() / shape.replicas;
   // One copy of more than 2 kClassCells machines of one size: a machine's classes second.
   const int machine = equal_machines(cost.cluster());
@@ -158,8 +174,10 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
     if (devices == last) break;  // already pairs
     last = devices;
     const DpResult pass =
-        class_pass(cost, shape, bound, jump ? kMachineClassEffort * effort : effort, max_width,
-                   narrowest_copy, devices);
+        level == 0 && first
+            ? *first
+            : class_pass(cost, shape, bound, jump ? kMachineClassEffort * effort : effort,
+                         max_width, narrowest_copy, devices);
     found.steps += pass.steps;
     if (pass.stopped) break;
     found.least_bound = std::max(found.least_bound, pass.least_bound);
@@ -216,47 +234,79 @@ PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape,
 }
 
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                           std::uint64_t effort, int max_width) {
+                           std::uint64_t effort, int max_width, bool screen) {
   const int width = cost.cluster().device_count() / shape.replicas;
   const ShapeFloor floors = shape_floor(cost, shape, width);
   const Seconds floor = floors.own;
   if (floor > bound) return {floor, true, 0, false, floors.anywhere};
+  // The screen (kScreenWidth): the first class pass, whose bound also holds for the plans of
+  // the cluster's first machines (`anywhere`).
+  std::optional<DpResult> first;
+  if (screen && width >= kScreenWidth)
+    first = class_pass(cost, shape, bound, effort, max_width, 0, class_devices(width, kClassCells));
+  const bool screened = first && !first->stopped;
+  const Seconds classed = screened ? std::min(first->least_bound, bound) : Seconds{0};
+  if (screened && first->least_bound > bound)
+    return {std::max(floor, bound),
+            true,
+            first->steps,
+            false,
+            std::max(floors.anywhere, classed),
+            true,
+            true};
+  const std::uint64_t screen_steps = first ? first->steps : 0;
   const DpResult relaxed =
       best_pipeline(cost, relaxed_query(cost, shape, bound, effort, max_width));
   if (!relaxed.stopped)
     // Plans it left out have bounds above `bound`.
-    return {std::max(floor, std::min(relaxed.least_bound, bound)), relaxed.least_bound > bound,
-            relaxed.steps, false, floors.anywhere};
-  // Class passes, whose bound also holds for the plans of the cluster's first machines
-  // (`anywhere`); where none ran or finished, block passes.
-  PassBound coarse =
-      width >= kClassWidth ? class_bound(cost, shape, bound, effort, max_width) : PassBound{};
+    return {std::max({floor, classed, std::min(relaxed.least_bound, bound)}),
+            relaxed.least_bound > bound,
+            relaxed.steps + screen_steps,
+            false,
+            std::max(floors.anywhere, classed),
+            first.has_value(),
+            false};
+  // Class passes (from the screen's on, where it finished), whose bound also holds for the
+  // plans of the cluster's first machines (`anywhere`); where none ran or finished, block
+  // passes.
+  PassBound coarse = width >= kClassWidth ? class_bound(cost, shape, bound, effort, max_width, 0,
+                                                        screened ? &*first : nullptr)
+                                          : PassBound{};
+  if (first && !screened) coarse.steps += first->steps;
   const bool classes = coarse.finished;
   if (!classes) {
     const PassBound blocks = block_bound(cost, shape, bound, effort, max_width);
     coarse = {blocks.least_bound, blocks.finished, coarse.steps + blocks.steps, {}};
   }
   const std::uint64_t steps = relaxed.steps + coarse.steps;
-  if (!coarse.finished) return {floor, false, steps, true, floors.anywhere};
+  if (!coarse.finished)
+    return {floor, false, steps, true, floors.anywhere, first.has_value(), false};
   const Seconds proven = std::min(coarse.least_bound, bound);
-  return {std::max(floor, proven), coarse.least_bound > bound, steps, coarse.least_bound <= bound,
-          classes ? std::max(floors.anywhere, proven) : floors.anywhere};
+  return {std::max(floor, proven),
+          coarse.least_bound > bound,
+          steps,
+          coarse.least_bound <= bound,
+          classes ? std::max(floors.anywhere, proven) : floors.anywhere,
+          first.has_value(),
+          false};
 }
 
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, int closing, Seconds enumerate_within,
-                         std::uint64_t enumerate_effort) {
+                         std::uint64_t enumerate_effort, bool screen) {
   const int width = cost.cluster().device_count() / shape.replicas;
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
   const ShapeFloor floors = shape_floor(cost, shape, width);
   if (floors.own > bound) return {{}, floors.own, true, 0, 0, false, floors.anywhere};
-  const RelaxedBound relaxed = relaxed_effort > 0
-                                   ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width)
-                                   : RelaxedBound{floors.own, false, 0, true, floors.anywhere};
+  const RelaxedBound relaxed =
+      relaxed_effort > 0 ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width, screen)
+                         : RelaxedBound{floors.own, false, 0, true, floors.anywhere};
   ShapeResult result;
   result.relaxed_steps = relaxed.steps;
   result.anywhere = relaxed.anywhere;
+  result.screened = relaxed.screened;
+  result.screen_settled = relaxed.screen_settled;
   if (relaxed.settled) {
     result.lower_bound = relaxed.lower_bound;
     return result;

@@ -44,14 +44,17 @@ struct RelaxedBound {
   std::uint64_t steps = 0;
   bool ran_out = false;
   Seconds anywhere = 0;
+  bool screened = false;        ///< the screen ran (relaxed_bound's `screen`)
+  bool screen_settled = false;  ///< and settled the shape, with no relaxed pass
 };
 /// The relaxed pass of a shape within `effort`, and where it runs out on copies of at least
 /// 32 devices, its class passes (class_bound) within `effort` each; where those do not run or
 /// finish, on a chain of at least 128 states, its block passes (DpQuery::state_block) within
-/// `effort` together. `anywhere` is the class passes' bound (or the floor): block passes look
-/// at where devices sit.
+/// `effort` together. With `screen`, on copies of at least 128 devices, the first class pass
+/// runs first, and where it settles the shape no relaxed pass runs. `anywhere` is the class
+/// passes' bound (or the floor): block passes look at where devices sit.
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                           std::uint64_t effort, int max_width);
+                           std::uint64_t effort, int max_width, bool screen = false);
 
 /// What bounding passes proved: the greatest least bound of those that finished (infinity:
 /// no plan makes `bound`), and whether one did; a refining pass's plans too.
@@ -70,9 +73,10 @@ int equal_machines(const Cluster& cluster);
 /// give tighter bounds for more steps); one copy of more than 16 machines of one size has
 /// classes a machine wide in its second pass, within 4 times `effort`. They bound the plans
 /// of copies at least `narrowest_copy` wide (DpQuery::narrowest_copy), on the cluster's
-/// first machines too.
+/// first machines too. `first`, where given, is the first pass's answer (it ran already).
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width, int narrowest_copy = 0);
+                      std::uint64_t effort, int max_width, int narrowest_copy = 0,
+                      const DpResult* first = nullptr);
 
 /// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip,
 /// with `worst_buckets` of the worst term too; BoundTerms::arrivals) within `effort`: when it
@@ -93,6 +97,8 @@ struct ShapeResult {
   bool relaxed_ran_out = false;         ///< stopped, and its relaxed pass too (or it had none)
   Seconds anywhere = 0;                 ///< RelaxedBound::anywhere
   std::uint64_t enumeration_steps = 0;  ///< of steps, DpQuery::enumerate's
+  bool screened = false;                ///< RelaxedBound::screened
+  bool screen_settled = false;          ///< RelaxedBound::screen_settled
 };
 
 /// One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the
@@ -104,10 +110,10 @@ struct ShapeResult {
 /// shape's bound). With a `relaxed_effort` (the first round), its relaxed pass runs first:
 /// when that settles the shape (no plan can make `bound`) the exact pass is not needed, and
 /// when the exact pass stops, the relaxed bound (or the floor, when it ran out) bounds the
-/// shape instead.
+/// shape instead; `screen` as for relaxed_bound.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, int closing = 0, Seconds enumerate_within = 0,
-                         std::uint64_t enumerate_effort = 0);
+                         std::uint64_t enumerate_effort = 0, bool screen = false);
 
 }  // namespace pe::detail

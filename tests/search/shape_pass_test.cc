@@ -1,0 +1,81 @@
+// A shape's bounding passes (search/shape_pass.h): on copies of 128 devices and more, a
+// screen (the first class pass) may run before the relaxed pass. It settles wide shapes for a
+// fraction of a relaxed pass's steps, and where it does not settle a shape it only raises
+// the bound the relaxed pass proves.
+#include "search/shape_pass.h"
+
+#include <gtest/gtest.h>
+
+#include "pe/importers/pipedream_graph.h"
+#include "pe/importers/profile_catalog.h"
+#include "random_trials.h"
+
+namespace pe {
+namespace {
+
+// BERT-48 as the catalog plans it, on `machines` machines of 8 GPUs.
+detail::CostModel bert_48_on(int machines) {
+  static const ProfileEntry e = find_profile("bert_48");
+  static const ModelProfile model = import_pipedream_graph(e.path, e.profile_batch_size);
+  TrainingSettings settings;
+  settings.min_micro_batch = e.min_micro_batch;
+  settings.optimizer_scaling = e.optimizer_scaling;
+  settings.activation_bytes_per_sample = e.activation_bytes_per_sample;
+  std::vector<int> ends;
+  for (int m = 1; m <= machines; ++m) ends.push_back(8 * m);
+  return detail::CostModel(model, cluster_from_machine_ends(ends), settings);
+}
+
+// The best plan of BERT-48 at GBS 512 on 1,024 GPUs takes 0.832 s; no plan of one copy of 32
+// micro-batches of 16 makes 0.8 s. Without the screen, the relaxed pass runs out (with 2 M
+// steps, about the search's share there) and the class passes after it settle the shape;
+// the screen does alone, in a tenth of the steps or less.
+TEST(ShapePass, ScreenSettlesAWideShapeForAFractionOfARelaxedPass) {
+  const detail::CostModel cost = bert_48_on(128);
+  const detail::PipelineShapeChoice shape{1, 16, 32, Schedule::OneFOneB};
+  const std::uint64_t effort = 2'000'000;
+  const detail::RelaxedBound plain = detail::relaxed_bound(cost, shape, 0.8, effort, 0);
+  const detail::RelaxedBound screened = detail::relaxed_bound(cost, shape, 0.8, effort, 0, true);
+  EXPECT_FALSE(plain.screened);
+  ASSERT_TRUE(plain.settled);
+  ASSERT_TRUE(screened.screened);
+  EXPECT_TRUE(screened.screen_settled);
+  EXPECT_TRUE(screened.settled);
+  EXPECT_DOUBLE_EQ(screened.lower_bound, plain.lower_bound);
+  EXPECT_GE(screened.anywhere, plain.anywhere);
+  EXPECT_GT(plain.steps, effort);
+  EXPECT_LT(10 * screened.steps, plain.steps);
+}
+
+// Where the screen leaves a shape open, the relaxed pass runs as it would have: its bound
+// and its steps are the plain pass's, raised by the screen's bound and steps only. Shapes of
+// 8 to 1 copies on 1,024 GPUs at GBS 512, the cutoff a little below the best plan.
+TEST(ShapePass, ScreenThatLeavesAShapeOpenOnlyRaisesItsBound) {
+  if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
+  const detail::CostModel cost = bert_48_on(128);
+  int open = 0, settled = 0;
+  for (int replicas : {1, 2, 4, 8})
+    for (int micro_batch : {4, 16, 64}) {
+      const detail::PipelineShapeChoice shape{replicas, micro_batch, 512 / replicas / micro_batch,
+                                              Schedule::OneFOneB};
+      const std::uint64_t effort = 4'000'000;
+      const detail::RelaxedBound plain = detail::relaxed_bound(cost, shape, 0.82, effort, 0);
+      const detail::RelaxedBound with = detail::relaxed_bound(cost, shape, 0.82, effort, 0, true);
+      ASSERT_TRUE(with.screened) << replicas << " x " << micro_batch;
+      if (with.screen_settled) {
+        ++settled;
+        EXPECT_TRUE(with.settled);
+        continue;
+      }
+      ++open;
+      EXPECT_GE(with.lower_bound, plain.lower_bound) << replicas << " x " << micro_batch;
+      EXPECT_GE(with.anywhere, plain.anywhere) << replicas << " x " << micro_batch;
+      EXPECT_TRUE(with.settled || !plain.settled) << replicas << " x " << micro_batch;
+      EXPECT_GE(with.steps, plain.steps) << replicas << " x " << micro_batch;
+    }
+  EXPECT_GT(open, 0);
+  EXPECT_GT(settled, 0);
+}
+
+}  // namespace
+}  // namespace pe

@@ -76,12 +76,13 @@ constexpr std::uint64_t kMachineClassEffort = 4;
 // out, the class passes as above (the screen's is their first). There the relaxed passes
 // mostly run out, and the screen settles most shapes for a few percent of their steps:
 // BERT-48 at GBS 512 on 1,024 GPUs, 58 of 84 shapes for 30 to 60 k steps each, where relaxed
-// passes run out at 2.4 M (4.3 -> 1.9 s on one thread), ResNet-50 on 1,024 GPUs all 26 for
-// 0.4 to 1.7 M, where relaxed passes run out at 6.7 M (8.7 -> 3.2 s). On narrower copies the
+// passes run out at 2.4 M (4.1 -> 1.9 s on one thread), ResNet-50 on 1,024 GPUs all 26 for
+// 0.4 to 1.7 M, where relaxed passes run out at 6.7 M (8.2 -> 3.3 s). On narrower copies the
 // screen costs about what a relaxed pass does and settles few shapes (from 32 devices:
-// GNMT-16 on 64 GPUs, 4 of 43, 20.6 -> 30.9 s); and the later class passes that follow a
-// screen finished below the best plan took effort the exact and refining passes needed
-// (VGG-19 on 256 GPUs, exact -> 0.05 %).
+// GNMT-16 on 64 GPUs, 4 of 43, 20.6 -> 30.9 s). Only the first class pass: with the finer ones
+// too, they took effort the exact and refining passes needed (VGG-19 on 256 GPUs, exact ->
+// 0.05 %). Nor with less effort than a relaxed pass gets: with a quarter, ResNet-50 on 256
+// GPUs took 7.2 s instead of 6.0 (6.9 without screens).
 constexpr int kScreenWidth = 128;
 // A shape whose relaxed pass runs out on a chain of at least kBlockStates x kBlockRows states
 // (and whose class passes, on copies of kClassWidth devices and more, do not finish) gets one

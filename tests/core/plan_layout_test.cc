@@ -19,12 +19,8 @@ using ::testing::ThrowsMessage;
 Planner planner_for(const std::string& profile, const std::vector<int>& machine_ends,
                     SearchOptions options = {}) {
   const ProfileEntry e = find_profile(profile);
-  TrainingSettings settings;
-  settings.min_micro_batch = e.min_micro_batch;
-  settings.optimizer_scaling = e.optimizer_scaling;
-  settings.activation_bytes_per_sample = e.activation_bytes_per_sample;
   return Planner(import_pipedream_graph(e.path, e.profile_batch_size),
-                 cluster_from_machine_ends(machine_ends), settings, options);
+                 cluster_from_machine_ends(machine_ends), training_settings(e), options);
 }
 
 std::vector<int> one_to(int n) {

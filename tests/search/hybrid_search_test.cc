@@ -161,7 +161,7 @@ TEST(HybridSearch, RefiningPassesOnlyRaiseTheCertificateAndKeepItSound) {
     const std::vector<Schedule> schedules{Schedule::OneFOneB, Schedule::GPipe};
     SearchOptions options{schedules, 1, 0};
     options.effort = 300 + 700 * (trial % 4);
-    auto part_cost = [&](const Cluster& c) { return detail::CostModel(in.model, c, in.settings); };
+    const detail::PartCostModel part_cost = detail::part_cost_of(in.model, in.settings);
     detail::HybridSearch search(cost, in.global_batch, options, part_cost);
     const detail::SearchResult plain = search.result();
     const detail::SearchResult refined = search.refined();

@@ -41,13 +41,10 @@ std::vector<int> flat_machines(int n) {
 constexpr std::uint64_t kSmallEffort = 20'000;
 
 Planner planner_for(const ProfileEntry& e, const Cluster& cluster, std::uint64_t effort) {
-  TrainingSettings settings;
-  settings.min_micro_batch = e.min_micro_batch;
-  settings.optimizer_scaling = e.optimizer_scaling;
-  settings.activation_bytes_per_sample = e.activation_bytes_per_sample;
   SearchOptions options;
   options.effort = effort;
-  return Planner(import_pipedream_graph(e.path, e.profile_batch_size), cluster, settings, options);
+  return Planner(import_pipedream_graph(e.path, e.profile_batch_size), cluster,
+                 training_settings(e), options);
 }
 
 std::vector<PointResult> default_sweep(const Planner& planner) {

@@ -34,11 +34,7 @@ struct Loaded {
 
 Loaded load(const std::string& name) {
   const ProfileEntry e = find_profile(name);
-  Loaded l{import_pipedream_graph(e.path, e.profile_batch_size), {}};
-  l.settings.min_micro_batch = e.min_micro_batch;
-  l.settings.optimizer_scaling = e.optimizer_scaling;
-  l.settings.activation_bytes_per_sample = e.activation_bytes_per_sample;
-  return l;
+  return {import_pipedream_graph(e.path, e.profile_batch_size), training_settings(e)};
 }
 
 // The machine ends of `machines` machines of `gpus` GPUs each.
@@ -629,10 +625,9 @@ void expect_refining_closes_most_of_the_gap(const ModelProfile& model, const Clu
                                             std::uint64_t effort = kDefaultSearchEffort,
                                             detail::SearchResult* refined_out = nullptr) {
   const detail::CostModel cost(model, cluster, settings);
-  auto part = [&](const Cluster& c) { return detail::CostModel(model, c, settings); };
   SearchOptions options;
   options.effort = effort;
-  detail::HybridSearch search(cost, global_batch, options, part);
+  detail::HybridSearch search(cost, global_batch, options, detail::part_cost_of(model, settings));
   const detail::SearchResult plain = search.result();
   const detail::SearchResult refined = search.refined();
   ASSERT_FALSE(plain.plans.empty());

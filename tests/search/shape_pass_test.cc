@@ -17,13 +17,9 @@ namespace {
 detail::CostModel bert_48_on(int machines) {
   static const ProfileEntry e = find_profile("bert_48");
   static const ModelProfile model = import_pipedream_graph(e.path, e.profile_batch_size);
-  TrainingSettings settings;
-  settings.min_micro_batch = e.min_micro_batch;
-  settings.optimizer_scaling = e.optimizer_scaling;
-  settings.activation_bytes_per_sample = e.activation_bytes_per_sample;
   std::vector<int> ends;
   for (int m = 1; m <= machines; ++m) ends.push_back(8 * m);
-  return detail::CostModel(model, cluster_from_machine_ends(ends), settings);
+  return detail::CostModel(model, cluster_from_machine_ends(ends), training_settings(e));
 }
 
 // The best plan of BERT-48 at GBS 512 on 1,024 GPUs takes 0.832 s; no plan of one copy of 32

@@ -12,11 +12,14 @@
 //   the largest f + g of a stage, the cycle of the window of all stages but the last, how
 //   much a later stage's last backwards lengthen the last round trip, and the later stages'
 //   operations after their paced first backwards; path_bound.h),
-//   k     = stages in the suffix, capped at M (memory, warm-up and the terms depend on it),
+//   k     = stages in the suffix, capped at M (in 1F1B memory, warm-up and the terms depend
+//           on it; in GPipe nothing does, so there every k competes in one group: on
+//           NASNet-A large's shape of 2 copies, 56 micro-batches of 2 at GBS 224 on 2 x 8
+//           GPUs, the exact pass took 68 M steps instead of 106 M),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
 //           whether the cut in front of it stays inside a machine), and its
 //           tensor-parallel degree (the cut in front of it splits over as many links).
-// Entry A dominates B (same k, head) when every one of these is no larger for A:
+// Entry A dominates B (same group: k, head) when every one of these is no larger for A:
 // prepending a stage (prepend_stage) adds a constant to y and maps the others through
 // maxima of terms that grow with them (x through max(T, x - d); a warm-up's late, which
 // falls as y grows, enters only sums with y: y + max(0, W - y) grows with both), so the
@@ -56,12 +59,15 @@ struct Entry {
   int width = 0;         // its width
   int child = -1;        // entry index in the next cell, -1 for the final stage
   StageVariant variant;  // how its first stage runs
+  // The stage count its group goes by: k in 1F1B, 0 in GPipe, where neither the bound's
+  // terms nor a stage's memory (all M micro-batches in flight) depend on it.
+  int staged = 0;
 
   int k() const { return bound.stages; }
   int t() const { return variant.tensor_parallel; }
   // The group an entry competes in: entries of different groups give the stages in front
   // different terms.
-  auto group() const { return std::make_tuple(k(), !head, t()); }
+  auto group() const { return std::make_tuple(staged, !head, t()); }
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
@@ -127,8 +133,8 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry
       const Seconds x = a.field(i), y = b.field(i);
       if (x != y) return x < y;
     }
-    return std::make_tuple(a.last, a.width, a.child, a.variant.recompute) <
-           std::make_tuple(b.last, b.width, b.child, b.variant.recompute);
+    return std::make_tuple(a.k(), a.last, a.width, a.child, a.variant.recompute) <
+           std::make_tuple(b.k(), b.last, b.width, b.child, b.variant.recompute);
   });
   std::size_t group = cell.size();
   std::uint64_t comparisons = candidates.size();
@@ -810,13 +816,15 @@ void Dp::offer_whole_model(int r) {
 // The entry for stage s in front of a suffix entry (`next` null: s is the last stage),
 // with `send` the transfer across the cut between them.
 Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
-  return {prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
+  Entry e{prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
                         terms_),
           s.head,
           s.last,
           s.width,
           index,
           s.variant};
+  e.staged = q_.schedule == Schedule::GPipe ? 0 : e.k();
+  return e;
 }
 
 // Puts stage s in front of every entry of the cell that follows it.

@@ -17,7 +17,10 @@
 //           NASNet-A large's shape of 2 copies, 56 micro-batches of 2 at GBS 224 on 2 x 8
 //           GPUs, the exact pass took 68 M steps instead of 106 M),
 //   head  = the suffix's first stage sits on one machine in every copy (needed to know
-//           whether the cut in front of it stays inside a machine), and its
+//           whether the cut in front of it stays inside a machine; where no cut can, as on
+//           single-GPU machines, or that link is as fast, exact passes leave it out of the
+//           group: simplified GNMT-32's shape of 2 micro-batches of 64 at GBS 128 on 16
+//           single-GPU machines took 1.19 G steps instead of 1.41 G), and its
 //           tensor-parallel degree (the cut in front of it splits over as many links).
 // Entry A dominates B (same group: k, head) when every one of these is no larger for A:
 // prepending a stage (prepend_stage) adds a constant to y and maps the others through
@@ -66,15 +69,17 @@ struct Entry {
   int width = 0;         // its width
   int child = -1;        // entry index in the next cell, -1 for the final stage
   StageVariant variant;  // how its first stage runs
-  // The stage count its group goes by: k in 1F1B, 0 in GPipe, where neither the bound's
-  // terms nor a stage's memory (all M micro-batches in flight) depend on it.
+  // The stage count and head its group goes by (an exact pass's, Dp::prepend): k in 1F1B, 0
+  // in GPipe, where neither the bound's terms nor a stage's memory (all M micro-batches in
+  // flight) depend on it; head where a cut in front of it may stay inside a machine.
   int staged = 0;
+  bool sited = false;
 
   int k() const { return bound.stages; }
   int t() const { return variant.tensor_parallel; }
   // The group an entry competes in: entries of different groups give the stages in front
   // different terms.
-  auto group() const { return std::make_tuple(staged, !head, t()); }
+  auto group() const { return std::make_tuple(staged, !sited, t()); }
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
@@ -171,7 +176,7 @@ Keys& key_scratch() {
 // block of keys at a time. Returns the comparisons (search effort): each candidate counts
 // every kept entry of its group, as when each was compared field by field (on simplified
 // GNMT-32's shape of one copy, 2 micro-batches of 64 at GBS 128 on 16 single-GPU machines,
-// about 300 kept entries a cell, its exact pass took 34 s that way, 1.41 G steps; with the
+// hundreds of kept entries a cell, its exact pass took 34 s that way, 1.41 G steps; with the
 // keys and extend()'s briefs, 11 s for the same steps). Counting only the comparisons made
 // lets more exact passes finish within the effort, but each step then takes longer: BERT-48
 // at GBS 512 on 256 GPUs took 1.0 s instead of 0.6, for the same plan.
@@ -355,6 +360,8 @@ class Dp {
         slots_((w_ + c_ - 1) / c_),
         intra_allreduce_(cost.cluster().network.intra >= cost.cluster().network.inter_allreduce),
         intra_transfer_(cost.cluster().network.intra >= cost.cluster().network.inter_p2p),
+        compact_cuts_(cost.largest_machine() > 1 &&
+                      cost.cluster().network.intra != cost.cluster().network.inter_p2p),
         largest_machine_(cost.largest_machine()),
         bound_(q.bound * (1 + kSlack)),
         limit_(q.step_limit) {
@@ -600,6 +607,9 @@ class Dp {
   // Whether the links inside a machine are no slower than those across machines, for
   // all-reduces and for transfers (a class pass takes the faster).
   bool intra_allreduce_, intra_transfer_;
+  // Some cut may stay inside a machine, at another speed than across machines: only then
+  // does a suffix's head change the transfer in front of it.
+  bool compact_cuts_;
   int largest_machine_;  // GPUs of the largest machine
   std::vector<std::vector<Entry>> cells_;
   // Per cell, what extend() checks of each entry before it builds the entry in front (most
@@ -895,6 +905,7 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) co
           index,
           s.variant};
   e.staged = q_.schedule == Schedule::GPipe ? 0 : e.k();
+  e.sited = e.head && compact_cuts_;
   return e;
 }
 

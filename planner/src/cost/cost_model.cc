@@ -203,11 +203,6 @@ Bytes CostModel::activation_memory(std::size_t first, std::size_t last, double s
   return range(activation_, first, last) * activation_scale_ * samples / profile_batch_;
 }
 
-Seconds CostModel::transfer(Bytes bytes, bool intra_machine) const {
-  if (bytes <= 0) return 0;
-  return bytes / (intra_machine ? cluster_.network.intra : cluster_.network.inter_p2p);
-}
-
 Seconds CostModel::allreduce(Bytes bytes, int devices, bool intra_machine) const {
   return ring_allreduce(bytes, devices,
                         intra_machine ? cluster_.network.intra : cluster_.network.inter_allreduce);

@@ -139,8 +139,12 @@ class CostModel {
   Seconds gradient_sync(std::size_t first, std::size_t last, const StageVariant& v, int reducers,
                         bool intra_machine) const;
 
-  /// Point-to-point time of `bytes` inside one machine or across machines.
-  Seconds transfer(Bytes bytes, bool intra_machine) const;
+  /// Point-to-point time of `bytes` inside one machine or across machines. (Inline: the
+  /// pipeline search calls it for every suffix entry it extends.)
+  Seconds transfer(Bytes bytes, bool intra_machine) const {
+    if (bytes <= 0) return 0;
+    return bytes / (intra_machine ? cluster_.network.intra : cluster_.network.inter_p2p);
+  }
   /// Ring all-reduce of `bytes` over `devices`, inside one machine or across machines.
   Seconds allreduce(Bytes bytes, int devices, bool intra_machine) const;
   /// The part of a stage's gradient synchronisation (gradient_sync over `devices` GPUs) still

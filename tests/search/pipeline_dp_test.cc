@@ -7,6 +7,7 @@
 #include "search/pipeline_dp.h"
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <bit>
@@ -17,6 +18,8 @@
 #include <string>
 #include <tuple>
 
+#include "pe/importers/pipedream_graph.h"
+#include "pe/importers/profile_catalog.h"
 #include "random_trials.h"
 #include "search/exhaustive.h"
 #include "search/hybrid_search.h"
@@ -519,6 +522,56 @@ TEST(PipelineDp, APassStopsExactlyAtItsStepLimit) {
     ++tried;
   }
   EXPECT_GT(tried, random_trials(20)) << tried;
+}
+
+// The cells of a row are filled in parallel where rows are large (Dp::fill_row), with the steps
+// counted as if one after another: on VGG-19 over 3 machines of 8 GPUs (one copy, 8
+// micro-batches of 8: rows of about a million steps), exact and relaxed passes give the same
+// plans, bounds and steps on one thread and on two, whether they finish or stop at their step
+// limit, also where that falls inside a row.
+TEST(PipelineDp, RowsFilledInParallelGiveTheSameAnswerAndSteps) {
+  const ProfileEntry entry = find_profile("vgg19");
+  const ModelProfile model = import_pipedream_graph(entry.path, entry.profile_batch_size);
+  const detail::CostModel cost(model, cluster_from_machine_ends({8, 16, 24}),
+                               training_settings(entry));
+  detail::DpQuery exact{1, 24, 8, 8, Schedule::OneFOneB};
+  exact.bound = 0.039;  // 2 % above the least bound: a pass of about 20 M steps
+  detail::DpQuery relaxed = exact;
+  relaxed.relaxed = true;
+  relaxed.terms.windows = true;
+  relaxed.bound = std::numeric_limits<Seconds>::infinity();
+  auto run = [&](detail::DpQuery query, int threads) {
+    const tbb::global_control cap(tbb::global_control::max_allowed_parallelism, threads);
+    return detail::best_pipeline(cost, query);
+  };
+  auto same = [](const detail::DpResult& a, const detail::DpResult& b) {
+    EXPECT_EQ(a.stopped, b.stopped);
+    EXPECT_EQ(a.steps, b.steps);
+    EXPECT_EQ(a.least_bound, b.least_bound);
+    ASSERT_EQ(a.plans.size(), b.plans.size());
+    for (std::size_t i = 0; i < a.plans.size(); ++i) {
+      EXPECT_EQ(a.plans[i].lower_bound, b.plans[i].lower_bound);
+      const auto& x = a.plans[i].spec.stages;
+      const auto& y = b.plans[i].spec.stages;
+      ASSERT_EQ(x.size(), y.size());
+      for (std::size_t j = 0; j < x.size(); ++j)
+        EXPECT_EQ(std::tie(x[j].first, x[j].last, x[j].offset, x[j].width),
+                  std::tie(y[j].first, y[j].last, y[j].offset, y[j].width));
+    }
+  };
+  for (detail::DpQuery query : {exact, relaxed}) {
+    const detail::DpResult full = run(query, 1);
+    ASSERT_FALSE(full.stopped);
+    ASSERT_GT(full.steps, 100000u);  // rows large enough to be filled in parallel
+    same(full, run(query, 2));
+    for (const std::uint64_t limit : {full.steps - 1, full.steps / 2, full.steps / 7}) {
+      query.step_limit = limit;
+      const detail::DpResult one = run(query, 1);
+      EXPECT_TRUE(one.stopped);
+      EXPECT_LE(one.steps, limit);
+      same(one, run(query, 2));
+    }
+  }
 }
 
 }  // namespace

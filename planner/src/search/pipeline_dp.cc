@@ -31,14 +31,21 @@
 #include "search/pipeline_dp.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <set>
 #include <tuple>
 #include <vector>
+
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "cost/evaluate.h"
 #include "cost/layout.h"
@@ -54,6 +61,16 @@ constexpr Seconds kInfinite = std::numeric_limits<Seconds>::infinity();
 // Comparisons of two entries that count as one step: a comparison costs about a
 // nanosecond, a stage tried or an entry extended ten to thirty.
 constexpr std::uint64_t kComparisonsPerStep = 8;
+// A row of cells is filled in parallel (Dp::fill_row) when the last one took at least this
+// many steps (about a millisecond). Below it the tasks cost more than they save where the
+// shapes' passes already keep the threads busy: with 10,000 the default sweeps of every
+// bundled profile on 2 x 8 GPUs took 6 % longer on two threads, with this 3 %, against 25 to
+// 30 % less on one point of VGG-19 on 256 GPUs or GNMT-16 on 64 (bench/README.md, "Rows of
+// cells in parallel").
+constexpr std::uint64_t kParallelRow = 1 << 16;
+// Its cells add their steps to the row's every this many steps, and stop once the row's pass
+// the pass's limit.
+constexpr std::uint64_t kSharedSteps = 1 << 16;
 
 // An entry's fields 1 to 7 (all but y of the first eight) and the sum of those after them,
 // in single precision: each no larger for an entry no worse than another (rounding to
@@ -363,8 +380,8 @@ class Dp {
         compact_cuts_(cost.largest_machine() > 1 &&
                       cost.cluster().network.intra != cost.cluster().network.inter_p2p),
         largest_machine_(cost.largest_machine()),
-        bound_(q.bound * (1 + kSlack)),
-        limit_(q.step_limit) {
+        bound_(q.bound * (1 + kSlack)) {
+    main_.limit = q.step_limit;
     terms_.paced = terms_.paced && !q.greedy;  // a greedy pass ranks without it
     if (q.relaxed && q.buckets > 1 && std::isfinite(q.bound)) bucket_ = q.bound / q.buckets;
     if (b_ > 1) rows_ = blocks();
@@ -373,25 +390,21 @@ class Dp {
   DpResult run() {
     const std::uint64_t cells =
         static_cast<std::uint64_t>(rows_) * static_cast<std::uint64_t>(slots_);
-    if (!spend(cells)) return {{}, steps_, true};
+    if (!main_.spend(cells)) return {{}, main_.steps, true};
     cells_.resize(rows_ * static_cast<std::size_t>(slots_));
     briefs_.resize(cells_.size());
     if (b_ > 1) {
-      if (!spend(n_)) return {{}, steps_, true};
+      if (!main_.spend(n_)) return {{}, main_.steps, true};
       inside_cut_.assign(rows_, kInfinite);
       for (std::size_t a = 0; a < rows_; ++a)
         for (std::size_t j = first_of(a); j < last_of(a); ++j)
           inside_cut_[a] = std::min(inside_cut_[a], cost_.crossing(j, q_.micro_batch));
     }
     // A block pass's stages inside a block lead to a later cell of the same block.
-    for (std::size_t a = rows_; a-- > 0 && !stopped_;)
-      for (int i = 0; i < slots_; i += g_) {
-        const int o = b_ > 1 ? slots_ - 1 - i : i;
-        if (viable(a, o)) fill(a, o);
-      }
-    if (stopped_) return {{}, steps_, true};
+    for (std::size_t a = rows_; a-- > 0 && !main_.stopped;) fill_row(a);
+    if (main_.stopped) return {{}, main_.steps, true};
     // A class or block pass's entries stand for many plans at once, not one.
-    DpResult result{q_.plans <= 0 || c_ > 1 || b_ > 1 ? std::vector<DpPlan>{} : best(), steps_,
+    DpResult result{q_.plans <= 0 || c_ > 1 || b_ > 1 ? std::vector<DpPlan>{} : best(), main_.steps,
                     false};
     for (const Entry& e : cell(0, 0))
       result.least_bound = std::min(result.least_bound, bound_of(e.bound));
@@ -434,13 +447,6 @@ class Dp {
   std::pair<int, int> starts(std::size_t a, int o) const {
     if (a == 0 && b_ == 1) return o == 0 ? std::pair{0, 0} : std::pair{1, 0};
     return {a == 0 ? o * c_ : std::max(1, o * c_), std::min(o * c_ + c_ - 1, w_ - 1)};
-  }
-
-  // Counts work against the step limit; false (and the pass stops) once it is used up.
-  bool spend(std::uint64_t steps) {
-    if (stopped_ || steps > limit_ - steps_) return !(stopped_ = true);
-    steps_ += steps;
-    return true;
   }
 
   // The work of states [first, last] for one micro-batch on the fastest GPU.
@@ -523,36 +529,6 @@ class Dp {
     return !fits(s, stages_from_here) || needless(s, stages_from_here);
   }
 
-  // The entries of cell (a, o).
-  void fill(std::size_t a, int o) {
-    stages_from(a, o);
-    spend(q_.greedy    ? keep_greedy(candidates_, cell(a, o))
-          : q_.relaxed ? keep_least(candidates_, cell(a, o), bucket_, q_.worst_buckets, keys_)
-                       : keep_undominated(candidates_, cell(a, o)) / kComparisonsPerStep);
-    std::vector<Brief>& briefs = briefs_[index(a, o)];
-    for (const Entry& e : cell(a, o))
-      briefs.push_back({e.bound.round_trip, e.bound.worst, e.bound.exposed, e.k(), e.t(), e.head});
-  }
-  // Tries every stage from state a on cell o (each goes to extend()). A one-stage plan (a =
-  // 0, which the loop of widen() stops short of) may be wider than a pipeline stage
-  // (max_stage_width).
-  void stages_from(std::size_t a, int o) {
-    if (a == 0 && starts(a, o).first == 0)
-      for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
-        offer_whole_model(r);
-    if (c_ > 1) {
-      // Classes o + d while their narrowest stage has devices to use.
-      const int first = starts(a, o).first;
-      for (int d = 0; class_widths(a, o, d).first <= parallelism(w_ - first) && !stopped_; ++d)
-        widen_classes(a, o, d);
-    } else {
-      for (int r = 1; r <= parallelism(w_ - o); ++r)
-        if ((r % g_ == 0 || a > 0) &&
-            !(q_.greedy && r % g_ == 0 && !std::has_single_bit(static_cast<unsigned>(r / g_))))
-          widen(a, o, r);
-    }
-  }
-
   // One variant of the stages from a state on a set of devices, as their last state grows.
   struct Trial {
     StageVariant variant;
@@ -568,30 +544,86 @@ class Dp {
     Seconds origin = 0, reach = 0;
     std::size_t reached = 0;
   };
-  std::vector<Trial>& trials(std::size_t a, int o, int r, bool one_stage);
+  // What filling cells changes: scratch space, reused, and the steps spent against a limit.
+  // The cells of a row are filled in parallel, each with the Work of its thread (fill_row).
+  struct Work {
+    std::vector<Entry> candidates;
+    std::vector<Trial> trials;           // trials()' answer
+    std::vector<StageVariant> variants;  // its variants
+    std::vector<LeastKey> keys;          // keep_least's scratch
+    std::uint64_t limit = 0, steps = 0;  // steps allowed and spent
+    bool stopped = false;
+    // A cell of a row filled in parallel: the steps of all the row's cells, to which it adds
+    // its own every kSharedSteps; it stops once they pass its limit (fill_row).
+    std::atomic<std::uint64_t>* row = nullptr;
+    std::uint64_t shared = 0;  // its steps added to *row
+    // Counts work against the limit; false (and the work stops) once it is used up.
+    bool spend(std::uint64_t n) {
+      if (stopped || n > limit - steps) return !(stopped = true);
+      steps += n;
+      return !row || steps - shared < kSharedSteps || share();
+    }
+    bool share() {
+      const std::uint64_t all = row->fetch_add(steps - shared) + (steps - shared);
+      shared = steps;
+      return !(stopped = all > limit);
+    }
+  };
+  // The entries of cell (a, o).
+  void fill(Work& w, std::size_t a, int o) {
+    stages_from(w, a, o);
+    w.spend(q_.greedy    ? keep_greedy(w.candidates, cell(a, o))
+            : q_.relaxed ? keep_least(w.candidates, cell(a, o), bucket_, q_.worst_buckets, w.keys)
+                         : keep_undominated(w.candidates, cell(a, o)) / kComparisonsPerStep);
+    std::vector<Brief>& briefs = briefs_[index(a, o)];
+    for (const Entry& e : cell(a, o))
+      briefs.push_back({e.bound.round_trip, e.bound.worst, e.bound.exposed, e.k(), e.t(), e.head});
+  }
+  // Tries every stage from state a on cell o (each goes to extend()). A one-stage plan (a =
+  // 0, which the loop of widen() stops short of) may be wider than a pipeline stage
+  // (max_stage_width).
+  void stages_from(Work& w, std::size_t a, int o) {
+    if (a == 0 && starts(a, o).first == 0)
+      for (int r = 1; r <= capped(max_stage_width(true, q_.micro_batch, w_)); ++r)
+        offer_whole_model(w, r);
+    if (c_ > 1) {
+      // Classes o + d while their narrowest stage has devices to use.
+      const int first = starts(a, o).first;
+      for (int d = 0; class_widths(a, o, d).first <= parallelism(w_ - first) && !w.stopped; ++d)
+        widen_classes(w, a, o, d);
+    } else {
+      for (int r = 1; r <= parallelism(w_ - o); ++r)
+        if ((r % g_ == 0 || a > 0) &&
+            !(q_.greedy && r % g_ == 0 && !std::has_single_bit(static_cast<unsigned>(r / g_))))
+          widen(w, a, o, r);
+    }
+  }
+
+  void fill_row(std::size_t a);
+  std::vector<Trial>& trials(Work& w, std::size_t a, int o, int r, bool one_stage);
   std::pair<int, int> class_widths(std::size_t a, int o, int d) const;
-  std::vector<Trial>& class_trials(std::size_t a, int narrowest, int widest, bool one_stage,
-                                   bool head);
+  std::vector<Trial>& class_trials(Work& w, std::size_t a, int narrowest, int widest,
+                                   bool one_stage, bool head);
   bool split(int first, int last) const;
-  void widen(std::size_t a, int o, int r);
-  void widen_classes(std::size_t a, int o, int d);
-  void grow(Stage& s, std::vector<Trial>& variants);
-  void grow_blocks(Stage& s, std::vector<Trial>& variants);
-  bool try_variants(Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed);
+  void widen(Work& w, std::size_t a, int o, int r);
+  void widen_classes(Work& w, std::size_t a, int o, int d);
+  void grow(Work& w, Stage& s, std::vector<Trial>& variants);
+  void grow_blocks(Work& w, Stage& s, std::vector<Trial>& variants);
+  bool try_variants(Work& w, Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed);
   Seconds block_exposed(const Stage& s, Trial& trial) const;
-  bool try_stage(Stage& s, Trial& trial);
-  void offer_whole_model(int r);
+  bool try_stage(Work& w, Stage& s, Trial& trial);
+  void offer_whole_model(Work& w, int r);
   Entry prepend(const Stage& s, const Entry* next, Seconds send, int index) const;
-  void extend(const Stage& s);
-  bool offer(const Entry& entry, Seconds before);
+  void extend(Work& w, const Stage& s, Seconds before);
+  bool offer(Work& w, const Entry& entry, Seconds before);
   std::vector<DpPlan> best();
   PipelineSpec spec_from(std::size_t pick) const;
   Seconds send(const Stage& s, const Entry& next) const;
   Seconds completion(const Stage& s) const;
-  void explore(std::size_t a, int o);
+  void explore(Work& w, std::size_t a, int o);
   PipelineSpec plan_ending(const Stage& s) const;
   void sign(const Stage& s);
-  bool first_visit(std::size_t a, int o);
+  bool first_visit(Work& w, std::size_t a, int o);
   void enumerate(DpResult& result);
 
   const CostModel& cost_;
@@ -620,18 +652,20 @@ class Dp {
     bool head;
   };
   std::vector<std::vector<Brief>> briefs_;
-  std::vector<Entry> candidates_;
-  std::vector<Trial> trials_;           // trials()' answer, reused
-  std::vector<StageVariant> variants_;  // its variants, reused
-  BoundTerms terms_ = q_.terms;         // DpQuery::terms, `paced` off in a greedy pass
+  BoundTerms terms_ = q_.terms;  // DpQuery::terms, `paced` off in a greedy pass
   Seconds bound_;
   Seconds bucket_ = 0;               // DpQuery::buckets' width, 0 for none
   std::vector<Bytes> inside_cut_;    // a block pass: per block, its least cut but its last
   std::vector<std::size_t> starts_;  // a block pass: block a's states [starts_[a], starts_[a + 1])
-  std::vector<LeastKey> keys_;       // keep_least's scratch
-  std::uint64_t limit_;              // steps allowed in all
-  std::uint64_t steps_ = 0;
-  bool stopped_ = false;
+  // The pass's steps in all (its limit: DpQuery::step_limit), and the enumeration's scratch.
+  Work main_;
+  // fill_row's scratch, one a thread, made for the first row filled in parallel (most passes
+  // have none: they would pay for it, about 2 % of a sweep on one thread).
+  std::unique_ptr<tbb::enumerable_thread_specific<Work>> works_;
+  std::uint64_t row_steps_ = 0;  // the steps of the last row filled
+  // The threads that may run.
+  int threads_ = static_cast<int>(
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   // An enumerating pass (DpQuery::enumerate) once the cells are filled: the stages in front
   // of the one being tried, the stages extend() found can complete within the bound (each
   // with its least completion), and the plans found.
@@ -649,22 +683,86 @@ class Dp {
 
 // Every variant of the stages from state a on devices [o, o + r) of each copy.
 // (The answer is reused by the next call.)
-std::vector<Dp::Trial>& Dp::trials(std::size_t a, int o, int r, bool one_stage) {
+std::vector<Dp::Trial>& Dp::trials(Work& w, std::size_t a, int o, int r, bool one_stage) {
   const bool ar_intra = layout_.all_replicas_compact(o, r);
   const int most = one_stage ? r : q_.micro_batch;  // data-parallel replicas of the stage
   const CostModel::Place place = cost_.place(layout_, o, r);
-  stage_variants(cost_, layout_, o, r, most, variants_);
-  trials_.clear();
-  for (const StageVariant& v : variants_) {
+  stage_variants(cost_, layout_, o, r, most, w.variants);
+  w.trials.clear();
+  for (const StageVariant& v : w.variants) {
     const int replicas = r / v.tensor_parallel;
     const StageSamples samples = samples_on(one_stage, replicas);
     const int reducers = replicas * q_.replicas;
-    trials_.push_back({v, place, samples,
-                       CostModel::ExposedScan(cost_, first_of(a), samples.timed, reducers, ar_intra,
-                                              v, place.speed),
-                       reducers, ar_intra, true, reducers});
+    w.trials.push_back({v, place, samples,
+                        CostModel::ExposedScan(cost_, first_of(a), samples.timed, reducers,
+                                               ar_intra, v, place.speed),
+                        reducers, ar_intra, true, reducers});
   }
-  return trials_;
+  return w.trials;
+}
+
+// Fills the viable cells of row a: one after another in a block pass (whose stages inside a
+// block lead to a later cell of the same row), otherwise in parallel, each with the Work of
+// its thread. Steps count as if the cells were filled one after another by offset: a cell
+// that would have run out with what the cells before it left is filled again with that, and
+// the pass stops there with the steps it would have taken, whatever the threads.
+void Dp::fill_row(std::size_t a) {
+  const std::uint64_t before = main_.steps;
+  if (b_ > 1 || slots_ < 2 * g_ || row_steps_ < kParallelRow || threads_ < 2) {
+    for (int i = 0; i < slots_; i += g_) {
+      const int o = b_ > 1 ? slots_ - 1 - i : i;
+      if (viable(a, o)) fill(main_, a, o);
+    }
+    row_steps_ = main_.steps - before;
+    return;
+  }
+  if (!works_) works_ = std::make_unique<tbb::enumerable_thread_specific<Work>>();
+  std::vector<int> offsets;
+  for (int o = 0; o < slots_; o += g_)
+    if (viable(a, o)) offsets.push_back(o);
+  struct Tally {
+    std::uint64_t steps = 0;
+    bool stopped = false;
+  };
+  std::vector<Tally> tallies(offsets.size(), {0, true});  // a cell not filled: stopped
+  const std::uint64_t room = main_.limit - main_.steps;
+  std::atomic<std::uint64_t> row{0};
+  auto fill_with = [&](std::uint64_t limit, int o, std::atomic<std::uint64_t>* shared) -> Work& {
+    Work& w = works_->local();
+    w.limit = limit, w.steps = 0, w.stopped = false, w.row = shared, w.shared = 0;
+    fill(w, a, o);
+    if (shared) shared->fetch_add(w.steps - w.shared);
+    return w;
+  };
+  // Each thread takes the next cell in order until the row's steps pass the pass's limit: the
+  // cells filled are those before it, but for the few the threads had begun. Isolated: a
+  // thread waiting for the row's cells takes none of the search's other tasks (a whole pass
+  // of another shape), which would hold this pass up until it ends.
+  std::atomic<std::size_t> next{0};
+  const int tasks = std::min(threads_, static_cast<int>(offsets.size()));
+  tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(0, tasks, [&](int) {
+      for (std::size_t j; row.load() <= room && (j = next++) < offsets.size();) {
+        const Work& w = fill_with(room, offsets[j], &row);
+        tallies[j] = {w.steps, w.stopped};
+      }
+    });
+  });
+  // One after another: a cell that stopped (by itself or with the row) or was not filled, or
+  // took more than the cells before it left, is filled again with what they left.
+  for (std::size_t j = 0; j < offsets.size() && !main_.stopped; ++j) {
+    const Tally& t = tallies[j];
+    if (!t.stopped && t.steps <= main_.limit - main_.steps) {
+      main_.steps += t.steps;
+      continue;
+    }
+    cell(a, offsets[j]).clear();
+    briefs_[index(a, offsets[j])].clear();
+    const Work& w = fill_with(main_.limit - main_.steps, offsets[j], nullptr);
+    main_.steps += w.steps;
+    main_.stopped = w.stopped;
+  }
+  row_steps_ = main_.steps - before;
 }
 
 // Whether devices `first` and `last` of a copy sit on different machines, as far as a class
@@ -691,9 +789,9 @@ std::pair<int, int> Dp::class_widths(std::size_t a, int o, int d) const {
 // of the narrowest's samples, inside a machine where the narrowest's devices of every copy
 // (DpQuery::narrowest_copy apart) fit the largest machine, the stages may sit on one (`head`)
 // and that link is the faster. (The answer is reused by the next call.)
-std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int narrowest, int widest, bool one_stage,
-                                         bool head) {
-  trials_.clear();
+std::vector<Dp::Trial>& Dp::class_trials(Work& w, std::size_t a, int narrowest, int widest,
+                                         bool one_stage, bool head) {
+  w.trials.clear();
   const CostModel::Place place{cost_.fastest(), cost_.largest_memory(), ""};
   for (int t = 1; t <= cost_.max_tensor_parallel() && t <= widest; ++t) {
     // Widths that t divides, with at most b data-parallel replicas of t GPUs (any number in
@@ -708,31 +806,32 @@ std::vector<Dp::Trial>& Dp::class_trials(std::size_t a, int narrowest, int wides
       const int stride = std::max(q_.narrowest_copy, lo * t);  // between copies' stages
       const bool intra =
           intra_allreduce_ && head && (q_.replicas - 1) * stride + lo * t <= largest_machine_;
-      trials_.push_back({v, place, samples_on(one_stage, hi),
-                         CostModel::ExposedScan(cost_, first_of(a), samples_on(one_stage, lo).timed,
-                                                reducers, intra, v, cost_.slowest()),
-                         reducers, intra, true, hi * q_.replicas});
+      w.trials.push_back(
+          {v, place, samples_on(one_stage, hi),
+           CostModel::ExposedScan(cost_, first_of(a), samples_on(one_stage, lo).timed, reducers,
+                                  intra, v, cost_.slowest()),
+           reducers, intra, true, hi * q_.replicas});
     }
   }
-  return trials_;
+  return w.trials;
 }
 
 // Every stage [a, e] on devices [o, o + r), in each variant: in a chain for growing e until
 // no variant fits (stages only grow with e); otherwise for every e whose cut contains state
 // a - 1's. A coarse pass's stage narrower than its granule can only be the last, [a, n - 1].
-void Dp::widen(std::size_t a, int o, int r) {
+void Dp::widen(Work& w, std::size_t a, int o, int r) {
   const bool last_only = r % g_ != 0;
   if (last_only && !cost_.stage(a, n_ - 1)) return;
-  std::vector<Trial>& variants = trials(a, o, r, false);
+  std::vector<Trial>& variants = trials(w, a, o, r, false);
   Stage s{a,  a, o, r, o, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
           {}, 0, 0, 0};
   if (last_only) {
     s.last = n_ - 1, s.from = a, s.next = rows_;
     for (Trial& trial : variants)
-      if (spend(1)) try_stage(s, trial);
+      if (w.spend(1)) try_stage(w, s, trial);
     return;
   }
-  grow(s, variants);
+  grow(w, s, variants);
 }
 
 // Every stage from state a that starts in class o and ends before a device of class o + d
@@ -741,16 +840,16 @@ void Dp::widen(std::size_t a, int o, int r) {
 // narrowest and the next device do and that link is the faster. From d = 1 on, each holds
 // the devices from the cell's last start to the one before class o + d, and with its cut the
 // next one: where those cross a machine's end (split), no stage of them sits on one machine.
-void Dp::widen_classes(std::size_t a, int o, int d) {
+void Dp::widen_classes(Work& w, std::size_t a, int o, int d) {
   const auto [narrowest, widest] = class_widths(a, o, d);
   if (narrowest > widest) return;
   const int last = starts(a, o).second, end = (o + d) * c_;
   const bool head = narrowest <= largest_machine_ && (d == 0 || !split(last, end - 1));
   const bool cut = intra_transfer_ && narrowest + 1 <= largest_machine_ &&
                    (d == 0 || end >= w_ || !split(last, end));
-  std::vector<Trial>& variants = class_trials(a, narrowest, widest, false, head);
+  std::vector<Trial>& variants = class_trials(w, a, narrowest, widest, false, head);
   Stage s{a, a, o, d, last, {}, 0, 0, head, cut, {}, 0, 0, 0};
-  grow(s, variants);
+  grow(w, s, variants);
 }
 
 // Stage s in each live variant (its states, cells and devices set); false when no variant
@@ -760,14 +859,14 @@ void Dp::widen_classes(std::size_t a, int o, int d) {
 // without them). Checking one costs about a comparison, and counts as one. It does not end a
 // chain, since whether it breaks the bound or memory is not known: the next stage that can
 // be followed, costed, may end it (`unfollowed` counts them).
-bool Dp::try_variants(Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed) {
+bool Dp::try_variants(Work& w, Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed) {
   const int next = s.offset + s.width;
   if (s.next < rows_ && (next >= slots_ || cell(s.next, next).empty()))
-    return ++unfollowed % kComparisonsPerStep != 0 || spend(1);
+    return ++unfollowed % kComparisonsPerStep != 0 || w.spend(1);
   bool any = false;
   for (Trial& trial : variants) {
-    if (!trial.live || !spend(1)) continue;
-    const bool offered = try_stage(s, trial);
+    if (!trial.live || !w.spend(1)) continue;
+    const bool offered = try_stage(w, s, trial);
     any |= offered;
     trial.live = offered || !cost_.chain();
   }
@@ -776,28 +875,28 @@ bool Dp::try_variants(Stage& s, std::vector<Trial>& variants, std::uint64_t& unf
 
 // Stage s (its first state or block, cells and devices set) for each last state, in each
 // variant.
-void Dp::grow(Stage& s, std::vector<Trial>& variants) {
-  if (b_ > 1) return grow_blocks(s, variants);
+void Dp::grow(Work& w, Stage& s, std::vector<Trial>& variants) {
+  if (b_ > 1) return grow_blocks(w, s, variants);
   const std::size_t a = s.first;
   const bool chain = cost_.chain();
   std::uint64_t unfollowed = 0;
   s.from = a;
   auto try_all = [&] {
     s.next = s.last + 1;
-    return try_variants(s, variants, unfollowed);
+    return try_variants(w, s, variants, unfollowed);
   };
   const std::size_t end = a == 0 ? n_ - 1 : n_;  // the whole model is offer_whole_model's
   if (chain) {
-    for (s.last = a; s.last < end && !stopped_; ++s.last)
+    for (s.last = a; s.last < end && !w.stopped; ++s.last)
       if (!try_all()) break;
     return;
   }
   if (a == 0) {
-    for (s.last = 0; s.last < end && !stopped_; ++s.last) try_all();
+    for (s.last = 0; s.last < end && !w.stopped; ++s.last) try_all();
     return;
   }
   for (const std::uint32_t last : cost_.later(a - 1)) {
-    if (stopped_) return;
+    if (w.stopped) return;
     s.last = last;
     try_all();
   }
@@ -809,7 +908,7 @@ void Dp::grow(Stage& s, std::vector<Trial>& variants) {
 // to c's first) and those ending at its last (the next starts in c + 1: to c's last). On a
 // chain (the only graphs it cuts into blocks) the states they hold only grow, so a variant
 // that breaks the bound or memory ends.
-void Dp::grow_blocks(Stage& s, std::vector<Trial>& variants) {
+void Dp::grow_blocks(Work& w, Stage& s, std::vector<Trial>& variants) {
   const std::size_t a = s.first, from = first_of(a), to = last_of(a);
   for (Trial& trial : variants) {
     trial.origin = -kInfinite;
@@ -821,18 +920,18 @@ void Dp::grow_blocks(Stage& s, std::vector<Trial>& variants) {
   s.from = from, s.first = s.last = to;
   if (to > from) {
     s.inside = true, s.next = a, s.cut = inside_cut_[a];
-    try_variants(s, variants, unfollowed);
+    try_variants(w, s, variants, unfollowed);
     s.inside = false;
   }
-  for (std::size_t c = a; c < rows_ && !stopped_; ++c) {
+  for (std::size_t c = a; c < rows_ && !w.stopped; ++c) {
     const std::size_t first = first_of(c), last = last_of(c);
     if (c > a && last > first) {
       s.last = first, s.next = c, s.cut = inside_cut_[c];
-      if (!try_variants(s, variants, unfollowed)) return;
+      if (!try_variants(w, s, variants, unfollowed)) return;
     }
     s.last = last, s.next = c + 1;
     s.cut = c + 1 < rows_ ? cost_.crossing(last, q_.micro_batch) : 0;
-    if (!try_variants(s, variants, unfollowed)) return;
+    if (!try_variants(w, s, variants, unfollowed)) return;
   }
 }
 
@@ -849,13 +948,14 @@ Seconds Dp::block_exposed(const Stage& s, Trial& trial) const {
 // extend(); false when it breaks the bound or memory, which in a chain every longer stage
 // from s.first does too. A block pass's stage inside a block has no work, memory or
 // all-reduce.
-bool Dp::try_stage(Stage& s, Trial& trial) {
+bool Dp::try_stage(Work& w, Stage& s, Trial& trial) {
   const StageVariant& v = s.variant = trial.variant;
+  const Seconds before = prefix_bound(s.from, s.start);
   if (s.inside) {
     s.memory = trial.place.memory;
     s.times = {};
     s.weights = s.activations = s.plain_weights = s.plain_activations = 0;
-    extend(s);
+    extend(w, s, before);
     return true;
   }
   const double timed = trial.samples.timed, kept = trial.samples.memory;
@@ -865,7 +965,7 @@ bool Dp::try_stage(Stage& s, Trial& trial) {
   s.times.forward = cost_.forward(s.first, s.last, timed, v, gather, speed);
   s.times.backward = cost_.backward(s.first, s.last, timed, v, gather, speed);
   const Seconds compute = s.times.forward + s.times.backward;
-  if (!busy_within_bound(compute) || prefix_bound(s.from, s.start) + compute > bound_) return false;
+  if (!busy_within_bound(compute) || before + compute > bound_) return false;
   s.weights = cost_.weight_memory(s.first, s.last, v, trial.memory_reducers) +
               cost_.working_memory(s.first, s.last, kept, v);
   s.activations = cost_.activation_memory(s.first, s.last, kept, v);
@@ -877,21 +977,21 @@ bool Dp::try_stage(Stage& s, Trial& trial) {
     s.plain_activations = cost_.activation_memory(s.first, s.last, kept, plain);
   }
   s.times.allreduce = b_ > 1 ? block_exposed(s, trial) : trial.exposed.extend_to(s.last);
-  extend(s);
+  extend(w, s, before);
   return true;
 }
 
 // A stage of every state on r devices is a one-stage plan, with its compute and memory
 // from stage_samples, as evaluate() has it (in a class pass, wherever its devices sit).
-void Dp::offer_whole_model(int r) {
-  if (!spend(n_)) return;
+void Dp::offer_whole_model(Work& w, int r) {
+  if (!w.spend(n_)) return;
   const std::size_t last = n_ - 1;
   Stage s{0,  last, 0, r, 0, {}, 0, 0, layout_.compact(0, r), r < w_ && layout_.compact(0, r + 1),
           {}, 0,    0, 0};
   s.next = rows_;
   if (c_ > 1) s.head = r <= largest_machine_ && !split(0, r - 1);
-  for (Trial& trial : c_ > 1 ? class_trials(0, r, r, true, s.head) : trials(0, 0, r, true))
-    try_stage(s, trial);
+  for (Trial& trial : c_ > 1 ? class_trials(w, 0, r, r, true, s.head) : trials(w, 0, 0, r, true))
+    try_stage(w, s, trial);
 }
 
 // The entry for stage s in front of a suffix entry (`next` null: s is the last stage),
@@ -909,25 +1009,25 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) co
   return e;
 }
 
-// Puts stage s in front of every entry of the cell that follows it.
-void Dp::extend(const Stage& s) {
+// Puts stage s in front of every entry of the cell that follows it; `before` is the least
+// round trip of the stages in front of s (prefix_bound).
+void Dp::extend(Work& w, const Stage& s, Seconds before) {
   if (enumerating_) {
     // Each entry tried costs a prepend per stage.
     const std::size_t entries = s.last + 1 == n_ ? 1 : cell(s.last + 1, s.offset + s.width).size();
-    if (!spend(entries * (prefix_.size() + 1))) return;
+    if (!w.spend(entries * (prefix_.size() + 1))) return;
     const Seconds least = completion(s);
     if (least <= bound_) children_.push_back({s, least});
     return;
   }
   if (s.next == rows_) {
-    if (!refused(s, 1)) offer(prepend(s, nullptr, 0, -1), prefix_bound(s.from, s.start));
+    if (!refused(s, 1)) offer(w, prepend(s, nullptr, 0, -1), before);
     return;
   }
   if (s.offset + s.width >= slots_) return;
   const std::vector<Entry>& next = cell(s.next, s.offset + s.width);
-  if (!spend(next.size())) return;
+  if (!w.spend(next.size())) return;
   const Bytes crossing = b_ > 1 ? s.cut : cost_.crossing(s.last, q_.micro_batch);
-  const Seconds before = prefix_bound(s.from, s.start);
   const std::vector<Brief>& briefs = briefs_[index(s.next, s.offset + s.width)];
   // The next cell is sorted by (k, head, y): an entry no better than the last one offered
   // from its group is dominated by it.
@@ -952,17 +1052,17 @@ void Dp::extend(const Stage& s) {
     const Entry e = prepend(s, &next[i], c, static_cast<int>(i));
     const bool same_group = any && last.group() == e.group();
     if (same_group && last.no_worse_than(e)) continue;
-    if (offer(e, before)) last = e, any = true;
+    if (offer(w, e, before)) last = e, any = true;
   }
 }
 
 // Keeps a candidate (whose stage extend() found fits memory) whose plans can still end
 // within the bound: the stages in front add at least prefix_bound to y, and never lower e
 // or y + x.
-bool Dp::offer(const Entry& entry, Seconds before) {
+bool Dp::offer(Work& w, const Entry& entry, Seconds before) {
   const SuffixBound& b = entry.bound;
   if (before + b.round_trip + b.worst > bound_ || entry.total() > bound_) return false;
-  candidates_.push_back(entry);
+  w.candidates.push_back(entry);
   return true;
 }
 
@@ -1021,24 +1121,24 @@ Seconds Dp::completion(const Stage& s) const {
 
 // Depth first from state a on cell o, behind prefix_: every stage that can complete within
 // the bound is followed to each plan it completes to (found_).
-void Dp::explore(std::size_t a, int o) {
+void Dp::explore(Work& w, std::size_t a, int o) {
   children_.clear();
-  stages_from(a, o);
+  stages_from(w, a, o);
   const std::vector<Child> children = std::move(children_);
   for (const auto& [s, least] : children) {
-    if (stopped_ || !spend(prefix_.size() + 1)) return;
+    if (w.stopped || !w.spend(prefix_.size() + 1)) return;
     const std::size_t mark = signature_.size();
     sign(s);
     // A stage whose run of stages reached its next cell before adds no plan the simulator
     // can tell apart.
-    if (first_visit(s.last + 1, s.offset + s.width)) {
+    if (first_visit(w, s.last + 1, s.offset + s.width)) {
       if (s.last + 1 < n_) {
         prefix_.push_back(s);
-        explore(s.last + 1, s.offset + s.width);
+        explore(w, s.last + 1, s.offset + s.width);
         prefix_.pop_back();
       } else {
         found_.push_back({plan_ending(s), least});  // s ends the plan: its only completion
-        if (found_.size() > static_cast<std::size_t>(q_.enumerate_plans)) stopped_ = true;
+        if (found_.size() > static_cast<std::size_t>(q_.enumerate_plans)) w.stopped = true;
       }
     }
     signature_.resize(mark);
@@ -1072,8 +1172,8 @@ void Dp::sign(const Stage& s) {
 
 // Whether the stages signed so far (signature_) reach cell (a, o) for the first time; a
 // plan ends at (n, o). Counts a step.
-bool Dp::first_visit(std::size_t a, int o) {
-  if (!spend(1)) return false;
+bool Dp::first_visit(Work& w, std::size_t a, int o) {
+  if (!w.spend(1)) return false;
   std::vector<double> key{static_cast<double>(a), static_cast<double>(o)};
   key.insert(key.end(), signature_.begin(), signature_.end());
   return visited_.insert(std::move(key)).second;
@@ -1083,15 +1183,16 @@ bool Dp::first_visit(std::size_t a, int o) {
 // plans, the result's plans are the ones it found and those of the pass beyond its bound.
 void Dp::enumerate(DpResult& result) {
   const auto factor = static_cast<std::uint64_t>(q_.enumerate);
-  const std::uint64_t room = std::max(q_.step_limit, q_.enumerate_step_limit) - steps_;
-  limit_ = steps_ + (steps_ > room / factor ? room : steps_ * factor);
+  const std::uint64_t steps = main_.steps;
+  const std::uint64_t room = std::max(q_.step_limit, q_.enumerate_step_limit) - steps;
+  main_.limit = steps + (steps > room / factor ? room : steps * factor);
   // The cells hold the suffixes that can complete within the pass's bound, no more.
   bound_ = std::min(q_.enumerate_bound, q_.bound) * (1 + kSlack);
   enumerating_ = true;
-  explore(0, 0);
-  result.enumeration_steps = steps_ - result.steps;
-  result.steps = steps_;
-  if (stopped_) {
+  explore(main_, 0, 0);
+  result.enumeration_steps = main_.steps - result.steps;
+  result.steps = main_.steps;
+  if (main_.stopped) {
     // The first plans it found join the pass's: where many plans share the least bound
     // (stages with slack whose cuts may move), they are others of them.
     found_.resize(std::min(found_.size(), static_cast<std::size_t>(q_.plans)));

@@ -191,7 +191,8 @@ struct DpResult {
 /// Exact over: stage cuts on the states (nested cut pairs, CostModel::stage), a width per stage,
 /// stages packed in order from device 0 of each copy (devices at the end of a copy may stay idle),
 /// memory per device. Minimizes path_lower_bound (cost/path_bound.h) of the plan's stage times.
-/// Ties keep the first plan in a fixed enumeration order.
+/// Ties keep the first plan in a fixed enumeration order. Large rows of cells are filled by
+/// the threads together (TBB); the answer and the steps do not depend on how many there are.
 DpResult best_pipeline(const CostModel& cost, const DpQuery& query);
 
 }  // namespace pe::detail

@@ -701,9 +701,10 @@ std::vector<Dp::Trial>& Dp::trials(Work& w, std::size_t a, int o, int r, bool on
   return w.trials;
 }
 
-// Fills the viable cells of row a: one after another in a block pass (whose stages inside a
-// block lead to a later cell of the same row), otherwise in parallel, each with the Work of
-// its thread. Steps count as if the cells were filled one after another by offset: a cell
+// Fills the viable cells of row a: in parallel, each with the Work of its thread, where more
+// than one thread may run and the row before took at least kParallelRow steps; otherwise, and
+// always in a block pass (whose stages inside a block lead to a later cell of the same row),
+// one after another. Steps count as if the cells were filled one after another by offset: a cell
 // that would have run out with what the cells before it left is filled again with that, and
 // the pass stops there with the steps it would have taken, whatever the threads.
 void Dp::fill_row(std::size_t a) {

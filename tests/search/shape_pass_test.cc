@@ -6,21 +6,28 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
+#include "cost/evaluate.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
+#include "pe/timeline.h"
 #include "random_trials.h"
 
 namespace pe {
 namespace {
 
-// BERT-48 as the catalog plans it, on `machines` machines of 8 GPUs.
-detail::CostModel bert_48_on(int machines) {
-  static const ProfileEntry e = find_profile("bert_48");
-  static const ModelProfile model = import_pipedream_graph(e.path, e.profile_batch_size);
+// A bundled profile as the catalog plans it, on `machines` machines of 8 GPUs.
+detail::CostModel profile_on(const std::string& name, int machines) {
+  const ProfileEntry e = find_profile(name);
+  const ModelProfile model = import_pipedream_graph(e.path, e.profile_batch_size);
   std::vector<int> ends;
   for (int m = 1; m <= machines; ++m) ends.push_back(8 * m);
   return detail::CostModel(model, cluster_from_machine_ends(ends), training_settings(e));
 }
+
+detail::CostModel bert_48_on(int machines) { return profile_on("bert_48", machines); }
 
 // The best plan of BERT-48 at GBS 512 on 1,024 GPUs takes 0.832 s; no plan of one copy of 32
 // micro-batches of 16 makes 0.8 s. Without the screen, the relaxed pass runs out (with 2 M
@@ -71,6 +78,38 @@ TEST(ShapePass, ScreenThatLeavesAShapeOpenOnlyRaisesItsBound) {
     }
   EXPECT_GT(open, 0);
   EXPECT_GT(settled, 0);
+}
+
+// A relaxed pass that finishes below the cutoff returns real plans of the shape, which the
+// search takes as candidates, also where the shape's exact pass runs out. ResNet-101 at GBS
+// 512 on 32 machines of 8 GPUs, 32 copies of 16 micro-batches of 1 under GPipe: the relaxed
+// pass finishes in under 1 M steps, its exact pass needs about 260 M; with a cutoff of
+// 67.7 ms (the plan the search reported when it took only exact passes' plans), a plan of
+// the relaxed pass simulates below it.
+TEST(ShapePass, RelaxedPassOffersPlansOfItsShapeWhereTheExactPassRunsOut) {
+  const detail::CostModel cost = profile_on("resnet101", 32);
+  const detail::PipelineShapeChoice shape{32, 1, 16, Schedule::GPipe};
+  const Seconds cutoff = 0.0677;
+  const detail::RelaxedBound relaxed = detail::relaxed_bound(cost, shape, cutoff, 10'000'000, 0);
+  ASSERT_FALSE(relaxed.ran_out);
+  ASSERT_FALSE(relaxed.settled);
+  ASSERT_FALSE(relaxed.plans.empty());
+  EXPECT_LE(relaxed.plans.size(), 4U);
+  for (const detail::DpPlan& plan : relaxed.plans) {
+    EXPECT_EQ(plan.spec.replicas, 32);
+    EXPECT_EQ(plan.spec.micro_batches, 16);
+    EXPECT_EQ(plan.spec.stages.front().first, 0U);
+    EXPECT_EQ(plan.spec.stages.back().last + 1, cost.states());
+    EXPECT_LE(plan.lower_bound,
+              detail::evaluate(cost, plan.spec, 512).plan.lower_bound * (1 + 1e-9));
+  }
+  const detail::ShapeResult found =
+      detail::search_shape(cost, 512, shape, cutoff, 1'000'000, 10'000'000, 0);
+  EXPECT_FALSE(found.complete);
+  Seconds fastest = std::numeric_limits<Seconds>::infinity();
+  for (const detail::CostedPlan& plan : found.plans)
+    fastest = std::min(fastest, simulated_makespan(plan.plan.shape()));
+  EXPECT_LT(fastest, cutoff);
 }
 
 }  // namespace

@@ -435,7 +435,9 @@ class Search {
         left -= std::min(left, found[i - start].steps);
         anywhere_[which[i]] = std::max(anywhere_[which[i]], found[i - start].anywhere);
         count_screen(found[i - start].screened, found[i - start].screen_settled);
+        offer(*shapes[which[i]].cost, found[i - start].plans);
       }
+      pool_.simulate_promising();
     }
     return bounds;
   }

@@ -46,6 +46,9 @@ struct RelaxedBound {
   Seconds anywhere = 0;
   bool screened = false;        ///< the screen ran (relaxed_bound's `screen`)
   bool screen_settled = false;  ///< and settled the shape, with no relaxed pass
+  /// Where the relaxed pass finished: its plans of least merged bound (DpQuery::relaxed),
+  /// real plans of the shape, candidates only.
+  std::vector<DpPlan> plans{};
 };
 /// The relaxed pass of a shape within `effort`, and where it runs out on copies of at least
 /// 32 devices, its class passes (class_bound) within `effort` each; where those do not run or
@@ -110,7 +113,8 @@ struct ShapeResult {
 /// shape's bound). With a `relaxed_effort` (the first round), its relaxed pass runs first:
 /// when that settles the shape (no plan can make `bound`) the exact pass is not needed, and
 /// when the exact pass stops, the relaxed bound (or the floor, when it ran out) bounds the
-/// shape instead; `screen` as for relaxed_bound.
+/// shape instead, and the relaxed pass's plans (RelaxedBound::plans) are its candidates;
+/// `screen` as for relaxed_bound.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, int closing = 0, Seconds enumerate_within = 0,

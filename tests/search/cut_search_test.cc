@@ -129,6 +129,9 @@ TEST(CutSearch, BlockPassNeverAboveAnyPlansBoundOnRandomDags) {
   EXPECT_GT(shapes, random_trials(100));
 }
 
+// With too little effort to be exact, the search over every cut of a random graph still
+// reports a plan no slower than the search over its spine's prefixes alone, but for the
+// simplicity margin (the simplest plan within kSimpler of the fastest leads).
 TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
   std::mt19937 rng(16);
   int compared = 0, spine_won = 0;
@@ -150,7 +153,8 @@ TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
     ASSERT_FALSE(both.plans.empty()) << "trial " << trial;
     ++compared;
     const Plan& best = both.plans.front();
-    EXPECT_LE(best.iteration_time, alone.plans.front().iteration_time * (1 + 1e-12))
+    EXPECT_LE(best.iteration_time,
+              alone.plans.front().iteration_time * (1 + detail::kSimpler) * (1 + 1e-12))
         << "trial " << trial;
     for (const PlanStage& s : best.stages)
       EXPECT_TRUE(cost.stage(s.first_state, s.last_state)) << "trial " << trial;

@@ -1192,8 +1192,9 @@ HybridSearch::~HybridSearch() = default;
 
 SearchResult HybridSearch::result() const { return state_->search.result(); }
 
-SearchResult HybridSearch::refined() {
+SearchResult HybridSearch::refined(const std::vector<Plan>& more) {
   State& s = *state_;
+  s.search.offer_plans(more);
   s.search.refine();
   SearchResult answer = s.search.result();
   if (!s.whole || answer.exact) return answer;

@@ -87,8 +87,9 @@ class HybridSearch {
   HybridSearch& operator=(const HybridSearch&) = delete;
   /// The answer without the refining passes.
   SearchResult result() const;
-  /// The answer after them (search_plans').
-  SearchResult refined();
+  /// The answer after them (search_plans'), with `more` (plans of the same model, cluster
+  /// and batch found another way, simulated) among the candidates first.
+  SearchResult refined(const std::vector<Plan>& more = {});
 
  private:
   struct State;

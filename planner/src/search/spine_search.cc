@@ -35,21 +35,24 @@ SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost,
   if (model.spine.empty() || found.exact) return first.refined();
   const ModelProfile chain = spine_model(model);
   const CostModel chain_cost(chain, cost.cluster(), settings);
-  // Only its plans count (its bound covers the spine's plans only): no refining passes.
+  // The search over the prefixes alone, as search_plans gives it: the plans of its refining
+  // passes too (without them a random graph's every-cut search could end 2 % slower).
   SearchResult on_spine =
-      HybridSearch(chain_cost, global_batch, options, part_cost_of(chain, settings)).result();
+      search_plans(chain_cost, global_batch, options, part_cost_of(chain, settings));
   if (on_spine.plans.empty()) return first.refined();
+  for (Plan& plan : on_spine.plans) map_to_model(plan, model.spine);
   const bool faster =
       found.plans.empty() ||
       on_spine.plans.front().iteration_time < found.plans.front().iteration_time * (1 - kSimpler);
-  // Otherwise the first search's refining passes are left out: the next search's bound,
-  // pruned with the spine's plans, is the tighter.
-  if (!faster) return first.refined();
-  for (Plan& plan : on_spine.plans) map_to_model(plan, model.spine);
+  // Otherwise the spine's plans are candidates of the first search's refining passes, and
+  // the simplest of all within kSimpler of the fastest leads.
+  if (!faster) return first.refined(on_spine.plans);
   // The search over every cut again, from the spine's plans: it prunes with their time from
   // the start, so more of its passes finish, and its bound is often far closer (DAPPLE's
   // simplified GNMT-32 at GBS 192 on 2 x 8 GPUs: the first search found a plan 34 % slower
   // than the spine's, and left a 3 % gap to it).
+  // Its refining passes are left out of the first search: this one's bound, pruned with the
+  // spine's plans, is the tighter.
   SearchResult again = search_plans(cost, global_batch, options, part, on_spine.plans);
   if (again.plans.empty()) {  // none it could simulate
     again.plans = std::move(on_spine.plans);

@@ -13,15 +13,18 @@ namespace pe::detail {
 ModelProfile spine_model(const ModelProfile& model);
 
 /// search_plans on `cost` (the model `model`), with the parts of the cluster. When the model
-/// has a spine and that search is not exact, the spine's chain is searched too, and when its
-/// best plan is faster by more than kSimpler, the search over every cut runs again with the
-/// spine's plans (their states mapped back) as candidates from the start (search_plans'
-/// hints): a search that stops at its effort limit on every cut then never does worse than one
-/// on the spine's prefixes, whose stages cost the same in both models, and the second search
-/// prunes with that plan's time. The lower bound is the larger of the two searches' over every
-/// cut (each covers every plan of `model`); exact is recomputed against the best plan reported.
-/// Only the search whose bound decides gets refining passes (HybridSearch::refined): the last
-/// search over every cut, not the spine's chain's, nor the first where a second one follows.
+/// has a spine and that search is not exact, the spine's chain is searched too (search_plans,
+/// as a search over the prefixes alone would). When its best plan is faster by more than
+/// kSimpler, the search over every cut runs again with the spine's plans (their states mapped
+/// back) as candidates from the start (search_plans' hints), and prunes with that plan's time;
+/// otherwise the spine's plans join the first search's candidates before its refining passes
+/// (HybridSearch::refined). Either way a search that stops at its effort limit on every cut
+/// reports a plan no slower than the spine's best but for the simplicity margin (the simplest
+/// plan within kSimpler of the fastest leads), since the spine's stages cost the same in both
+/// models. The lower bound is the larger of the two searches' over every cut (each covers
+/// every plan of `model`); exact is recomputed against the best plan reported. Of the
+/// searches over every cut, only the one whose bound decides gets refining passes: the second
+/// where there is one.
 SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost, int global_batch,
                                const SearchOptions& options);
 

@@ -46,15 +46,14 @@ struct SearchResult {
 
 /// The `top` best plans of distinct shapes by simulated time (best first, the simplest
 /// within kSimpler of the fastest leading), with a lower bound on the whole space. Each
-/// shape's pass shares options.effort (in order; a shape that runs out is searched again,
-/// least bound first, with what the others left, up to three rounds; a shape never
-/// finished counts with the bound of its relaxed pass, DpQuery::relaxed, or its floor when
-/// that runs out too: the relaxed passes share twice the effort; a relaxed pass that ran
-/// out with the first round's share is tried again after the rounds, with equal parts of
-/// what is left, up to three times). Interleaved plans (with Schedule::Interleaved) are
-/// enumerated (interleaved_specs) and offered after the rounds. Where 1F1B is searched,
-/// every GPipe candidate's 1F1B twin (one_f_one_b_twin) is a candidate too. Deterministic
-/// for any thread count.
+/// shape's pass shares options.effort (narrowest copies first; a shape that runs out is searched
+/// again, least bound first, with what the others left, up to three rounds; a shape never finished
+/// counts with the bound of its relaxed pass, DpQuery::relaxed, or its floor when that runs out
+/// too: the relaxed passes share twice the effort; a relaxed pass that ran out with the first
+/// round's share is tried again after the rounds, with equal parts of what is left, up to three
+/// times). Interleaved plans (with Schedule::Interleaved) are enumerated (interleaved_specs) and
+/// offered after the rounds. Where 1F1B is searched, every GPipe candidate's 1F1B twin
+/// (one_f_one_b_twin) is a candidate too. Deterministic for any thread count.
 ///
 /// With `part_cost`, the space also holds the plans of the parts of the cluster: its first
 /// machines, and its first device (the other devices stay idle). Each part's shapes are

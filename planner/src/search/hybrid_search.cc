@@ -754,7 +754,7 @@ class Search {
     std::vector<std::uint64_t> finished_with;  // steps of one that finished
   };
 
-  // The first round shares the effort in shape order, narrowest copies first: each wave's
+  // The first round shares the effort in order of copy width, narrowest first: each wave's
   // shapes get equal parts of what is left (of the exact and of the relaxed effort: each
   // shape's relaxed pass runs first), and what a cheap shape leaves unused passes on to later
   // waves, so the narrow shapes, whose passes are the cheapest, finish. On ResNet-101 at GBS

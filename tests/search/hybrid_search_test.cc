@@ -180,7 +180,9 @@ TEST(HybridSearch, RefiningPassesOnlyRaiseTheCertificateAndKeepItSound) {
     faster += after < before * (1 - 1e-9);
   }
   EXPECT_GT(checked, random_trials(60));
-  EXPECT_GT(faster, 0);
+  // The refining passes' plans are faster on 2 of the 120 (the relaxed passes' own plans,
+  // candidates from the first round on, leave them less to find); fewer trials may hold none.
+  EXPECT_GE(faster, trials_reduced() ? 0 : 1);
   // Relaxed passes in the refining phase for shapes whose own ran out raise it on 6 of the
   // 120 (none before them); a tenth of the trials may hold none.
   EXPECT_GE(raised, trials_reduced() ? 0 : 3);

@@ -285,10 +285,9 @@ class Search {
   }
   // The plans of a pass on the cluster of `cost` that fit, as candidates (add).
   void offer(const CostModel& cost, const std::vector<DpPlan>& plans) {
-    for (const DpPlan& plan : plans) {
-      Evaluation ev = evaluate(cost, plan.spec, global_batch_);
-      if (ev.fits) add(cost, {plan.spec, std::move(ev.plan)});
-    }
+    std::vector<CostedPlan> costed;
+    add_fitting(cost, global_batch_, plans, costed);
+    for (const CostedPlan& plan : costed) add(cost, plan);
   }
   // Adds a plan of the cluster of `cost` to the pool and, where 1F1B is searched, the 1F1B
   // twin of a GPipe plan (one_f_one_b_twin).

@@ -119,15 +119,6 @@ Seconds path_floor(const CostModel& cost) {
   return cost.whole_model_time(1) / (split * cost.fastest());
 }
 
-// Appends to `to` the plans `found` that fit memory, costed.
-void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPlan>& found,
-                 std::vector<CostedPlan>& to) {
-  for (const DpPlan& plan : found) {
-    Evaluation ev = evaluate(cost, plan.spec, global_batch);
-    if (ev.fits) to.push_back({plan.spec, std::move(ev.plan)});
-  }
-}
-
 // The relaxed pass of a shape (DpQuery::relaxed, with the window cycles) within `effort`.
 DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width) {
@@ -307,6 +298,14 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
           classes ? std::max(floors.anywhere, proven) : floors.anywhere,
           first.has_value(),
           false};
+}
+
+void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPlan>& found,
+                 std::vector<CostedPlan>& to) {
+  for (const DpPlan& plan : found) {
+    Evaluation ev = evaluate(cost, plan.spec, global_batch);
+    if (ev.fits) to.push_back({plan.spec, std::move(ev.plan)});
+  }
 }
 
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,

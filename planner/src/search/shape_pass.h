@@ -104,6 +104,10 @@ struct ShapeResult {
   bool screen_settled = false;          ///< RelaxedBound::screen_settled
 };
 
+/// Appends to `to` the plans `found` of a pass that fit memory, costed (evaluate).
+void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPlan>& found,
+                 std::vector<CostedPlan>& to);
+
 /// One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the
 /// tighter bound of BoundTerms::windows, and from 2 BoundTerms::last_pairs, at 3
 /// BoundTerms::last_drains, at 4 BoundTerms::paced_afters, and more plans; with

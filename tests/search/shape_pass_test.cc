@@ -112,5 +112,32 @@ TEST(ShapePass, RelaxedPassOffersPlansOfItsShapeWhereTheExactPassRunsOut) {
   EXPECT_LT(fastest, cutoff);
 }
 
+// Block passes on a chain of fewer than 128 states (block_bound's `least_states`, which the
+// refining phase sets to 0: Search::blocks_first): GNMT-16 (77 states) at GBS 512 on 32
+// machines of 8 GPUs, one copy of 16 micro-batches of 32, whose relaxed passes run out in the
+// search (they need about 24 M steps at the best plan's 100.1 ms). Blocks of 3 states settle
+// it at that cutoff in a fraction of those steps; with 128 states required, none run. (That
+// block passes bound every plan: PipelineDp.BlockPassNeverAboveAnyPlansBound.)
+TEST(ShapePass, BlockPassesSettleAShapeOfAShortChainForAFractionOfARelaxedPass) {
+  if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
+  const detail::CostModel cost = profile_on("gnmt_16", 32);
+  ASSERT_TRUE(cost.chain());
+  ASSERT_LT(cost.states(), 128U);
+  const detail::PipelineShapeChoice shape{1, 32, 16, Schedule::OneFOneB};
+  const Seconds cutoff = 0.1001;
+  const std::uint64_t effort = 100'000'000;
+  const detail::PassBound none = detail::block_bound(cost, shape, cutoff, effort, 0, 128);
+  EXPECT_FALSE(none.finished);
+  EXPECT_EQ(none.steps, 0U);
+  const detail::PassBound blocks = detail::block_bound(cost, shape, cutoff, effort, 0, 0);
+  ASSERT_TRUE(blocks.finished);
+  EXPECT_GT(blocks.least_bound, cutoff);  // settled
+  EXPECT_TRUE(blocks.plans.empty());
+  const detail::RelaxedBound relaxed = detail::relaxed_bound(cost, shape, cutoff, effort, 0);
+  ASSERT_FALSE(relaxed.ran_out);
+  EXPECT_TRUE(relaxed.settled);
+  EXPECT_LT(3 * blocks.steps, relaxed.steps);
+}
+
 }  // namespace
 }  // namespace pe

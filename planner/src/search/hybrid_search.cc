@@ -115,10 +115,10 @@ constexpr std::uint64_t kLastRelaxedShare = 2;
 // either way: 21 -> 54 s).
 constexpr std::uint64_t kClassShare = 4;
 
-// Narrow passes (Search::narrow_passes, after the refining passes where the answer is still
-// open) share 1 / kNarrowShare of the effort on top, two at a time: where the exact passes
-// of the whole cluster's one-copy shapes run out, a copy on its first machines often holds
-// the best plan, and there they are cheap. GNMT-16 at GBS 512 on 8 machines of 8 GPUs
+// Narrow passes (Search::narrow_passes, before the refining passes where the answer is still
+// open: HybridSearch::refined) share 1 / kNarrowShare of the effort on top, two at a time: where
+// the exact passes of the whole cluster's one-copy shapes run out, a copy on its first machines
+// often holds the best plan, and there they are cheap. GNMT-16 at GBS 512 on 8 machines of 8 GPUs
 // reported 17.57 (113.3 ms) while its first 4 machines alone gave 18.24; the exact pass of
 // one copy of 128 micro-batches takes 5.6 M steps on 32 GPUs, and 5.8 M on 40 with the plans
 // of 32 as the cutoff, which finds 19.87 (gap 15.8 % -> 4.8 %).
@@ -141,6 +141,10 @@ constexpr double kLeastRefinement = 1e-3;
 // steps.
 constexpr int kClosingBuckets = 256;
 constexpr std::uint64_t kClosingShare = 4;
+
+// Block passes in the refining phase (Search::blocks_first) get at most this fraction of the
+// steps the shape's relaxed pass is estimated to need.
+constexpr std::uint64_t kBlocksShare = 2;
 
 // The relaxed passes' effort for `exact` steps of exact passes.
 std::uint64_t relaxed_effort(std::uint64_t exact) {
@@ -617,22 +621,21 @@ class Search {
   // prunes with it: only the certificate needs them): the kRefineWave of
   // least bound, each with an equal part of the effort kept for them (refine_left_), with
   // kFirstBuckets buckets, then kBucketGrowth times as many; a shape no relaxed pass bounded
-  // gets a plain one first. A shape whose holder is open (held_by) is left to it. The least
-  // goes alone, with all that is left, where its pass may need more than an equal part
-  // (needs(): its last pass's growth over the one before times its last, at first its relaxed
-  // pass: 16 buckets took 3 times a relaxed pass's steps on GNMT large, four times the
-  // buckets 2.5 to 3 times the steps on GNMT-32), and a later one waits when its part is too
-  // small. Each pass that finishes raises its shape's bound, and its plans are candidates
-  // (DpQuery::relaxed), which may lower the fastest plan and so what the certificate must
-  // reach (on GNMT-32 simplified at GBS 192 on 16 single-GPU machines they led to a plan
-  // 4.3 % faster than the best found before, 0.45 % from the optimum; bench/README.md). A
-  // shape is refined no more when its pass ran out or could not run, raised its bound by less
-  // than kLeastRefinement of the fastest plan (near the exact pass's bound, which more
-  // buckets only approach), or after kRefinements passes. The certificate is the least bound:
-  // refining any shape but the least is wasted until that one rises, and once the least is refined
-  // no more, or the relaxed passes of the shapes tied with it cannot all run (relaxed_passes_fit),
-  // so is every other. Then the closing passes short of effort resume with what is left
-  // (resume_closing).
+  // gets a plain one first (on a chain, after block passes: blocks_first). A shape whose holder is
+  // open (held_by) is left to it. The least goes alone, with all that is left, where its pass may
+  // need more than an equal part (needs(): its last pass's growth over the one before times its
+  // last, at first its relaxed pass: 16 buckets took 3 times a relaxed pass's steps on GNMT large,
+  // four times the buckets 2.5 to 3 times the steps on GNMT-32), and a later one waits when its
+  // part is too small. Each pass that finishes raises its shape's bound, and its plans are
+  // candidates (DpQuery::relaxed), which may lower the fastest plan and so what the certificate
+  // must reach (on GNMT-32 simplified at GBS 192 on 16 single-GPU machines they led to a plan 4.3 %
+  // faster than the best found before, 0.45 % from the optimum; bench/README.md). A shape is
+  // refined no more when its pass ran out or could not run, raised its bound by less than
+  // kLeastRefinement of the fastest plan (near the exact pass's bound, which more buckets only
+  // approach), or after kRefinements passes. The certificate is the least bound: refining any shape
+  // but the least is wasted until that one rises, and once the least is refined no more, or the
+  // relaxed passes of the shapes tied with it cannot all run (relaxed_passes_fit), so is every
+  // other. Then the closing passes short of effort resume with what is left (resume_closing).
   void refine() {
     std::vector<int> passes(open_.size(), 0);
     std::vector<char> done(open_.size(), 0);
@@ -661,6 +664,11 @@ class Search {
       tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t j) {
         const std::size_t i = order[j];
         const ShapeOn& s = open_[i].on;
+        if (blocks_first(i)) {
+          found[j] = block_bound(*s.cost, s.shape, target, std::min(share, needs(i)),
+                                 options_.max_stage_width, 0);
+          return;
+        }
         // A shape no relaxed pass bounded gets one (no buckets) first.
         int buckets = open_[i].unrelaxed ? 0 : kFirstBuckets;
         for (int p = 0; p < passes[i] && buckets > 0; ++p)
@@ -672,6 +680,13 @@ class Search {
       for (std::size_t j = 0; j < order.size(); ++j) {
         const std::size_t i = order[j];
         const PassBound& pass = found[j];
+        if (blocks_first(i)) {  // its relaxed pass comes next, where still needed
+          refine_left_ -= std::min(refine_left_, pass.steps);
+          if (pass.finished)
+            open_[i].bound = std::max(open_[i].bound, std::min(pass.least_bound, target));
+          open_[i].blocked = true;
+          continue;
+        }
         // Not run (a later one's part was too small; the least's never is): it waits.
         if (j > 0 && !runs(i)) continue;
         const bool refining = !open_[i].unrelaxed && passes[i] > 0;  // a second one or later
@@ -710,6 +725,24 @@ class Search {
     screens_ += screened;
     screens_settled_ += settled;
   }
+  // Whether open shape i's next pass in refine() is its block passes (block_bound): a shape
+  // of a chain too short for relaxed_bound's (kBlockPassStates) that no relaxed pass bounded
+  // gets them first, pruned by the fastest plan. Where the search found its fastest plan
+  // late, the relaxed passes of the shapes it had left at their floor need far more than block
+  // passes of a few states each: GNMT-16 (77 states) at GBS 512 on 32 machines of 8 GPUs, one
+  // copy of 16 micro-batches of 32, is settled in 4 M steps by blocks of 3 states, where its
+  // relaxed pass takes 24 M (both with the narrow passes' plan as the cutoff: refined()); 6 of
+  // the 8 shapes that held the point's certificate are settled so. They get at most
+  // 1 / kBlocksShare of the steps the relaxed pass is estimated to need (needs()): they are
+  // worth it only where they cost less (Llama 2 70B's, 82 states, ran out with 5 M steps
+  // where its relaxed passes finish in 1.7 M). Longer chains had block passes where their
+  // relaxed passes ran out: on NASNet-A large (1,250 states) at GBS 512 on 1,024 GPUs, more
+  // in refine() took 9 s and raised nothing.
+  bool blocks_first(std::size_t i) const {
+    const CostModel& cost = *open_[i].on.cost;
+    return open_[i].unrelaxed && !open_[i].blocked && cost.chain() &&
+           cost.states() < static_cast<std::size_t>(kBlockPassStates);
+  }
   // About the steps open shape i's next pass in refine() needs: what its relaxed passes ran
   // out with, times the most any relaxed pass of refine() took over that (relaxed_growth_;
   // with the fastest plan to prune it can also need fewer than in the search, where the
@@ -721,7 +754,9 @@ class Search {
   std::uint64_t needs(std::size_t i) const {
     const OpenShape& s = open_[i];
     const double steps = static_cast<double>(s.steps);
-    if (s.unrelaxed) return static_cast<std::uint64_t>(relaxed_growth_ * steps) + 1;
+    const auto relaxed = static_cast<std::uint64_t>(relaxed_growth_ * steps) + 1;
+    if (blocks_first(i)) return relaxed / kBlocksShare;
+    if (s.unrelaxed) return relaxed;
     const double growth = s.before > 0 ? std::clamp(steps / static_cast<double>(s.before), 1.0,
                                                     static_cast<double>(kBucketGrowth))
                                        : static_cast<double>(kBucketGrowth);
@@ -1129,6 +1164,7 @@ class Search {
     bool unrelaxed;
     std::uint64_t steps;       // of its last bounding pass: relaxed, then refining
     std::uint64_t before = 0;  // of the refining pass before that one (0: none)
+    bool blocked = false;      // its block passes ran (blocks_first)
   };
   std::vector<OpenShape> open_;
   std::vector<Unclosed> unclosed_;  // shapes whose closing passes were short of effort
@@ -1201,12 +1237,20 @@ SearchResult HybridSearch::result() const { return state_->search.result(); }
 SearchResult HybridSearch::refined(const std::vector<Plan>& more) {
   State& s = *state_;
   s.search.offer_plans(more);
+  // Narrow passes first where the answer is open: a plan they find prunes the refining
+  // passes, which then settle shapes for fewer steps. On GNMT-16 at GBS 512 on 32 machines of
+  // 8 GPUs the best plan, 4 % faster than the search's, is a narrow pass's; after it, block
+  // passes settle 6 of the 8 shapes that held the certificate for 4 to 5 M steps each, where
+  // with the search's plan as the cutoff they took 91 M together (gap 43.3 % -> 4.5 %).
+  if (s.whole && !s.search.result().exact) narrow(s);
   s.search.refine();
-  SearchResult answer = s.search.result();
-  if (!s.whole || answer.exact) return answer;
-  // Narrow passes on the parts of at least two devices that could beat the cutoff once the
-  // parts were searched, fewest devices first.
-  // Those searched keep their cost models; the others get one.
+  return s.search.result();
+}
+
+// Narrow passes on the parts of at least two devices that could beat the cutoff once the
+// parts were searched, fewest devices first. Those searched keep their cost models; the
+// others get one.
+void HybridSearch::narrow(State& s) {
   const std::vector<Cluster> parts = cluster_parts(s.whole->cluster());
   std::vector<const CostModel*> narrow;
   for (std::size_t k = parts.size(); k-- > 0;)
@@ -1214,9 +1258,7 @@ SearchResult HybridSearch::refined(const std::vector<Plan>& more) {
         work_floor(*s.whole, s.batch, parts[k].device_count()) <= s.parts_cutoff)
       narrow.push_back(k < s.searched_parts ? &s.part_models[k]
                                             : &s.part_models.emplace_back(s.part_cost(parts[k])));
-  if (narrow.empty()) return answer;
-  s.search.narrow_passes(*s.whole, narrow);
-  return s.search.result();
+  if (!narrow.empty()) s.search.narrow_passes(*s.whole, narrow);
 }
 
 HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const SearchOptions& options,

@@ -90,7 +90,7 @@ constexpr std::uint64_t kMachineClassEffort = 4;
 // 0.05 %). Nor with less effort than a relaxed pass gets: with a quarter, ResNet-50 on 256
 // GPUs took 7.2 s instead of 6.0 (6.9 without screens).
 constexpr int kScreenWidth = 128;
-// A shape whose relaxed pass runs out on a chain of at least kBlockStates x kBlockRows states
+// A shape whose relaxed pass runs out on a chain of at least kBlockPassStates states
 // (and whose class passes, on copies of kClassWidth devices and more, do not finish) gets one
 // over kBlockRows blocks of states (DpQuery::state_block): about (kBlockRows / n)^2 of the
 // stages, looser by about a block's work at each cut. One that finishes below the best plan
@@ -105,7 +105,7 @@ constexpr int kScreenWidth = 128;
 constexpr int kBlockRows = 32;
 constexpr int kBlockRefinements = 6;
 constexpr std::uint64_t kBlockGrowth = 4;
-constexpr int kBlockStates = 4;
+static_assert(kBlockPassStates == 4 * kBlockRows, "blocks of at least 4 states at first");
 
 // A lower bound on every plan: some micro-batch goes forward through every stage and back
 // (or, in a one-stage plan, its devices run at least one sample), with at least one sample
@@ -194,15 +194,12 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
   return found;
 }
 
-namespace {
-
-// The block passes of a shape whose relaxed pass ran out (kBlockRows), within `effort`.
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width) {
+                      std::uint64_t effort, int max_width, int least_states) {
   const auto states = static_cast<int>(cost.states());
   PassBound found;
   std::uint64_t last = 0;  // steps of the last pass
-  if (!cost.chain() || states < kBlockStates * kBlockRows) return found;
+  if (!cost.chain() || states < least_states) return found;
   for (int rows = kBlockRows, level = 0; level <= kBlockRefinements; rows *= 2, ++level) {
     const int block = (states + rows - 1) / rows;
     if (block <= 1) break;  // single states: the relaxed pass, which ran out
@@ -222,8 +219,6 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
   }
   return found;
 }
-
-}  // namespace
 
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                         std::uint64_t effort, int max_width, int buckets, bool worst_buckets) {
@@ -284,7 +279,7 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
   if (first && !screened) coarse.steps += first->steps;
   const bool classes = coarse.finished;
   if (!classes) {
-    const PassBound blocks = block_bound(cost, shape, bound, effort, max_width);
+    const PassBound blocks = block_bound(cost, shape, bound, effort, max_width, kBlockPassStates);
     coarse = {blocks.least_bound, blocks.finished, coarse.steps + blocks.steps, {}};
   }
   const std::uint64_t steps = relaxed.steps + coarse.steps;

@@ -50,12 +50,15 @@ struct RelaxedBound {
   /// real plans of the shape, candidates only.
   std::vector<DpPlan> plans{};
 };
+/// Chains of fewer states get no block passes in relaxed_bound (shape_pass.cc, kBlockRows).
+inline constexpr int kBlockPassStates = 128;
+
 /// The relaxed pass of a shape within `effort`, and where it runs out on copies of at least
 /// 32 devices, its class passes (class_bound) within `effort` each; where those do not run or
-/// finish, on a chain of at least 128 states, its block passes (DpQuery::state_block) within
-/// `effort` together. With `screen`, on copies of at least 128 devices, the first class pass
-/// runs first, and where it settles the shape no relaxed pass runs. `anywhere` is the class
-/// passes' bound (or the floor): block passes look at where devices sit.
+/// finish, on a chain of at least kBlockPassStates states, its block passes
+/// (DpQuery::state_block) within `effort` together. With `screen`, on copies of at least 128
+/// devices, the first class pass runs first, and where it settles the shape no relaxed pass runs.
+/// `anywhere` is the class passes' bound (or the floor): block passes look at where devices sit.
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                            std::uint64_t effort, int max_width, bool screen = false);
 
@@ -80,6 +83,15 @@ int equal_machines(const Cluster& cluster);
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width, int narrowest_copy = 0,
                       const DpResult* first = nullptr);
+
+/// The block passes of a shape (DpQuery::state_block) within `effort` together, on a chain
+/// of at least `least_states` states: 32 blocks of states, then twice as many, up to 6 times,
+/// while the last finished with its bound below `bound`, the blocks still hold two states or
+/// more, and the next, at about 4 times the last one's steps, fits what is left. Each bounds
+/// every plan of the shape (looser than the relaxed pass by about a block's work at each
+/// cut), so the greatest does; they look at where devices sit.
+PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                      std::uint64_t effort, int max_width, int least_states);
 
 /// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip,
 /// with `worst_buckets` of the worst term too; BoundTerms::arrivals) within `effort`: when it

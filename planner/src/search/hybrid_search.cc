@@ -265,8 +265,8 @@ class Search {
       seed(cost, global_batch_, s.shape, options_.max_stage_width, seeds);
     seed_accumulation(cost, global_batch_, options_, seeds);
     offer(cost, seeds, 0);
-    candidate_passes(shapes, wide(shapes, true), true, greedy_left_, seeds);
-    candidate_passes(shapes, wide(shapes, false), false, coarse_left_, seeds);
+    candidate_passes(shapes, wide(shapes, true), true, greedy_left_, seeds, LastWave::AllRanOut);
+    candidate_passes(shapes, wide(shapes, false), false, coarse_left_, seeds, LastWave::AllRanOut);
     if (holders.empty()) early_greedy_passes(shapes);
     const std::size_t offered = seeds.size();
     polish_seeds(cost, global_batch_, options_.max_stage_width, polish_left_, seeds);
@@ -302,23 +302,34 @@ class Search {
       pool_.add(std::move(twin->plan));
   }
   // The shapes whose copies are wider than kCoarseUnits devices: all of them for greedy
-  // passes, those of a granule above one device for coarse passes.
+  // passes, those of a granule above one device for coarse passes; narrowest copies first.
   static std::vector<std::size_t> wide(const std::vector<ShapeOn>& shapes, bool greedy) {
     std::vector<std::size_t> wide;
     for (std::size_t i = 0; i < shapes.size(); ++i)
       if (greedy ? width_of(shapes[i]) > kCoarseUnits : granule(shapes[i], kCoarseUnits) > 1)
         wide.push_back(i);
+    std::stable_sort(wide.begin(), wide.end(), [&](std::size_t a, std::size_t b) {
+      return width_of(shapes[a]) < width_of(shapes[b]);
+    });
     return wide;
   }
+  // Which wave ends candidate_passes: none (all shapes get a pass), one in which some pass ran
+  // out (early_greedy_passes), or one in which every pass ran out (the wide shapes' passes in
+  // run(), narrowest copies first: wider copies' passes cost more, so they would run out too.
+  // On ResNet-50 at GBS 512 on 256 GPUs the greedy passes ran out on all 24 wide shapes and the
+  // coarse passes on 22, 1.8 s of CPU for two plans; bench/README.md, "Wide shapes' candidate
+  // passes narrowest first").
+  enum class LastWave { None, AnyRanOut, AllRanOut };
   // The plans of greedy passes (DpQuery::greedy, on at most kGreedyUnits granules) or of
   // coarse passes (DpQuery::granule, on at most kCoarseUnits) of shapes `which` (indices into
-  // `shapes`), in parallel, kept in shape order, in waves of kWave with equal parts of their
-  // effort `left` (what a pass leaves passes on). `early` passes (early_greedy_passes) share
-  // it as if at most kEarlySharers shapes were left, and no wave follows one in which a pass
-  // ran out. Marks in greedy_done_ the greedy passes that finished.
+  // `shapes`), in parallel, kept in the order of `which`, in waves of kWave with equal parts of
+  // their effort `left` (what a pass leaves passes on), until `last`. Early passes
+  // (LastWave::AnyRanOut) share it as if at most kEarlySharers shapes were left. Marks in
+  // greedy_done_ the greedy passes that finished.
   void candidate_passes(const std::vector<ShapeOn>& shapes, const std::vector<std::size_t>& which,
                         bool greedy, std::uint64_t& left, std::vector<CostedPlan>& seeds,
-                        bool early = false) {
+                        LastWave last = LastWave::None) {
+    const bool early = last == LastWave::AnyRanOut;
     bool ran_out = false;
     for (std::size_t start = 0; start < which.size() && left >= which.size() - start && !ran_out;
          start += kWave) {
@@ -327,6 +338,7 @@ class Search {
       const std::uint64_t share = left / (early ? std::min(sharers, kEarlySharers) : sharers);
       std::vector<DpResult> found(end - start);
       std::vector<Seconds> bound(end - start);
+      bool every_out = true;
       for (std::size_t i = start; i < end; ++i)
         bound[i - start] = pool_.cutoff_for(shapes[which[i]].shape);
       tbb::parallel_for(start, end, [&](std::size_t i) {
@@ -349,6 +361,7 @@ class Search {
         left -= std::min(left, pass.steps);
         if (greedy && !pass.stopped) greedy_done_[which[i]] = 1;
         ran_out = ran_out || (early && pass.stopped);
+        every_out = every_out && pass.stopped;
         for (const DpPlan& plan : pass.plans) {
           Evaluation ev = evaluate(*shapes[which[i]].cost, plan.spec, global_batch_);
           if (!ev.fits) continue;
@@ -357,6 +370,7 @@ class Search {
         }
       }
       pool_.simulate_promising();
+      ran_out = ran_out || (last == LastWave::AllRanOut && every_out);
     }
   }
   // The early greedy passes (kEarlyGreedyShare) of the shapes of copies of 2 to kCoarseUnits
@@ -372,7 +386,7 @@ class Search {
     const std::uint64_t given = greedy_left_ / kEarlyGreedyShare;
     std::uint64_t early = given;
     std::vector<CostedPlan> found;
-    candidate_passes(shapes, narrow, true, early, found, true);
+    candidate_passes(shapes, narrow, true, early, found, LastWave::AnyRanOut);
     greedy_left_ -= given - early;
   }
   static int width_of(const ShapeOn& s) {

@@ -308,9 +308,7 @@ class Search {
     for (std::size_t i = 0; i < shapes.size(); ++i)
       if (greedy ? width_of(shapes[i]) > kCoarseUnits : granule(shapes[i], kCoarseUnits) > 1)
         wide.push_back(i);
-    std::stable_sort(wide.begin(), wide.end(), [&](std::size_t a, std::size_t b) {
-      return width_of(shapes[a]) < width_of(shapes[b]);
-    });
+    narrowest_first(shapes, wide);
     return wide;
   }
   // Which wave ends candidate_passes: none (all shapes get a pass), one in which some pass ran
@@ -380,9 +378,7 @@ class Search {
     std::vector<std::size_t> narrow;
     for (std::size_t i = 0; i < shapes.size(); ++i)
       if (width_of(shapes[i]) > 1 && width_of(shapes[i]) <= kCoarseUnits) narrow.push_back(i);
-    std::stable_sort(narrow.begin(), narrow.end(), [&](std::size_t a, std::size_t b) {
-      return width_of(shapes[a]) < width_of(shapes[b]);
-    });
+    narrowest_first(shapes, narrow);
     const std::uint64_t given = greedy_left_ / kEarlyGreedyShare;
     std::uint64_t early = given;
     std::vector<CostedPlan> found;
@@ -391,6 +387,13 @@ class Search {
   }
   static int width_of(const ShapeOn& s) {
     return s.cost->cluster().device_count() / s.shape.replicas;
+  }
+  // Sorts `which` (indices into `shapes`) by copy width, narrowest first, stably: their
+  // passes are the cheapest, and what one leaves passes on.
+  static void narrowest_first(const std::vector<ShapeOn>& shapes, std::vector<std::size_t>& which) {
+    std::stable_sort(which.begin(), which.end(), [&](std::size_t a, std::size_t b) {
+      return width_of(shapes[a]) < width_of(shapes[b]);
+    });
   }
   // The granule of a shape's candidate pass: the least power of two that leaves at most
   // `units` granules a copy, and no wider than a pipeline stage may be (so that stages of
@@ -468,9 +471,7 @@ class Search {
                            std::vector<Seconds>& bounds, std::vector<std::uint64_t>& ran_out_with,
                            std::vector<std::uint64_t>& steps) {
     std::vector<std::size_t> order = which;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return width_of(shapes[a]) < width_of(shapes[b]);
-    });
+    narrowest_first(shapes, order);
     const std::vector<RelaxedBound> found =
         relaxed_bounds(shapes, order, floor_left_, ran_out_with);
     which.clear();
@@ -826,9 +827,7 @@ class Search {
               std::vector<std::uint64_t>(n, 0)};
     std::vector<std::size_t> todo(n);
     std::iota(todo.begin(), todo.end(), std::size_t{0});
-    std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
-      return width_of(shapes[a]) < width_of(shapes[b]);
-    });
+    narrowest_first(shapes, todo);
     bool greedy = false;  // between_rounds ran the late greedy passes
     for (int round = 0; round < kRounds && !todo.empty() && left_ > 0; ++round) {
       if (round == 1) between_rounds(shapes, todo, r), greedy = true;

@@ -61,6 +61,8 @@ class Pool {
   Seconds least_unsimulated() const { return least_unsimulated_; }
   /// The best `top` plans, ranked (rank).
   std::vector<Plan> answer() const;
+  /// No plan simulated yet: answer() is empty.
+  bool empty() const { return kept_.empty(); }
 
  private:
   void insert(Candidate candidate);

@@ -523,12 +523,24 @@ class Search {
   SearchResult result() const {
     SearchResult result;
     result.plans = pool_.answer();
-    Seconds lower = std::min(open_bounds(), pool_.fastest());
-    for (const Unclosed& u : unclosed_) lower = std::min(lower, u.bound);
-    result.lower_bound = lower;
-    result.exact = !result.plans.empty() ? lower >= pool_.fastest() * (1 - kTie) : !unfinished_;
+    result.lower_bound = certificate();
+    result.exact = exact_with(result.lower_bound);
     result.fastest = pool_.fastest();
     return result;
+  }
+  // result()'s exact, without building its plans.
+  bool exact() const { return exact_with(certificate()); }
+  // result()'s lower bound: the least of the open bounds, the fastest plan and the closing
+  // passes short of effort.
+  Seconds certificate() const {
+    Seconds lower = std::min(open_bounds(), pool_.fastest());
+    for (const Unclosed& u : unclosed_) lower = std::min(lower, u.bound);
+    return lower;
+  }
+  // Whether the certificate `lower` meets the fastest plan (with none, whether every shape
+  // finished).
+  bool exact_with(Seconds lower) const {
+    return !pool_.empty() ? lower >= pool_.fastest() * (1 - kTie) : !unfinished_;
   }
   // The least bound of the shapes counted, of the open ones and of the candidates not yet
   // simulated: the certificate but for the closing passes short of effort (unclosed_).
@@ -1255,7 +1267,7 @@ SearchResult HybridSearch::refined(const std::vector<Plan>& more) {
   // 8 GPUs the best plan, 4 % faster than the search's, is a narrow pass's; after it, block
   // passes settle 6 of the 8 shapes that held the certificate for 4 to 5 M steps each, where
   // with the search's plan as the cutoff they took 91 M together (gap 43.3 % -> 4.5 %).
-  if (s.whole && !s.search.result().exact) narrow(s);
+  if (s.whole && !s.search.exact()) narrow(s);
   s.search.refine();
   return s.search.result();
 }
@@ -1265,13 +1277,13 @@ SearchResult HybridSearch::refined(const std::vector<Plan>& more) {
 // others get one.
 void HybridSearch::narrow(State& s) {
   const std::vector<Cluster> parts = cluster_parts(s.whole->cluster());
-  std::vector<const CostModel*> narrow;
+  std::vector<const CostModel*> models;
   for (std::size_t k = parts.size(); k-- > 0;)
     if (parts[k].device_count() > 1 &&
         work_floor(*s.whole, s.batch, parts[k].device_count()) <= s.parts_cutoff)
-      narrow.push_back(k < s.searched_parts ? &s.part_models[k]
+      models.push_back(k < s.searched_parts ? &s.part_models[k]
                                             : &s.part_models.emplace_back(s.part_cost(parts[k])));
-  if (!narrow.empty()) s.search.narrow_passes(*s.whole, narrow);
+  if (!models.empty()) s.search.narrow_passes(*s.whole, models);
 }
 
 HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const SearchOptions& options,

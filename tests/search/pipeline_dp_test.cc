@@ -24,6 +24,7 @@
 #include "search/exhaustive.h"
 #include "search/hybrid_search.h"
 #include "search/random_instances.h"
+#include "search/shape_pass.h"
 
 namespace pe {
 namespace {
@@ -255,6 +256,41 @@ TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
   // A third of the shapes keep half their bound (about half do; a block is up to half of
   // these models, and the pass loses about a block's work at each cut).
   EXPECT_GT(close, shapes / 3);
+}
+
+// A free-width pass (DpQuery::free_widths) is a lower bound too: on random instances whose
+// machines have one size and GPU type (1, 2 or 4 GPUs each on 8 devices), for every shape,
+// it is never above the least path bound of any plan of the shape, though its stages run as
+// they would at their position on the first machine and may use more devices than a copy has;
+// and it is not vacuous.
+TEST(PipelineDp, FreeWidthPassNeverAboveAnyPlansBound) {
+  std::mt19937 rng(20261201);
+  int shapes = 0, close = 0, periods = 0;
+  for (int trial = 0; trial < random_trials(80); ++trial) {
+    const int devices = 8;
+    testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 6 : 8, devices);
+    if (trial % 3 == 0) in.cluster.machine_gpus.assign(4, 2);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const int machine = detail::uniform_machines(cost);
+    if (machine == 0) continue;  // GPUs of several types
+    periods += machine > 1;
+    for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+      query.relaxed = query.terms.windows = true;
+      query.free_widths = machine;
+      const detail::DpResult pass = detail::best_pipeline(cost, query);
+      ASSERT_FALSE(pass.stopped);
+      EXPECT_TRUE(pass.plans.empty());
+      EXPECT_LE(pass.least_bound, bound * (1 + 1e-12))
+          << "trial " << trial << ", machines of " << machine;
+      ++shapes;
+      close += pass.least_bound >= 0.5 * bound;
+    }
+  }
+  EXPECT_GT(periods, random_trials(30));
+  EXPECT_GT(shapes, random_trials(300));
+  EXPECT_GT(close, shapes / 2);
 }
 
 }  // namespace

@@ -139,5 +139,36 @@ TEST(ShapePass, BlockPassesSettleAShapeOfAShortChainForAFractionOfARelaxedPass) 
   EXPECT_LT(3 * blocks.steps, relaxed.steps);
 }
 
+// GNMT-16 at GBS 512 on 1,024 GPUs: its best plan takes 100.1 ms, as on 64 GPUs, and no
+// plan of one copy of 8 micro-batches of 64 makes 100.1 ms, however many devices it uses. The
+// relaxed pass runs out (with 20 M steps; the search's ran out at 4 to 47 M), its floor is 38 ms,
+// and its class passes bound it at 63 ms. The free-width pass (positions inside a machine,
+// not devices) settles it in a fraction of those steps. It runs only on machines of one size
+// and GPU type, and on copies wider than two machines. (That it bounds every plan:
+// PipelineDp.FreeWidthPassNeverAboveAnyPlansBound.)
+TEST(ShapePass, FreeWidthPassSettlesAShapeOfOneCopyWhoseRelaxedPassRunsOut) {
+  if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
+  const detail::CostModel cost = profile_on("gnmt_16", 128);
+  const detail::PipelineShapeChoice shape{1, 64, 8, Schedule::OneFOneB};
+  const Seconds cutoff = 0.1001;
+  const std::uint64_t effort = 20'000'000;
+  ASSERT_TRUE(detail::free_widths_apply(cost, shape));
+  const detail::RelaxedBound relaxed = detail::relaxed_bound(cost, shape, cutoff, effort, 0);
+  EXPECT_TRUE(relaxed.ran_out);
+  EXPECT_LT(relaxed.lower_bound, 0.7 * cutoff);
+  const detail::PassBound free = detail::free_bound(cost, shape, cutoff, effort, 0);
+  ASSERT_TRUE(free.finished);
+  EXPECT_GT(free.least_bound, cutoff);  // settled
+  EXPECT_LT(4 * free.steps, effort);
+  // Copies of two machines, or machines of several sizes: none.
+  EXPECT_FALSE(detail::free_widths_apply(cost, {64, 8, 1, Schedule::OneFOneB}));
+  Cluster uneven = cluster_from_machine_ends({8, 24, 32, 40, 48});
+  const ProfileEntry e = find_profile("gnmt_16");
+  const detail::CostModel mixed(import_pipedream_graph(e.path, e.profile_batch_size), uneven,
+                                training_settings(e));
+  EXPECT_FALSE(detail::free_bound(mixed, shape, cutoff, effort, 0).finished);
+  EXPECT_EQ(detail::free_bound(mixed, shape, cutoff, effort, 0).steps, 0U);
+}
+
 }  // namespace
 }  // namespace pe

@@ -57,6 +57,8 @@ class Pool {
   /// The bound for one shape's pass: only one plan per shape is kept, so a plan slower than
   /// the shape's kept one (beyond the margin) can never be reported, whatever `top` is.
   Seconds cutoff_for(const PipelineShapeChoice& shape) const;
+  /// Devices the fastest plan kept uses (Plan::device_count; 0 with none).
+  int fastest_devices() const { return kept_.empty() ? 0 : kept_.front().plan.device_count(); }
   /// The least bound of the plans never simulated.
   Seconds least_unsimulated() const { return least_unsimulated_; }
   /// The best `top` plans, ranked (rank).

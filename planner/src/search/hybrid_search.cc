@@ -145,6 +145,9 @@ constexpr std::uint64_t kClosingShare = 4;
 // Block passes in the refining phase (Search::blocks_first) get at most this fraction of the
 // steps the shape's relaxed pass is estimated to need.
 constexpr std::uint64_t kBlocksShare = 2;
+// Free-width passes (Search::frees_first) run where the fastest plan leaves at least this
+// share of the cluster idle (it uses at most 1 / kFreeIdle of the devices).
+constexpr int kFreeIdle = 2;
 
 // The relaxed passes' effort for `exact` steps of exact passes.
 std::uint64_t relaxed_effort(std::uint64_t exact) {
@@ -186,14 +189,6 @@ bool held_by(const CostModel& cost, const PipelineShapeChoice& shape, int part,
   return links.intra >= links.inter_p2p && links.intra >= links.inter_allreduce &&
          (r - 1) * width + 1 > machine;
 }
-// The GPUs on each machine of the cluster of `cost` when all machines have as many, and all
-// GPUs run as fast and have as much memory; else 0.
-int uniform_machines(const CostModel& cost) {
-  const bool one_type =
-      cost.fastest() == cost.slowest() && cost.smallest_memory() == cost.largest_memory();
-  return one_type ? equal_machines(cost.cluster()) : 0;
-}
-
 }  // namespace
 
 // The search's types have a name outside this file: HybridSearch::State holds a Search.
@@ -648,7 +643,8 @@ class Search {
   // prunes with it: only the certificate needs them): the kRefineWave of
   // least bound, each with an equal part of the effort kept for them (refine_left_), with
   // kFirstBuckets buckets, then kBucketGrowth times as many; a shape no relaxed pass bounded
-  // gets a plain one first (on a chain, after block passes: blocks_first). A shape whose holder is
+  // gets a plain one first (after a free-width pass on wide copies: frees_first; on a chain,
+  // after block passes: blocks_first). A shape whose holder is
   // open (held_by) is left to it. The least goes alone, with all that is left, where its pass may
   // need more than an equal part (needs(): its last pass's growth over the one before times its
   // last, at first its relaxed pass: 16 buckets took 3 times a relaxed pass's steps on GNMT large,
@@ -691,6 +687,11 @@ class Search {
       tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t j) {
         const std::size_t i = order[j];
         const ShapeOn& s = open_[i].on;
+        if (frees_first(i)) {
+          if (runs(i))
+            found[j] = free_bound(*s.cost, s.shape, target, share, options_.max_stage_width);
+          return;
+        }
         if (blocks_first(i)) {
           found[j] = block_bound(*s.cost, s.shape, target, std::min(share, needs(i)),
                                  options_.max_stage_width, 0);
@@ -707,11 +708,13 @@ class Search {
       for (std::size_t j = 0; j < order.size(); ++j) {
         const std::size_t i = order[j];
         const PassBound& pass = found[j];
-        if (blocks_first(i)) {  // its relaxed pass comes next, where still needed
+        // Its block or relaxed pass comes next, where still needed.
+        if (const bool free = frees_first(i); free || blocks_first(i)) {
+          if (free && j > 0 && !runs(i)) continue;  // it waits, as its relaxed pass would
           refine_left_ -= std::min(refine_left_, pass.steps);
           if (pass.finished)
             open_[i].bound = std::max(open_[i].bound, std::min(pass.least_bound, target));
-          open_[i].blocked = true;
+          (free ? open_[i].freed : open_[i].blocked) = true;
           continue;
         }
         // Not run (a later one's part was too small; the least's never is): it waits.
@@ -770,6 +773,27 @@ class Search {
     return open_[i].unrelaxed && !open_[i].blocked && cost.chain() &&
            cost.states() < static_cast<std::size_t>(kBlockPassStates);
   }
+  // Whether open shape i's next pass in refine() is its free-width pass (free_bound), before
+  // any block or relaxed pass: a shape that no relaxed pass bounded, on copies wider than two
+  // machines of one size and GPU type, where the fastest plan leaves at least half of the
+  // cluster idle (kFreeIdle). The pass does not count the copy's devices, so it settles shapes
+  // where they do not bind: on GNMT-16 at GBS 512 on 1,024 GPUs, the one-copy shapes whose
+  // relaxed passes ran out in the search (4 to 47 M steps), at their floors (34 to 39 ms
+  // against 100.1 ms: gap 66 %), in 0.8 to 7.3 M steps each; the gap is then the 4.5 % of the
+  // best plan's own shape, as on 64 GPUs. Where the devices bind it seldom settles one: Llama
+  // 2 70B at GBS 512 on 128 GPUs, whose plans use them all, lost the steps its relaxed passes
+  // needed to such passes. It runs where the relaxed pass would (needs(): that pass's
+  // estimate), with all of the part that pass would get, since its steps do not follow the
+  // relaxed pass's (on 4,096 GPUs those had run out at 0.25 M in the search); where the
+  // relaxed passes of the shapes tied with the least cannot all run (relaxed_passes_fit),
+  // none runs (on NASNet-A large at GBS 512 on 1,024 GPUs, free passes ran out with the
+  // phase's 100 M steps).
+  bool frees_first(std::size_t i) const {
+    const CostModel& cost = *open_[i].on.cost;
+    return open_[i].unrelaxed && !open_[i].freed &&
+           kFreeIdle * pool_.fastest_devices() <= cost.cluster().device_count() &&
+           free_widths_apply(cost, open_[i].on.shape);
+  }
   // About the steps open shape i's next pass in refine() needs: what its relaxed passes ran
   // out with, times the most any relaxed pass of refine() took over that (relaxed_growth_;
   // with the fastest plan to prune it can also need fewer than in the search, where the
@@ -782,7 +806,7 @@ class Search {
     const OpenShape& s = open_[i];
     const double steps = static_cast<double>(s.steps);
     const auto relaxed = static_cast<std::uint64_t>(relaxed_growth_ * steps) + 1;
-    if (blocks_first(i)) return relaxed / kBlocksShare;
+    if (blocks_first(i) && !frees_first(i)) return relaxed / kBlocksShare;
     if (s.unrelaxed) return relaxed;
     const double growth = s.before > 0 ? std::clamp(steps / static_cast<double>(s.before), 1.0,
                                                     static_cast<double>(kBucketGrowth))
@@ -1190,6 +1214,7 @@ class Search {
     std::uint64_t steps;       // of its last bounding pass: relaxed, then refining
     std::uint64_t before = 0;  // of the refining pass before that one (0: none)
     bool blocked = false;      // its block passes ran (blocks_first)
+    bool freed = false;        // its free-width pass ran (frees_first)
   };
   std::vector<OpenShape> open_;
   std::vector<Unclosed> unclosed_;  // shapes whose closing passes were short of effort

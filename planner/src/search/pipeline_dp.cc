@@ -367,14 +367,15 @@ class Dp {
         q_(q),
         layout_(cost.cluster(), q.replicas, q.replica_width),
         n_(cost.states()),
-        b_(q.relaxed && cost.chain() && q.device_class <= 1 && q.granule <= 1
+        b_(q.relaxed && cost.chain() && q.device_class <= 1 && q.granule <= 1 && q.free_widths <= 0
                ? std::max(1, q.state_block)
                : 1),
         rows_(n_),
         w_(q.replica_width),
         g_(std::max(1, q.granule)),
         c_(std::max(1, q.device_class)),
-        slots_((w_ + c_ - 1) / c_),
+        period_(q.free_widths > 0 && c_ == 1 && g_ == 1 ? q.free_widths : 0),
+        slots_(period_ > 0 ? std::min(w_, period_) : (w_ + c_ - 1) / c_),
         intra_allreduce_(cost.cluster().network.intra >= cost.cluster().network.inter_allreduce),
         intra_transfer_(cost.cluster().network.intra >= cost.cluster().network.inter_p2p),
         compact_cuts_(cost.largest_machine() > 1 &&
@@ -403,9 +404,10 @@ class Dp {
     // A block pass's stages inside a block lead to a later cell of the same block.
     for (std::size_t a = rows_; a-- > 0 && !main_.stopped;) fill_row(a);
     if (main_.stopped) return {{}, main_.steps, true};
-    // A class or block pass's entries stand for many plans at once, not one.
-    DpResult result{q_.plans <= 0 || c_ > 1 || b_ > 1 ? std::vector<DpPlan>{} : best(), main_.steps,
-                    false};
+    // A class, block or free-width pass's entries stand for many plans at once, not one.
+    DpResult result{
+        q_.plans <= 0 || c_ > 1 || b_ > 1 || period_ > 0 ? std::vector<DpPlan>{} : best(),
+        main_.steps, false};
     for (const Entry& e : cell(0, 0))
       result.least_bound = std::min(result.least_bound, bound_of(e.bound));
     if (q_.enumerate > 0 && result.least_bound >= q_.enumerate_from &&
@@ -419,6 +421,11 @@ class Dp {
   const std::vector<Entry>& cell(std::size_t a, int o) const { return cells_[index(a, o)]; }
   std::size_t index(std::size_t a, int o) const {
     return a * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(o);
+  }
+  // The cell (of the next row) after stage s: where its devices end (in a free-width pass,
+  // the position of that device; slots_ or more: the copy has none left).
+  int after(const Stage& s) const {
+    return period_ > 0 ? (s.offset + s.width) % period_ : s.offset + s.width;
   }
 
   // The states of row a: state a, or in a block pass (DpQuery::state_block) block a.
@@ -442,10 +449,12 @@ class Dp {
   }
 
   // The devices [first, second] a stage of row a in cell o may start on: device o (in a
-  // class pass, one of class o); device 0 for state 0 and no other state (in a block pass,
-  // any device for the first block, whose later states may start a stage).
+  // class pass, one of class o; in a free-width pass, o or a later device of the copy);
+  // device 0 for state 0 and no other state (in a block pass, any device for the first
+  // block, whose later states may start a stage).
   std::pair<int, int> starts(std::size_t a, int o) const {
     if (a == 0 && b_ == 1) return o == 0 ? std::pair{0, 0} : std::pair{1, 0};
+    if (period_ > 0) return {std::max(1, o), w_ - 1};
     return {a == 0 ? o * c_ : std::max(1, o * c_), std::min(o * c_ + c_ - 1, w_ - 1)};
   }
 
@@ -633,9 +642,10 @@ class Dp {
   int b_;             // DpQuery::state_block (1 but in a relaxed pass on a chain, devices 1)
   std::size_t rows_;  // rows of cells: states, or blocks of b_ states
   int w_;
-  int g_;      // DpQuery::granule
-  int c_;      // DpQuery::device_class
-  int slots_;  // cells a state: W / c
+  int g_;       // DpQuery::granule
+  int c_;       // DpQuery::device_class
+  int period_;  // DpQuery::free_widths (0: not a free-width pass)
+  int slots_;   // cells a state: W / c (a free-width pass: positions, at most the period)
   // Whether the links inside a machine are no slower than those across machines, for
   // all-reduces and for transfers (a class pass takes the faster).
   bool intra_allreduce_, intra_transfer_;
@@ -820,12 +830,16 @@ std::vector<Dp::Trial>& Dp::class_trials(Work& w, std::size_t a, int narrowest, 
 // Every stage [a, e] on devices [o, o + r), in each variant: in a chain for growing e until
 // no variant fits (stages only grow with e); otherwise for every e whose cut contains state
 // a - 1's. A coarse pass's stage narrower than its granule can only be the last, [a, n - 1].
+// (In a free-width pass, o is a position inside a machine: the stage stands for those on
+// every later device of that position, which run as it does.)
 void Dp::widen(Work& w, std::size_t a, int o, int r) {
   const bool last_only = r % g_ != 0;
   if (last_only && !cost_.stage(a, n_ - 1)) return;
   std::vector<Trial>& variants = trials(w, a, o, r, false);
-  Stage s{a,  a, o, r, o, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
-          {}, 0, 0, 0};
+  const int start = starts(a, o).second;  // a free-width pass: the last device it may start on
+  Stage s{
+      a,  a, o, r, start, {}, 0, 0, layout_.compact(o, r), o + r < w_ && layout_.compact(o, r + 1),
+      {}, 0, 0, 0};
   if (last_only) {
     s.last = n_ - 1, s.from = a, s.next = rows_;
     for (Trial& trial : variants)
@@ -861,7 +875,7 @@ void Dp::widen_classes(Work& w, std::size_t a, int o, int d) {
 // chain, since whether it breaks the bound or memory is not known: the next stage that can
 // be followed, costed, may end it (`unfollowed` counts them).
 bool Dp::try_variants(Work& w, Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed) {
-  const int next = s.offset + s.width;
+  const int next = after(s);
   if (s.next < rows_ && (next >= slots_ || cell(s.next, next).empty()))
     return ++unfollowed % kComparisonsPerStep != 0 || w.spend(1);
   bool any = false;
@@ -1025,11 +1039,11 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
     if (!refused(s, 1)) offer(w, prepend(s, nullptr, 0, -1), before);
     return;
   }
-  if (s.offset + s.width >= slots_) return;
-  const std::vector<Entry>& next = cell(s.next, s.offset + s.width);
+  if (after(s) >= slots_) return;
+  const std::vector<Entry>& next = cell(s.next, after(s));
   if (!w.spend(next.size())) return;
   const Bytes crossing = b_ > 1 ? s.cut : cost_.crossing(s.last, q_.micro_batch);
-  const std::vector<Brief>& briefs = briefs_[index(s.next, s.offset + s.width)];
+  const std::vector<Brief>& briefs = briefs_[index(s.next, after(s))];
   // The next cell is sorted by (k, head, y): an entry no better than the last one offered
   // from its group is dominated by it.
   Entry last{};

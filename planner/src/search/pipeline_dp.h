@@ -124,6 +124,22 @@ struct DpQuery {
   /// only (otherwise the pass is the class or coarse pass: a stage inside a block and inside
   /// one class would lead back to its own cell).
   int state_block = 1;
+  /// A free-width pass (with `relaxed`, on machines of this many GPUs each, all of one type;
+  /// 0 for none): the copy's devices never run out. A cell is a state and a position inside
+  /// a machine (the device offset modulo this), not a device, and from each a stage may take
+  /// any width the copy allows. A stage runs as it would on the first machine's device of its
+  /// position: shifting every copy's stage by a machine moves each of its devices to the next
+  /// machine, so the same devices share one (the stage, its cut, its all-reduce and
+  /// tensor-parallel groups stay inside a machine or cross one as before). Every plan of the
+  /// shape is thus a plan of the pass with the same stage times, so its least bound is a lower
+  /// bound of every plan's; looser than the relaxed pass where the plans need the copy's
+  /// devices (a plan of the pass may use more) and where entries of the same position merge,
+  /// from m cells a state instead of W. It binds where wider stages stop paying (their
+  /// all-reduces grow): GNMT-16 at GBS 512 on 1,024 GPUs, one copy of one micro-batch of 512,
+  /// 0.259 s as the relaxed pass on 64 GPUs, in 7.3 M steps with the best plan's 0.100 s to
+  /// prune it, where the relaxed pass runs out at 47 M (Search::frees_first,
+  /// hybrid_search.cc). With `device_class` and `granule` 1 only.
+  int free_widths = 0;
   /// A class pass bounds only the plans whose copies are at least this many devices wide
   /// (and at least as wide as a stage): the devices of a stage in R copies then sit on one
   /// machine only where (R - 1) x that width + the stage's fit the largest machine.

@@ -164,6 +164,12 @@ int equal_machines(const Cluster& cluster) {
              : 0;
 }
 
+int uniform_machines(const CostModel& cost) {
+  const bool one_type =
+      cost.fastest() == cost.slowest() && cost.smallest_memory() == cost.largest_memory();
+  return one_type ? equal_machines(cost.cluster()) : 0;
+}
+
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width, int narrowest_copy,
                       const DpResult* first) {
@@ -218,6 +224,20 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
     if (found.least_bound > bound) break;  // settled
   }
   return found;
+}
+
+bool free_widths_apply(const CostModel& cost, const PipelineShapeChoice& shape) {
+  const int machine = uniform_machines(cost);
+  return machine > 0 && cost.cluster().device_count() / shape.replicas > 2 * machine;
+}
+
+PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                     std::uint64_t effort, int max_width) {
+  if (!free_widths_apply(cost, shape)) return {};
+  DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
+  query.free_widths = uniform_machines(cost);
+  const DpResult pass = best_pipeline(cost, query);
+  return {pass.least_bound, !pass.stopped, pass.steps, {}};
 }
 
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,

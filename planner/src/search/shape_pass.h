@@ -72,6 +72,9 @@ struct PassBound {
 };
 /// The GPUs of every machine of `cluster` when all have as many, else 0.
 int equal_machines(const Cluster& cluster);
+/// The GPUs on each machine of the cluster of `cost` when all machines have as many, and all
+/// GPUs run as fast and have as much memory; else 0.
+int uniform_machines(const CostModel& cost);
 
 /// The class passes of a shape within `effort` each: 8 classes a copy, then twice as many,
 /// up to 4 times, while the last finished with its bound below `bound` and the classes still
@@ -92,6 +95,15 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
 /// cut), so the greatest does; they look at where devices sit.
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width, int least_states);
+
+/// Whether a shape gets free-width passes (free_bound): on machines of one size and one GPU
+/// type (uniform_machines), copies wider than two machines.
+bool free_widths_apply(const CostModel& cost, const PipelineShapeChoice& shape);
+/// The free-width pass of a shape (DpQuery::free_widths, positions inside a machine) within
+/// `effort`, where free_widths_apply (otherwise nothing runs: not finished, no steps). Its bound
+/// holds for every plan of the shape.
+PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                     std::uint64_t effort, int max_width);
 
 /// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip,
 /// with `worst_buckets` of the worst term too; BoundTerms::arrivals) within `effort`: when it

@@ -682,43 +682,47 @@ class Search {
       const bool alone = needs(order.front()) > refine_left_ / kRefineWave;
       order.resize(std::min(order.size(), alone ? 1 : kRefineWave));
       const std::uint64_t share = refine_left_ / order.size();
-      auto runs = [&](std::size_t i) { return needs(i) <= share; };
+      // Each shape's pass, decided once: needs() moves as the wave's passes are counted.
+      std::vector<WavePass> wave(order.size());
+      for (std::size_t j = 0; j < order.size(); ++j) {
+        const std::size_t i = order[j];
+        wave[j].kind = frees_first(i)    ? WavePass::Free
+                       : blocks_first(i) ? WavePass::Blocks
+                                         : WavePass::Relaxed;
+        wave[j].runs = wave[j].kind == WavePass::Blocks || needs(i) <= share;
+        wave[j].steps = wave[j].kind == WavePass::Blocks ? std::min(share, needs(i)) : share;
+      }
       std::vector<PassBound> found(order.size());
       tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t j) {
         const std::size_t i = order[j];
         const ShapeOn& s = open_[i].on;
-        if (frees_first(i)) {
-          if (runs(i))
-            found[j] = free_bound(*s.cost, s.shape, target, share, options_.max_stage_width);
-          return;
+        if (!wave[j].runs) return;
+        const int width = options_.max_stage_width;
+        if (wave[j].kind == WavePass::Free) {
+          found[j] = free_bound(*s.cost, s.shape, target, wave[j].steps, width);
+        } else if (wave[j].kind == WavePass::Blocks) {
+          found[j] = block_bound(*s.cost, s.shape, target, wave[j].steps, width, 0);
+        } else {
+          // A shape no relaxed pass bounded gets one (no buckets) first.
+          int buckets = open_[i].unrelaxed ? 0 : kFirstBuckets;
+          for (int p = 0; p < passes[i] && buckets > 0; ++p)
+            buckets *= static_cast<int>(kBucketGrowth);
+          found[j] = refined_bound(*s.cost, s.shape, target, wave[j].steps, width, buckets);
         }
-        if (blocks_first(i)) {
-          found[j] = block_bound(*s.cost, s.shape, target, std::min(share, needs(i)),
-                                 options_.max_stage_width, 0);
-          return;
-        }
-        // A shape no relaxed pass bounded gets one (no buckets) first.
-        int buckets = open_[i].unrelaxed ? 0 : kFirstBuckets;
-        for (int p = 0; p < passes[i] && buckets > 0; ++p)
-          buckets *= static_cast<int>(kBucketGrowth);
-        if (runs(i))
-          found[j] =
-              refined_bound(*s.cost, s.shape, target, share, options_.max_stage_width, buckets);
       });
       for (std::size_t j = 0; j < order.size(); ++j) {
         const std::size_t i = order[j];
         const PassBound& pass = found[j];
+        // Not run (a later one's part was too small; the least's never is): it waits.
+        if (j > 0 && !wave[j].runs) continue;
         // Its block or relaxed pass comes next, where still needed.
-        if (const bool free = frees_first(i); free || blocks_first(i)) {
-          if (free && j > 0 && !runs(i)) continue;  // it waits, as its relaxed pass would
+        if (wave[j].kind != WavePass::Relaxed) {
           refine_left_ -= std::min(refine_left_, pass.steps);
           if (pass.finished)
             open_[i].bound = std::max(open_[i].bound, std::min(pass.least_bound, target));
-          (free ? open_[i].freed : open_[i].blocked) = true;
+          (wave[j].kind == WavePass::Free ? open_[i].freed : open_[i].blocked) = true;
           continue;
         }
-        // Not run (a later one's part was too small; the least's never is): it waits.
-        if (j > 0 && !runs(i)) continue;
         const bool refining = !open_[i].unrelaxed && passes[i] > 0;  // a second one or later
         refine_left_ -= std::min(refine_left_, pass.steps);
         const Seconds raised = std::max(open_[i].bound, std::min(pass.least_bound, target));
@@ -1204,6 +1208,14 @@ class Search {
   std::size_t screens_ = 0;            // screens run (relaxed_bound), and those that
   std::size_t screens_settled_ = 0;    // settled their shape
   // The shapes no exact pass finished, for refine().
+  // A pass of refine()'s wave: a free-width pass (frees_first), block passes (blocks_first)
+  // or a relaxed or refining pass; whether it runs (a later shape's waits where its part is
+  // too small), and within how many steps.
+  struct WavePass {
+    enum Kind { Free, Blocks, Relaxed } kind = Relaxed;
+    bool runs = false;
+    std::uint64_t steps = 0;
+  };
   struct OpenShape {
     ShapeOn on;
     Seconds bound;

@@ -439,5 +439,32 @@ TEST(PathBound, ADelayedGradientIsFollowedByTheBackwardsLeft) {
   EXPECT_NEAR(detail::path_lower_bound(shape, {.arrivals = false}), 28, 1e-12);
 }
 
+// F: stage 0 (no work, a link of 1) runs three warm-up forwards, and the forward of
+// micro-batch 3 only after micro-batch 0's backward there, which ends at 4.1 (its round trip
+// of 3.1, 1 late: stage 1's first backward waits for micro-batch 1 over the link). Micro-batch
+// 3 then crosses the link (1) to stage 1 (f 0.1, g 1), which runs its forward and its last
+// two backwards (2.1) before its all-reduce (5): 12.2, the simulated time. Without the
+// forwards' paths the bound is 11.2.
+TEST(PathBound, ALateForwardDelaysALaterStagesLastBackwardsAndAllReduce) {
+  const PipelineShape shape{{{0, 0, 1, 0}, {0.1, 1, 0, 5}, {0, 0, 0, 0}}, 4, Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 12.2, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), 12.2, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape, {.forwards = false}), 11.2, 1e-12);
+}
+
+// F': stage 0's link (1) carries micro-batches 0, 1 and 2 one after another, so micro-batch 2
+// reaches stage 2 (f 0.1, g 1, warm-up 3) at 3; from its forward on, stage 2 runs its six
+// forwards left (0.6) and all eight backwards (8), then its all-reduce (5): 16.6, the
+// simulated time. Without the forwards' paths the bound is 14.8.
+TEST(PathBound, AnEarlierLinkDelaysALaterStagesOperationsAndAllReduce) {
+  const PipelineShape shape{
+      {{0, 0, 1, 0}, {0, 0, 0, 0}, {0.1, 1, 0, 5}, {0, 0, 0, 0}, {0, 0, 0, 0}},
+      8,
+      Schedule::OneFOneB};
+  EXPECT_NEAR(simulate(shape).makespan, 16.6, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape), 16.6, 1e-12);
+  EXPECT_NEAR(detail::path_lower_bound(shape, {.forwards = false}), 14.8, 1e-12);
+}
+
 }  // namespace
 }  // namespace pe

@@ -242,6 +242,74 @@ Seconds arrivals(const StageTimes& t, const SuffixBound* next, Seconds late, int
   return longest;
 }
 
+// F (1F1B, k < M): from stage b's first backward, cycles as in Z (pairs, windows' cycles and
+// round trips) to b's backward of x = M - 1 - k - d, after which b starts the forward of
+// M - 1 - d, which fed[d] follows to a later stage's all-reduce; the pairs fill what the
+// cycles leave. Every mix is a path; tried: each cycle as often as fits or once less, then
+// pairs, with each d < kFed (as in mixed_gain, a cycle no longer than its pairs adds nothing).
+Seconds forwarded(std::span<const Cycle> cycles, Seconds pair, int last_start,
+                  const SuffixBound& s) {
+  auto ended = [&](Seconds cycled, int left) {  // `left` forwards to go by pairs, then fed
+    Seconds best = 0;
+    for (int d = 0; d <= std::min(left, kFed - 1); ++d)
+      best = std::max(best, cycled + (left - d) * pair + s.fed[d]);
+    return best;
+  };
+  Seconds best = ended(0, last_start);
+  for (const Cycle& a : cycles) {
+    if (a.time <= a.forwards * pair) continue;
+    const int fit = last_start / a.forwards;
+    for (int n = fit; n >= std::max(0, fit - 1); --n)
+      best = std::max(best, ended(n * a.time, last_start - n * a.forwards));
+  }
+  return best;
+}
+
+// Stage b's fed and led (1F1B): its own operations from the forward of micro-batch m on (the
+// M - m forwards, and the backwards from then on: all M in its warm-up) and its all-reduce,
+// or that forward, the transfer and the next stage's.
+void feed(const StageTimes& t, Seconds send, const SuffixBound* next, int micro_batches,
+          SuffixBound& s) {
+  const int warmup = std::min(micro_batches, s.stages);
+  auto own = [&](int m) {
+    return (micro_batches - m) * t.forward +
+           std::min(micro_batches, micro_batches - m + warmup - 1) * t.backward + t.allreduce;
+  };
+  auto on = [&](Seconds later) { return t.forward + send + later; };
+  for (int d = 0; d < std::min(micro_batches, kFed); ++d)
+    s.fed[d] = std::max(own(micro_batches - 1 - d), next ? on(next->fed[d]) : 0);
+  for (int i = 0; i + 1 < std::min(micro_batches, kFed + 1); ++i)
+    s.led[i] = std::max(own(i + 1), next ? on(next->led[i]) : 0);
+}
+
+// F' (1F1B): stage b's link carries micro-batches 0 .. m one after another, each after its
+// forward there, so m leaves b no earlier than f + c + m max(f, c) after micro-batch 0's
+// forward starts on b; the next stage's led then follows it. Beyond the round trip from b.
+Seconds led_path(const StageTimes& t, Seconds send, const SuffixBound& next, int micro_batches,
+                 Seconds round_trip) {
+  Seconds best = 0;
+  for (int i = 0; i + 1 < std::min(micro_batches, kFed + 1); ++i)
+    best = std::max(
+        best, t.forward + send + (i + 1) * std::max(t.forward, send) + next.led[i] - round_trip);
+  return best;
+}
+
+// F and F' of stage b (1F1B), beyond the round trip from b (`late`: how late b's first
+// backward can end); fills s.fed and s.led.
+Seconds forward_paths(const StageTimes& t, Seconds send, const SuffixBound* next, int micro_batches,
+                      Seconds late, SuffixBound& s) {
+  feed(t, send, next, micro_batches, s);
+  Seconds longest = next ? led_path(t, send, *next, micro_batches, s.round_trip) : 0;
+  if (s.stages < micro_batches) {
+    Cycle cycles[kWindows + 1];
+    int count = window_cycles(s, cycles);
+    cycles[count++] = {s.stages, s.round_trip};
+    longest = std::max(longest, late + forwarded(std::span(cycles, count), t.forward + t.backward,
+                                                 micro_batches - 1 - s.stages, s));
+  }
+  return longest;
+}
+
 // The terms that do not end at stage b's last backward: C and W (GPipe), P (1F1B; its C is
 // L's (M - 1) c, which L never falls below).
 Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
@@ -295,6 +363,9 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
       s.after_x = next->after_x;
   }
   StagePaths paths = stage_paths(t, send, next, s, micro_batches, schedule, windows);
+  const Seconds forwards = schedule != Schedule::GPipe && windows && terms.forwards
+                               ? forward_paths(t, send, next, micro_batches, paths.late, s)
+                               : 0;
   if (schedule != Schedule::GPipe && windows) {
     if (terms.arrivals)
       paths.backward = std::max(paths.backward, arrivals(t, next, paths.late, micro_batches, s));
@@ -314,6 +385,7 @@ SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* 
   // the later stages and cuts (their last backwards come first, then the gradient passes b).
   s.exposed = std::max({paths.backward, paced ? paths.later : 0, next && paced ? next->worst : 0}) +
               t.allreduce;
+  s.exposed = std::max(s.exposed, forwards);  // F and F' end with an all-reduce
   // After the last micro-batch's forward, GPipe runs all M backwards of a stage.
   s.drain = t.allreduce + (schedule == Schedule::GPipe ? (micro_batches - 1) * s.backward_wave : 0);
   if (next) {

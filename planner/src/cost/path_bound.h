@@ -91,6 +91,22 @@
 // s's last backward, so s's all-reduce ends no earlier than Q_b + the round trip from b
 // - sum over b <= t < s of (g_t + c_t) + AR_s (the `drain` field carries the last part);
 // so do A' and R, whose last round trip passes s's last backward too.
+// A forward that stage b starts late also delays every later stage's operations after it,
+// and so their all-reduces (1F1B; `fed` and `led` carry a later stage's part):
+//   F  (1F1B, k < M)  from b's first backward, cycles as in Z to b's backward of x, after
+//              which b starts the forward of m = x + k; it passes the stages to a later stage
+//              s (their f + c), which then runs its M - m forwards and the backwards from
+//              then on (min(M, M - m + w_s - 1)), then its all-reduce; for the last kFed
+//              micro-batches m (GNMT at GBS 32 on 2 x 8 GPUs: a window cycle through a
+//              cut across the machines delays the forward of micro-batch 14 of 16, and the
+//              stage of the decoder's all-reduce, four stages on, runs its last backwards
+//              after it: bound 7.972 ms, simulated 8.308);
+//   F' (1F1B)  b's link carries micro-batches 0 .. m one after another, so m leaves b no
+//              earlier than f + c + m max(f, c) after micro-batch 0's forward starts there;
+//              then the same path to s's all-reduce, for m = 1 .. kFed (another plan of
+//              that shape: the link of such a cut carries micro-batches 0 to 3 one after
+//              another, and the stage of the all-reduce, whose warm-up takes four, runs all
+//              its operations from the fourth on: simulated 8.288 ms, bound 7.989).
 // docs/timeline.md, section "Lower bounds", explains the terms.
 #pragma once
 
@@ -106,6 +122,11 @@ inline constexpr int kPaced = kWindows + 1;
 /// Micro-batches 1 to kArrivals whose backwards' delays the bound carries to earlier stages
 /// (term D below): as far as one window cycle reaches.
 inline constexpr int kArrivals = kWindows + 1;
+/// Micro-batches whose forwards' paths to a later stage's all-reduce the bound follows, at
+/// each end (terms F and F' above): the last three and micro-batches 1 to 3, enough for the
+/// paths met (micro-batch M - 2 after window cycles of two stages; micro-batch 3 over a
+/// link). Each one more is two more fields that every suffix entry carries and copies.
+inline constexpr int kFed = 3;
 
 /// What the bound knows of the stages from b to the end (a suffix), built from the last
 /// stage forwards. The bound of a whole pipeline is bound(suffix of stage 0). Every field
@@ -153,6 +174,12 @@ struct SuffixBound {
   /// the suffix delays it, and the gradient keeps that delay on its way to b); 0 where
   /// i + 1 >= M.
   Seconds arrival[kArrivals] = {};
+  /// 1F1B: fed[d] is how long after stage b starts the forward of micro-batch M - 1 - d a
+  /// stage s of the suffix can end its all-reduce: the forwards and transfers from b to s,
+  /// then s's operations from that forward on, then its all-reduce (F); 0 where d >= M.
+  Seconds fed[kFed] = {};
+  /// 1F1B: led[i] is the same from the forward of micro-batch i + 1 (F'); 0 where i + 1 >= M.
+  Seconds led[kFed] = {};
   int stages = 0;  ///< S - b, capped at M (no term depends on more).
 };
 
@@ -178,6 +205,9 @@ struct BoundTerms {
   /// With windows: a later micro-batch's gradient that a cycle delays, after which the stage
   /// runs its backwards left (arrival).
   bool arrivals = true;
+  /// With windows: a forward that stage b starts late, followed to a later stage whose
+  /// operations after it and all-reduce then end the iteration (fed, led; F and F').
+  bool forwards = true;
 };
 
 /// The suffix of stage b: stage b (its times; `send` the transfer to the next stage, 0

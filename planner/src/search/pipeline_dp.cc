@@ -100,7 +100,7 @@ struct Entry {
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
-  static constexpr int kFields = 13 + 2 * kWindows + kArrivals;
+  static constexpr int kFields = 13 + 2 * kWindows + kArrivals + 2 * kFed;
   Seconds field(int i) const {
     const SuffixBound& b = bound;
     switch (i) {
@@ -133,14 +133,24 @@ struct Entry {
       default:
         if (i < 13 + kWindows) return b.window[i - 13];
         if (i < 13 + 2 * kWindows) return b.paced_after[i - 13 - kWindows];
-        return b.arrival[i - 13 - 2 * kWindows];
+        if (i < 13 + 2 * kWindows + kArrivals) return b.arrival[i - 13 - 2 * kWindows];
+        if (i < 13 + 2 * kWindows + kArrivals + kFed)
+          return b.fed[i - 13 - 2 * kWindows - kArrivals];
+        return b.led[i - 13 - 2 * kWindows - kArrivals - kFed];
     }
   }
   Key key() const {
     Key key;
     for (int i = 1; i < kKeys; ++i) key[i - 1] = static_cast<float>(field(i));
-    Seconds rest = 0;
-    for (int i = kKeys; i < kFields; ++i) rest += field(i);
+    // The fields after the first eight, in field()'s order, read directly (this runs for
+    // every candidate kept).
+    const SuffixBound& b = bound;
+    Seconds rest = b.delayed + b.after + b.max_pair + b.tail + b.last_drain;
+    for (const Seconds* part : {b.window, b.paced_after})
+      for (int i = 0; i < kWindows; ++i) rest += part[i];
+    for (const Seconds x : b.arrival) rest += x;
+    for (const Seconds x : b.fed) rest += x;
+    for (const Seconds x : b.led) rest += x;
     key[kKeys - 1] = static_cast<float>(rest);
     return key;
   }
@@ -154,7 +164,9 @@ struct Entry {
            std::equal(a.window, a.window + kWindows, b.window, std::less_equal<>()) &&
            std::equal(a.paced_after, a.paced_after + kWindows, b.paced_after,
                       std::less_equal<>()) &&
-           std::equal(a.arrival, a.arrival + kArrivals, b.arrival, std::less_equal<>());
+           std::equal(a.arrival, a.arrival + kArrivals, b.arrival, std::less_equal<>()) &&
+           std::equal(a.fed, a.fed + kFed, b.fed, std::less_equal<>()) &&
+           std::equal(a.led, a.led + kFed, b.led, std::less_equal<>());
   }
 };
 
@@ -200,7 +212,12 @@ Keys& key_scratch() {
 std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
   // A total order, so the result does not depend on how candidates arrived: the group, the
   // fields, then the plan, compared one at a time (most pairs differ in the first ones).
-  std::sort(candidates.begin(), candidates.end(), [](const Entry& a, const Entry& b) {
+  // Sorted through their indices: entries are large.
+  thread_local std::vector<std::uint32_t> order;
+  order.resize(candidates.size());
+  std::iota(order.begin(), order.end(), std::uint32_t{0});
+  std::sort(order.begin(), order.end(), [&](std::uint32_t l, std::uint32_t r) {
+    const Entry &a = candidates[l], &b = candidates[r];
     if (a.group() != b.group()) return a.group() < b.group();
     for (int i = 0; i < Entry::kFields; ++i) {
       const Seconds x = a.field(i), y = b.field(i);
@@ -214,9 +231,10 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry
   std::uint64_t comparisons = candidates.size();
   Keys& keys = key_scratch();
   keys.clear();
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const Entry& c = candidates[i];
-    if (i > 0 && c.group() != candidates[i - 1].group()) group = hint = cell.size(), keys.clear();
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const Entry& c = candidates[order[i]];
+    if (i > 0 && c.group() != candidates[order[i - 1]].group())
+      group = hint = cell.size(), keys.clear();
     const Key key = c.key();
     comparisons += keys.size();
     bool dominated = hint < cell.size() && cell[hint].no_worse_than(c);
@@ -308,6 +326,10 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cel
       least.paced_after[i] = std::min(least.paced_after[i], c.bound.paced_after[i]);
     for (int i = 0; i < kArrivals; ++i)
       least.arrival[i] = std::min(least.arrival[i], c.bound.arrival[i]);
+    for (int i = 0; i < kFed; ++i) {
+      least.fed[i] = std::min(least.fed[i], c.bound.fed[i]);
+      least.led[i] = std::min(least.led[i], c.bound.led[i]);
+    }
   }
   const std::uint64_t steps = candidates.size();
   candidates.clear();
@@ -1045,9 +1067,10 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
   const Bytes crossing = b_ > 1 ? s.cut : cost_.crossing(s.last, q_.micro_batch);
   const std::vector<Brief>& briefs = briefs_[index(s.next, after(s))];
   // The next cell is sorted by (k, head, y): an entry no better than the last one offered
-  // from its group is dominated by it.
-  Entry last{};
-  bool any = false;
+  // from its group is dominated by it (kept as its index among the candidates: entries are
+  // large).
+  const std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::size_t last = none;
   for (std::size_t i = 0; i < next.size(); ++i) {
     const Brief& after = briefs[i];
     // Refused before the bound is built: a stage that does not fit memory (or needs no
@@ -1065,9 +1088,10 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
         round_trip + (after.exposed - (s.times.backward + c)) > bound_)
       continue;
     const Entry e = prepend(s, &next[i], c, static_cast<int>(i));
-    const bool same_group = any && last.group() == e.group();
-    if (same_group && last.no_worse_than(e)) continue;
-    if (offer(w, e, before)) last = e, any = true;
+    if (last != none && w.candidates[last].group() == e.group() &&
+        w.candidates[last].no_worse_than(e))
+      continue;
+    if (offer(w, e, before)) last = w.candidates.size() - 1;
   }
 }
 

@@ -18,7 +18,8 @@ inline constexpr BoundTerms kFirstPassTerms{.windows = false,
                                             .last_pairs = false,
                                             .paced_afters = false,
                                             .last_drains = false,
-                                            .arrivals = false};
+                                            .arrivals = false,
+                                            .forwards = false};
 
 /// What one dynamic-programming pass optimizes over.
 struct DpQuery {
@@ -78,11 +79,12 @@ struct DpQuery {
   /// trip (`last_pairs`: max_pair and tail, fields that differ with the later stages) only
   /// from a second closing pass: they can cost a pass several times the steps (a closing pass
   /// on PipeDream's ResNeXt-50 graph at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M with the last
-  /// stage's f + g alone). The last round trip's stay on a later stage (`last_drains`, one more
-  /// field) only in a third: in the second it made a pass on VGG-19 at GBS 512 on 16
-  /// single-GPU machines run out. The later stages' operations after their paced first
-  /// backward (`paced_afters`, kWindows more fields) only in a fourth: in the second they made
-  /// its passes run out of steps, and XLNet-36 at GBS 64 on 2 x 8 GPUs inexact again. The
+  /// stage's f + g alone); so do the forwards' paths to a later all-reduce (`forwards`, 2 kFed
+  /// more fields), which in a first closing pass made one run out. The last round trip's stay on a
+  /// later stage (`last_drains`, one more field) only in a third: in the second it made a pass on
+  /// VGG-19 at GBS 512 on 16 single-GPU machines run out. The later stages' operations after their
+  /// paced first backward (`paced_afters`, kWindows more fields) only in a fourth: in the second
+  /// they made its passes run out of steps, and XLNet-36 at GBS 64 on 2 x 8 GPUs inexact again. The
   /// delayed arrivals (`arrivals`, D, kArrivals more fields) in refining relaxed passes only.
   /// A greedy pass ranks without `paced` whatever this says (DpQuery::greedy).
   BoundTerms terms = kFirstPassTerms;

@@ -133,7 +133,8 @@ void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPl
                  std::vector<CostedPlan>& to);
 
 /// One shape's exact pass within `effort` (`closing` 1 to 4: a closing pass, with the
-/// tighter bound of BoundTerms::windows, and from 2 BoundTerms::last_pairs, at 3
+/// tighter bound of BoundTerms::windows, and from 2 BoundTerms::last_pairs and
+/// BoundTerms::forwards, at 3
 /// BoundTerms::last_drains, at 4 BoundTerms::paced_afters, and more plans; with
 /// `enumerate_within`, every plan whose bound is within it when the pass leaves some,
 /// DpQuery::enumerate, within `enumerate_effort` steps with the pass where that is more than

@@ -20,6 +20,14 @@ int window_cycles(const SuffixBound& s, Cycle* out) {
     out[count++] = {j, s.window[j - 2]};
   return count;
 }
+// The cycles a stage's forward starts from its backward as in R and A': the windows'
+// (window_cycles) and, when the k stages to the end are fewer than M, the round trip through
+// all of them, into `out` (room for kWindows + 1); returns how many.
+int trip_cycles(const SuffixBound& s, int micro_batches, Cycle* out) {
+  int count = window_cycles(s, out);
+  if (s.stages < micro_batches) out[count++] = {s.stages, s.round_trip};
+  return count;
+}
 // How much longer than `steps` pairs (`pair` each) a mix of the `count` cycles that moves no
 // more than `steps` forwards on can be (0 at least): each cycle as often as fits, or once
 // less, and what is left with one shorter cycle as often as fits. Every mix is a path, so
@@ -171,9 +179,8 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
     // (R) j of them, all k stages (A': a round trip) k; the last forward's round trip ends
     // the path. Any mix of them is a path.
     Cycle cycles[kWindows + 4];
-    int count = window_cycles(s, cycles);
+    int count = trip_cycles(s, micro_batches, cycles);
     if (k - 1 > kWindows + 1 && s.tail > 0) cycles[count++] = {k - 1, s.tail};
-    cycles[count++] = {k, s.round_trip};
     const int steps = micro_batches - 1 - k;
     auto chained = [&](Seconds pair) {
       return s.round_trip + steps * pair + mixed_gain(cycles, count, steps, pair);
@@ -224,8 +231,7 @@ Seconds arrivals(const StageTimes& t, const SuffixBound* next, Seconds late, int
   const Seconds f = t.forward, g = t.backward;
   const int k = s.stages, warmup = std::min(micro_batches, k);
   Cycle cycles[kWindows + 1];
-  int count = window_cycles(s, cycles);
-  if (k < micro_batches) cycles[count++] = {k, s.round_trip};
+  const int count = trip_cycles(s, micro_batches, cycles);
   Seconds delay[kArrivals + 1] = {late};
   Seconds longest = 0;
   for (int m = 1; m <= std::min(kArrivals, micro_batches - 1); ++m) {
@@ -302,8 +308,7 @@ Seconds forward_paths(const StageTimes& t, Seconds send, const SuffixBound* next
   Seconds longest = next ? led_path(t, send, *next, micro_batches, s.round_trip) : 0;
   if (s.stages < micro_batches) {
     Cycle cycles[kWindows + 1];
-    int count = window_cycles(s, cycles);
-    cycles[count++] = {s.stages, s.round_trip};
+    const int count = trip_cycles(s, micro_batches, cycles);
     longest = std::max(longest, late + forwarded(std::span(cycles, count), t.forward + t.backward,
                                                  micro_batches - 1 - s.stages, s));
   }

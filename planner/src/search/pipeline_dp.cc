@@ -446,7 +446,7 @@ class Dp {
   }
   // The cell (of the next row) after stage s: where its devices end (in a free-width pass,
   // the position of that device; slots_ or more: the copy has none left).
-  int after(const Stage& s) const {
+  int cell_after(const Stage& s) const {
     return period_ > 0 ? (s.offset + s.width) % period_ : s.offset + s.width;
   }
 
@@ -897,7 +897,7 @@ void Dp::widen_classes(Work& w, std::size_t a, int o, int d) {
 // chain, since whether it breaks the bound or memory is not known: the next stage that can
 // be followed, costed, may end it (`unfollowed` counts them).
 bool Dp::try_variants(Work& w, Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed) {
-  const int next = after(s);
+  const int next = cell_after(s);
   if (s.next < rows_ && (next >= slots_ || cell(s.next, next).empty()))
     return ++unfollowed % kComparisonsPerStep != 0 || w.spend(1);
   bool any = false;
@@ -1061,11 +1061,12 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
     if (!refused(s, 1)) offer(w, prepend(s, nullptr, 0, -1), before);
     return;
   }
-  if (after(s) >= slots_) return;
-  const std::vector<Entry>& next = cell(s.next, after(s));
+  const int to = cell_after(s);
+  if (to >= slots_) return;
+  const std::vector<Entry>& next = cell(s.next, to);
   if (!w.spend(next.size())) return;
   const Bytes crossing = b_ > 1 ? s.cut : cost_.crossing(s.last, q_.micro_batch);
-  const std::vector<Brief>& briefs = briefs_[index(s.next, after(s))];
+  const std::vector<Brief>& briefs = briefs_[index(s.next, to)];
   // The next cell is sorted by (k, head, y): an entry no better than the last one offered
   // from its group is dominated by it (kept as its index among the candidates: entries are
   // large).

@@ -148,7 +148,7 @@ TEST(HybridSearch, BoundHoldsOverThePlansOfTheFirstMachinesWithLittleEffort) {
 // lower than the search's own and never above the exhaustive optimum (of the cluster and its
 // first machines), and the best plan is no slower (their plans are candidates too) and never
 // faster than that optimum. (Small instances seldom leave a relaxed bound to refine:
-// Planner.RefiningPassesCertifyGnmtLargeOnSixteenSingleGpuMachines shows the gain; the
+// Planner.RefiningPhaseBoundsLlamaShapesWhoseRelaxedPassesRanOut shows the gain; the
 // relaxed passes it gives shapes whose own ran out raise some here.)
 TEST(HybridSearch, RefiningPassesOnlyRaiseTheCertificateAndKeepItSound) {
   std::mt19937 rng(20261201);

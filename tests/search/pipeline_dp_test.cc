@@ -18,8 +18,10 @@
 #include <string>
 #include <tuple>
 
+#include "cost/suffix_timing.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
+#include "pe/timeline.h"
 #include "random_trials.h"
 #include "search/exhaustive.h"
 #include "search/hybrid_search.h"
@@ -95,6 +97,68 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
   EXPECT_GT(close, shapes / 2);
   // The plan of the least merged bound is mostly one of least bound (on 93 % of shapes).
   EXPECT_GT(represented, shapes * 3 / 4);
+}
+
+// A timed pass (DpQuery::timed) finds the fastest simulated plan of each shape of a few
+// micro-batches, which the path bound may rank below others, and ranks its plans by their
+// simulated times; a shape of more micro-batches gets the exact pass.
+TEST(PipelineDp, TimedPassFindsTheFastestSimulatedPlanOfEachShape) {
+  std::mt19937 rng(20261201);
+  int timed = 0, below = 0;
+  for (int trial = 0; trial < random_trials(120); ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    std::map<ShapeKey, Seconds> fastest;
+    testing::for_each_plan(
+        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+          if (p.uneven_micro_batches()) return;
+          const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
+          const Seconds time = simulate(p.shape()).makespan;
+          if (!fastest.count(key) || time < fastest[key]) fastest[key] = time;
+        });
+    const std::map<ShapeKey, Seconds> bounds = least_bound_by_shape(cost, in.global_batch);
+    for (const auto& [key, time] : fastest) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+      query.timed = true;
+      const detail::DpResult pass = detail::best_pipeline(cost, query);
+      ASSERT_FALSE(pass.stopped);
+      if (micro_batches > detail::kTimedMicroBatches) {
+        // The first passes' terms (kFirstPassTerms): a bound no larger than every plan's.
+        EXPECT_LE(pass.least_bound, bounds.at(key) * (1 + 1e-12)) << "trial " << trial;
+        continue;
+      }
+      ++timed;
+      // The first exact passes' bound (kFirstPassTerms, untimed): no larger.
+      query.timed = false;
+      const Seconds plain = detail::best_pipeline(cost, query).least_bound;
+      EXPECT_LE(plain, time * (1 + 1e-12)) << "trial " << trial;
+      below += plain < time * (1 - 1e-9);
+      query.timed = true;
+      EXPECT_NEAR(pass.least_bound, time, time * 1e-12) << "trial " << trial;
+      ASSERT_FALSE(pass.plans.empty()) << "trial " << trial;
+      for (std::size_t i = 0; i < pass.plans.size(); ++i) {
+        const detail::DpPlan& plan = pass.plans[i];
+        const detail::Evaluation ev = detail::evaluate(cost, plan.spec, in.global_batch);
+        EXPECT_TRUE(ev.fits) << "trial " << trial;
+        EXPECT_NEAR(plan.lower_bound, simulate(ev.plan.shape()).makespan, time * 1e-12)
+            << "trial " << trial;
+        if (i > 0) {
+          EXPECT_LE(pass.plans[i - 1].lower_bound, plan.lower_bound) << "trial " << trial;
+        }
+      }
+      // Within a cutoff at the fastest plan it finds that plan; below it, none.
+      query.bound = time;
+      EXPECT_NEAR(detail::best_pipeline(cost, query).least_bound, time, time * 1e-12);
+      query.bound = time * (1 - 1e-6);
+      EXPECT_GT(detail::best_pipeline(cost, query).least_bound, time * (1 - 1e-6));
+    }
+  }
+  EXPECT_GT(timed, random_trials(120));
+  // On some shapes the first passes' least bound lies below every plan's simulated time,
+  // where the timed pass settles the shape.
+  EXPECT_GT(below, 0);
 }
 
 // A refining pass (DpQuery::buckets) is a lower bound too, between the relaxed pass and the

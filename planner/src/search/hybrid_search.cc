@@ -919,13 +919,16 @@ class Search {
         bound[i - start] = pool_.cutoff_for(shapes[todo[i]].shape);
       std::vector<ShapeResult> found(end - start);
       const bool screen = screening();
+      // After the first round, a shape's exact pass is timed where it has few micro-batches
+      // (DpQuery::timed; docs/timeline.md, "Timed passes").
       tbb::parallel_for(start, end, [&](std::size_t i) {
         const ShapeOn& s = shapes[todo[i]];
         if (round > 0 && r.bounds[todo[i]] > bound[i - start])
           found[i - start] = {{}, r.bounds[todo[i]], true, 0, 0};
         else
-          found[i - start] = search_shape(*s.cost, global_batch_, s.shape, bound[i - start], share,
-                                          relaxed_share, options_.max_stage_width, 0, 0, 0, screen);
+          found[i - start] =
+              search_shape(*s.cost, global_batch_, s.shape, bound[i - start], share, relaxed_share,
+                           options_.max_stage_width, 0, 0, 0, screen, round > 0);
       });
       for (std::size_t i = start; i < end; ++i) {
         ShapeResult& shape = found[i - start];

@@ -28,6 +28,9 @@
 // falls as y grows, enters only sums with y: y + max(0, W - y) grows with both), so the
 // order is kept all the way to the full plan, whose bound y + max(e, x) grows with y, e and
 // y + x. Keeping only undominated entries is therefore exact.
+// A timed pass (DpQuery::timed) compares entries by their suffix's simulated times instead
+// (cost/suffix_timing.h: a max-plus map that prepending a stage composes, order-preserving
+// too), kept in Timings beside the cells; its fields then only prune.
 #include "search/pipeline_dp.h"
 
 #include <algorithm>
@@ -52,6 +55,7 @@
 #include "cost/path_bound.h"
 #include "cost/stage_samples.h"
 #include "cost/stage_variants.h"
+#include "cost/suffix_timing.h"
 
 namespace pe::detail {
 namespace {
@@ -91,12 +95,18 @@ struct Entry {
   // flight) depend on it; head where a cut in front of it may stay inside a machine.
   int staged = 0;
   bool sited = false;
+  // A timed pass's entry (DpQuery::timed): the index of its suffix's simulated times among
+  // the Timings of the vector it is in, by which entries are compared and the plans ranked;
+  // its `bound` then only prunes.
+  static constexpr std::uint32_t kUntimed = std::numeric_limits<std::uint32_t>::max();
+  std::uint32_t timing = kUntimed;
 
   int k() const { return bound.stages; }
   int t() const { return variant.tensor_parallel; }
   // The group an entry competes in: entries of different groups give the stages in front
   // different terms.
   auto group() const { return std::make_tuple(staged, !sited, t()); }
+  bool timed() const { return timing != kUntimed; }
   Seconds total() const { return bound.round_trip + bound.exposed; }
   Seconds drained() const { return bound.round_trip + bound.drain; }
   // The fields that only raise a bound, in a fixed order (the sort key after the group).
@@ -170,6 +180,67 @@ struct Entry {
   }
 };
 
+// The simulated times of the suffixes of a vector of entries of a timed pass
+// (DpQuery::timed), timing_entries(M) each, in the order they were made (Entry::timing).
+struct Timings {
+  int m = 0;  // micro-batches; 0 where the pass is not timed
+  std::vector<Seconds> at;
+
+  int n() const { return timing_entries(m); }
+  const Seconds* of(const Entry& e) const {
+    return e.timed() ? at.data() + static_cast<std::size_t>(e.timing) * n() : nullptr;
+  }
+  std::size_t size() const { return m > 0 ? at.size() / n() : 0; }
+  // Room for one more; returns where it goes (valid until the next add).
+  Seconds* add() {
+    at.resize(at.size() + n());
+    return at.data() + at.size() - n();
+  }
+  void drop_last() { at.resize(at.size() - n()); }
+  // Copies e's timing from `from` to the end of these; e then indexes it here.
+  void take(Entry& e, const Timings& from) {
+    if (!e.timed()) return;
+    const Seconds* t = from.of(e);
+    e.timing = static_cast<std::uint32_t>(size());
+    at.insert(at.end(), t, t + n());
+  }
+  void clear() { at.clear(); }
+
+  // The number a plan of entry e (of the first cell) is ranked by: its simulated makespan
+  // where timed, else its path bound. For a later cell's entry, a lower bound on that of
+  // every plan it ends.
+  Seconds rank(const Entry& e) const {
+    return e.timed() ? std::max(timed_makespan(of(e), m), bound_of(e.bound)) : bound_of(e.bound);
+  }
+  // The latest end of a backward of e's first stage after an arrival: the gradient then
+  // passes the stages in front, whose forward the activation passed before it arrived, so
+  // every plan e ends takes at least this plus their least fill_drain (Dp::prefix_bound).
+  Seconds backwards(const Entry& e) const {
+    const Seconds* t = of(e);
+    return *std::max_element(t, t + m * m);
+  }
+  bool no_worse(const Entry& a, const Timings& of_b, const Entry& b) const {
+    return a.timed() ? no_later_than(of(a), of_b.of(b), m) : a.no_worse_than(b);
+  }
+  // A timed entry's key: the sums of its timing's entries in kKeys runs (an entry of no
+  // path, -infinity, counts as 0: the others are at least 0), no larger for an entry no worse.
+  Key key(const Entry& e) const {
+    if (!e.timed()) return e.key();
+    Key key{};
+    const Seconds* t = of(e);
+    for (int i = 0; i < n(); ++i)
+      key[static_cast<std::size_t>(i * kKeys / n())] += static_cast<float>(std::max(t[i], 0.0));
+    return key;
+  }
+  // The sort key of a timed entry before its fields: no larger for an entry no worse.
+  Seconds sum(const Entry& e) const {
+    Seconds total = 0;
+    if (const Seconds* t = of(e))
+      for (int i = 0; i < n(); ++i) total += std::max(t[i], 0.0);
+    return total;
+  }
+};
+
 // The keys of a cell's kept entries of one group, field by field, so that a candidate is
 // checked against a block of them at once (compiled to vector compares).
 struct Keys {
@@ -209,16 +280,25 @@ Keys& key_scratch() {
 // keys and extend()'s briefs, 11 s for the same steps). Counting only the comparisons made
 // lets more exact passes finish within the effort, but each step then takes longer: BERT-48
 // at GBS 512 on 256 GPUs took 1.0 s instead of 0.6, for the same plan.
-std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry>& cell) {
-  // A total order, so the result does not depend on how candidates arrived: the group, the
-  // fields, then the plan, compared one at a time (most pairs differ in the first ones).
-  // Sorted through their indices: entries are large.
+// In a timed pass (DpQuery::timed) the candidates' timings are `timed`, the cell's `kept`,
+// and entries are compared by their timings.
+std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& timed,
+                               std::vector<Entry>& cell, Timings& kept) {
+  // A total order, so the result does not depend on how candidates arrived: the group, (in
+  // a timed pass the sum of the timing's entries,) the fields, then the plan, compared one at
+  // a time (most pairs differ in the first ones). Sorted through their indices: entries are
+  // large.
   thread_local std::vector<std::uint32_t> order;
+  thread_local std::vector<Seconds> sums;
   order.resize(candidates.size());
   std::iota(order.begin(), order.end(), std::uint32_t{0});
+  sums.clear();
+  if (timed.m > 0)
+    for (const Entry& e : candidates) sums.push_back(timed.sum(e));
   std::sort(order.begin(), order.end(), [&](std::uint32_t l, std::uint32_t r) {
     const Entry &a = candidates[l], &b = candidates[r];
     if (a.group() != b.group()) return a.group() < b.group();
+    if (!sums.empty() && sums[l] != sums[r]) return sums[l] < sums[r];
     for (int i = 0; i < Entry::kFields; ++i) {
       const Seconds x = a.field(i), y = b.field(i);
       if (x != y) return x < y;
@@ -235,17 +315,21 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, std::vector<Entry
     const Entry& c = candidates[order[i]];
     if (i > 0 && c.group() != candidates[order[i - 1]].group())
       group = hint = cell.size(), keys.clear();
-    const Key key = c.key();
+    const Key key = timed.key(c);
     comparisons += keys.size();
-    bool dominated = hint < cell.size() && cell[hint].no_worse_than(c);
+    auto beats = [&](std::size_t at) { return kept.no_worse(cell[at], timed, c); };
+    bool dominated = hint < cell.size() && beats(hint);
     for (std::size_t j = 0; j < keys.size() && !dominated; j += Keys::kBlock) {
       const std::size_t n = std::min(Keys::kBlock, keys.size() - j);
       if (!keys.any_no_worse_than(j, n, key)) continue;
       for (std::size_t at = j; at < j + n && !dominated; ++at)
-        if (group + at != hint && keys.no_worse_than(at, key) && cell[group + at].no_worse_than(c))
+        if (group + at != hint && keys.no_worse_than(at, key) && beats(group + at))
           dominated = true, hint = group + at;
     }
-    if (!dominated) cell.push_back(c), keys.push_back(key);
+    if (dominated) continue;
+    keys.push_back(key);
+    cell.push_back(c);
+    kept.take(cell.back(), timed);
   }
   candidates.clear();
   return comparisons;
@@ -403,8 +487,11 @@ class Dp {
         compact_cuts_(cost.largest_machine() > 1 &&
                       cost.cluster().network.intra != cost.cluster().network.inter_p2p),
         largest_machine_(cost.largest_machine()),
+        timed_(q.timed && !q.relaxed && !q.greedy && c_ == 1 && b_ == 1 && period_ == 0 &&
+               q.micro_batches <= kTimedMicroBatches && q.schedule != Schedule::Interleaved),
         bound_(q.bound * (1 + kSlack)) {
     main_.limit = q.step_limit;
+    blank_.m = timed_ ? q.micro_batches : 0;
     terms_.paced = terms_.paced && !q.greedy;  // a greedy pass ranks without it
     if (q.relaxed && q.buckets > 1 && std::isfinite(q.bound)) bucket_ = q.bound / q.buckets;
     if (b_ > 1) rows_ = blocks();
@@ -416,6 +503,7 @@ class Dp {
     if (!main_.spend(cells)) return {{}, main_.steps, true};
     cells_.resize(rows_ * static_cast<std::size_t>(slots_));
     briefs_.resize(cells_.size());
+    timings_.assign(cells_.size(), blank_);
     if (b_ > 1) {
       if (!main_.spend(n_)) return {{}, main_.steps, true};
       inside_cut_.assign(rows_, kInfinite);
@@ -431,7 +519,7 @@ class Dp {
         q_.plans <= 0 || c_ > 1 || b_ > 1 || period_ > 0 ? std::vector<DpPlan>{} : best(),
         main_.steps, false};
     for (const Entry& e : cell(0, 0))
-      result.least_bound = std::min(result.least_bound, bound_of(e.bound));
+      result.least_bound = std::min(result.least_bound, timings_[0].rank(e));
     if (q_.enumerate > 0 && result.least_bound >= q_.enumerate_from &&
         result.least_bound <= q_.enumerate_bound)
       enumerate(result);
@@ -582,6 +670,7 @@ class Dp {
     std::vector<Trial> trials;           // trials()' answer
     std::vector<StageVariant> variants;  // its variants
     std::vector<LeastKey> keys;          // keep_least's scratch
+    Timings timings;                     // the candidates' (a timed pass)
     std::uint64_t limit = 0, steps = 0;  // steps allowed and spent
     bool stopped = false;
     // A cell of a row filled in parallel: the steps of all the row's cells, to which it adds
@@ -602,10 +691,14 @@ class Dp {
   };
   // The entries of cell (a, o).
   void fill(Work& w, std::size_t a, int o) {
+    w.timings.m = blank_.m;
     stages_from(w, a, o);
-    w.spend(q_.greedy    ? keep_greedy(w.candidates, cell(a, o))
-            : q_.relaxed ? keep_least(w.candidates, cell(a, o), bucket_, q_.worst_buckets, w.keys)
-                         : keep_undominated(w.candidates, cell(a, o)) / kComparisonsPerStep);
+    w.spend(q_.greedy ? keep_greedy(w.candidates, cell(a, o))
+            : q_.relaxed
+                ? keep_least(w.candidates, cell(a, o), bucket_, q_.worst_buckets, w.keys)
+                : keep_undominated(w.candidates, w.timings, cell(a, o), timings_[index(a, o)]) /
+                      kComparisonsPerStep);
+    w.timings.clear();
     std::vector<Brief>& briefs = briefs_[index(a, o)];
     for (const Entry& e : cell(a, o))
       briefs.push_back({e.bound.round_trip, e.bound.worst, e.bound.exposed, e.k(), e.t(), e.head});
@@ -644,7 +737,8 @@ class Dp {
   Seconds block_exposed(const Stage& s, Trial& trial) const;
   bool try_stage(Work& w, Stage& s, Trial& trial);
   void offer_whole_model(Work& w, int r);
-  Entry prepend(const Stage& s, const Entry* next, Seconds send, int index) const;
+  Entry prepend(const Stage& s, const Entry* next, Seconds send, int index, const Timings& after,
+                Timings& to) const;
   void extend(Work& w, const Stage& s, Seconds before);
   bool offer(Work& w, const Entry& entry, Seconds before);
   std::vector<DpPlan> best();
@@ -685,6 +779,11 @@ class Dp {
   };
   std::vector<std::vector<Brief>> briefs_;
   BoundTerms terms_ = q_.terms;  // DpQuery::terms, `paced` off in a greedy pass
+  bool timed_;                   // DpQuery::timed, where it applies
+  // The cells' timings (empty but in a timed pass), and an empty one of this pass (m = M
+  // where it is timed, else 0).
+  std::vector<Timings> timings_;
+  Timings blank_;
   Seconds bound_;
   Seconds bucket_ = 0;               // DpQuery::buckets' width, 0 for none
   std::vector<Bytes> inside_cut_;    // a block pass: per block, its least cut but its last
@@ -1033,7 +1132,9 @@ void Dp::offer_whole_model(Work& w, int r) {
 
 // The entry for stage s in front of a suffix entry (`next` null: s is the last stage),
 // with `send` the transfer across the cut between them.
-Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) const {
+// In a timed pass its timing goes to the end of `to`, from next's in `after`.
+Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index, const Timings& after,
+                  Timings& to) const {
   Entry e{prepend_stage(s.times, send, next ? &next->bound : nullptr, q_.micro_batches, q_.schedule,
                         terms_),
           s.head,
@@ -1043,6 +1144,13 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index) co
           s.variant};
   e.staged = q_.schedule == Schedule::GPipe ? 0 : e.k();
   e.sited = e.head && compact_cuts_;
+  if (timed_) {
+    std::array<Seconds, timing_entries(kTimedMicroBatches)> timing;  // `after` and `to` may be one
+    prepend_timing(s.times, send, next ? after.of(*next) : nullptr, q_.micro_batches, q_.schedule,
+                   e.k(), timing.data());
+    e.timing = static_cast<std::uint32_t>(to.size());
+    std::copy_n(timing.begin(), to.n(), to.add());
+  }
   return e;
 }
 
@@ -1058,7 +1166,7 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
     return;
   }
   if (s.next == rows_) {
-    if (!refused(s, 1)) offer(w, prepend(s, nullptr, 0, -1), before);
+    if (!refused(s, 1)) offer(w, prepend(s, nullptr, 0, -1, blank_, w.timings), before);
     return;
   }
   const int to = cell_after(s);
@@ -1088,20 +1196,30 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
     if ((terms_.paced && round_trip + (after.worst + ar) > bound_) ||
         round_trip + (after.exposed - (s.times.backward + c)) > bound_)
       continue;
-    const Entry e = prepend(s, &next[i], c, static_cast<int>(i));
+    // A timed pass's suffix also composes its timing, which costs about a step more.
+    if (timed_ && !w.spend(1)) return;
+    Entry e = prepend(s, &next[i], c, static_cast<int>(i), timings_[index(s.next, to)], w.timings);
     if (last != none && w.candidates[last].group() == e.group() &&
-        w.candidates[last].no_worse_than(e))
+        w.timings.no_worse(w.candidates[last], w.timings, e)) {
+      if (e.timed()) w.timings.drop_last();
       continue;
+    }
     if (offer(w, e, before)) last = w.candidates.size() - 1;
   }
 }
 
 // Keeps a candidate (whose stage extend() found fits memory) whose plans can still end
 // within the bound: the stages in front add at least prefix_bound to y, and never lower e
-// or y + x.
+// or y + x (nor, in a timed pass, the suffix's end: Timings::rank). A timed candidate's
+// timing is the last of the work's, and goes with it when it is dropped.
 bool Dp::offer(Work& w, const Entry& entry, Seconds before) {
   const SuffixBound& b = entry.bound;
-  if (before + b.round_trip + b.worst > bound_ || entry.total() > bound_) return false;
+  if (before + b.round_trip + b.worst > bound_ || entry.total() > bound_ ||
+      (entry.timed() &&
+       (w.timings.rank(entry) > bound_ || before + w.timings.backwards(entry) > bound_))) {
+    if (entry.timed()) w.timings.drop_last();
+    return false;
+  }
   w.candidates.push_back(entry);
   return true;
 }
@@ -1112,11 +1230,11 @@ std::vector<DpPlan> Dp::best() {
   std::vector<std::size_t> order(root.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return bound_of(root[a].bound) < bound_of(root[b].bound);
+    return timings_[0].rank(root[a]) < timings_[0].rank(root[b]);
   });
   std::vector<DpPlan> plans;
   for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < q_.plans; ++i)
-    plans.push_back({spec_from(order[i]), bound_of(root[order[i]].bound)});
+    plans.push_back({spec_from(order[i]), timings_[0].rank(root[order[i]])});
   return plans;
 }
 
@@ -1144,16 +1262,20 @@ Seconds Dp::send(const Stage& s, const Entry& next) const {
 // can complete within the bound, or one no worse in every field), and prefix_ in front of
 // that. Infinity when none fits memory.
 Seconds Dp::completion(const Stage& s) const {
+  Timings scratch = blank_;  // the timings of the entries built here
   auto with_prefix = [&](Entry e) {
     for (std::size_t i = prefix_.size(); i-- > 0;)
-      e = prepend(prefix_[i], &e, send(prefix_[i], e), 0);
-    return bound_of(e.bound);
+      e = prepend(prefix_[i], &e, send(prefix_[i], e), 0, scratch, scratch);
+    return scratch.rank(e);
   };
-  if (s.last + 1 == n_) return refused(s, 1) ? kInfinite : with_prefix(prepend(s, nullptr, 0, -1));
+  if (s.last + 1 == n_)
+    return refused(s, 1) ? kInfinite : with_prefix(prepend(s, nullptr, 0, -1, blank_, scratch));
+  const std::size_t at = index(s.last + 1, s.offset + s.width);
   Seconds least = kInfinite;
-  for (const Entry& next : cell(s.last + 1, s.offset + s.width)) {
+  for (const Entry& next : cells_[at]) {
     if (refused(s, std::min(next.k() + 1, q_.micro_batches))) continue;
-    least = std::min(least, with_prefix(prepend(s, &next, send(s, next), 0)));
+    least =
+        std::min(least, with_prefix(prepend(s, &next, send(s, next), 0, timings_[at], scratch)));
     if (least <= bound_) break;
   }
   return least;

@@ -143,10 +143,12 @@ void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPl
 /// when that settles the shape (no plan can make `bound`) the exact pass is not needed, and
 /// when the exact pass stops, the relaxed bound (or the floor, when it ran out) bounds the
 /// shape instead, and the relaxed pass's plans (RelaxedBound::plans) are its candidates;
-/// `screen` as for relaxed_bound.
+/// `screen` as for relaxed_bound. A closing pass, or one with `timed`, is timed where the
+/// shape has few enough micro-batches (DpQuery::timed).
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, int closing = 0, Seconds enumerate_within = 0,
-                         std::uint64_t enumerate_effort = 0, bool screen = false);
+                         std::uint64_t enumerate_effort = 0, bool screen = false,
+                         bool timed = false);
 
 }  // namespace pe::detail

@@ -1,0 +1,56 @@
+// The simulated times of a pipeline's suffix, exactly, for a few micro-batches.
+//
+// The simulator (pe::simulate) starts every operation at the latest of the end of the one
+// before it on its stage and the arrival of its input, and every transfer at the latest of
+// the end of the operation it carries and of the transfer before it on its link: a time is
+// a maximum of sums. So the times of the stages from b on are a max-plus linear function of
+// when the activations of micro-batches 0 .. M-1 reach stage b (u_0 .. u_{M-1}): the end of
+// b's backward of micro-batch i is max over j of (u_j + A[i][j]), and the end of the suffix's
+// last operation (its all-reduces included) is max over j of (u_j + Z[j]), where an entry is
+// the longest path from that arrival to that end (-infinity where there is none).
+//
+// Prepending stage b-1 composes the maps: its operations, in its schedule's order, and the
+// transfers across the cut between, each a max of sums over the new inputs. The suffix of
+// stage 0, whose inputs are all ready at 0, ends at max over j of Z[j]: the simulated
+// makespan, not a bound. And if every entry of one suffix is no larger than another's (of
+// the same stage count in 1F1B, which fixes the order of the stage in front), each plan it
+// completes is no slower, stage by stage, than the same plan with the other: keeping only
+// the undominated suffixes finds the fastest plan itself (search/pipeline_dp.cc).
+//
+// A suffix holds (M + 1) x M entries, so only shapes of at most kTimedMicroBatches are timed
+// this way (DpQuery::timed): the pipelines of a few large micro-batches, where an exact
+// pass over the fields of path_bound.h keeps hundreds of suffixes a cell that their
+// simulated times order.
+#pragma once
+
+#include "pe/schedule.h"
+
+namespace pe::detail {
+
+// Up to 4: simplified GNMT-32's timed passes at GBS 128 to 256 on 16 single-GPU machines take
+// 31 to 132 M steps with the best plan as their bound; its shape of 5 micro-batches at GBS 320
+// took 136 M, more than a batch size's default effort, and every step of a timed pass costs
+// more with M.
+inline constexpr int kTimedMicroBatches = 4;
+
+/// The entries of a suffix's timing of M micro-batches: after[i * M + j] is A[i][j] (i < M)
+/// or Z[j] (i = M), -infinity where no path exists, each row in its latest form (entry j
+/// the largest of entries j .. M-1: arrivals come in order, so the map is the same).
+constexpr int timing_entries(int micro_batches) { return (micro_batches + 1) * micro_batches; }
+
+/// Writes to `after` (timing_entries(M) of them) the timing of stage b (its times; `send`
+/// the transfer to the next stage, 0 when it is the last) in front of the suffix timed by
+/// `next` (null for the last stage), with `stages` the stages from b to the end (1F1B runs
+/// min(M, stages) forwards before its first backward). Needs 1 <= micro_batches <=
+/// kTimedMicroBatches and 1F1B or GPipe.
+void prepend_timing(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches,
+                    Schedule schedule, int stages, Seconds* after);
+
+/// The suffix's end when every micro-batch reaches it at 0: for the suffix of stage 0, the
+/// simulated makespan; for a later one, a lower bound on that of every plan it ends.
+Seconds timed_makespan(const Seconds* after, int micro_batches);
+
+/// Whether every entry of `a` is no larger than `b`'s.
+bool no_later_than(const Seconds* a, const Seconds* b, int micro_batches);
+
+}  // namespace pe::detail

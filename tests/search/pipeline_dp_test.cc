@@ -157,8 +157,11 @@ TEST(PipelineDp, TimedPassFindsTheFastestSimulatedPlanOfEachShape) {
   }
   EXPECT_GT(timed, random_trials(120));
   // On some shapes the first passes' least bound lies below every plan's simulated time,
-  // where the timed pass settles the shape.
-  EXPECT_GT(below, 0);
+  // where the timed pass settles the shape (a few of them: not among the tenth of the trials
+  // drawn under the sanitizers).
+  if (!trials_reduced()) {
+    EXPECT_GT(below, 0);
+  }
 }
 
 // A refining pass (DpQuery::buckets) is a lower bound too, between the relaxed pass and the

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "cost/random_pipeline.h"
 #include "pe/timeline.h"
 #include "random_trials.h"
 
@@ -24,22 +25,8 @@ Seconds bound_without_last_pairs(const PipelineShape& shape) {
   return detail::path_lower_bound(shape, {.last_pairs = false, .arrivals = false});
 }
 
-// A random pipeline: times drawn from a few scales (zero included), so that stages, links
-// and all-reduces each get to be the bottleneck.
-PipelineShape random_shape(std::mt19937& rng) {
-  auto pick = [&] {
-    static const double scales[] = {0, 0.01, 0.1, 1, 10};
-    const double scale = scales[std::uniform_int_distribution<>(0, 4)(rng)];
-    return scale * std::uniform_real_distribution<>(0.5, 1.5)(rng);
-  };
-  PipelineShape shape;
-  shape.micro_batches = std::uniform_int_distribution<>(1, 24)(rng);
-  shape.schedule = rng() % 3 == 0 ? Schedule::GPipe : Schedule::OneFOneB;
-  const int stages = std::uniform_int_distribution<>(1, 9)(rng);
-  for (int s = 0; s < stages; ++s)
-    shape.stages.push_back({pick(), pick(), s + 1 < stages ? pick() : 0, pick()});
-  return shape;
-}
+// A random pipeline of up to 24 micro-batches.
+PipelineShape random_shape(std::mt19937& rng) { return testing::random_pipeline(rng, 24); }
 
 TEST(PathBound, NeverAboveTheSimulationOnRandomPipelines) {
   std::mt19937 rng(2026);

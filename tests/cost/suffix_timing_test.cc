@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "cost/random_pipeline.h"
 #include "pe/timeline.h"
 #include "random_trials.h"
 
@@ -19,21 +20,9 @@ namespace {
 using detail::kTimedMicroBatches;
 using detail::timing_entries;
 
-// A random pipeline of at most kTimedMicroBatches micro-batches: times drawn from a few
-// scales (zero included), so that stages, links and all-reduces each get to be the bottleneck.
+// A random pipeline of at most kTimedMicroBatches micro-batches.
 PipelineShape random_timed_shape(std::mt19937& rng) {
-  auto pick = [&] {
-    static const double scales[] = {0, 0.01, 0.1, 1, 10};
-    const double scale = scales[std::uniform_int_distribution<>(0, 4)(rng)];
-    return scale * std::uniform_real_distribution<>(0.5, 1.5)(rng);
-  };
-  PipelineShape shape;
-  shape.micro_batches = std::uniform_int_distribution<>(1, kTimedMicroBatches)(rng);
-  shape.schedule = rng() % 3 == 0 ? Schedule::GPipe : Schedule::OneFOneB;
-  const int stages = std::uniform_int_distribution<>(1, 9)(rng);
-  for (int s = 0; s < stages; ++s)
-    shape.stages.push_back({pick(), pick(), s + 1 < stages ? pick() : 0, pick()});
-  return shape;
+  return testing::random_pipeline(rng, kTimedMicroBatches);
 }
 
 // The timings of every suffix of `shape`, suffix b at [b].

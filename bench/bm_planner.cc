@@ -6,6 +6,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pe/importers/pipedream_graph.h"
@@ -143,31 +144,21 @@ void time_sweep(benchmark::State& state, const pe::Planner& planner) {
   state.counters["gap_percent"] = 100 * largest;
 }
 
-// Every bundled profile's default sweep on 2 x 8 GPUs, registered by main().
-void sweep_profile(benchmark::State& state, const pe::ProfileEntry& entry) {
+// Every bundled profile's default sweep on the cluster of `machine_ends`, registered by
+// main(): on 2 x 8 GPUs (BM_Planner_SweepEveryProfile) and on 16 single-GPU machines
+// (BM_Planner_SweepSingleGpuMachines, where every cut crosses machines: the slow links make
+// pipelines the hardest to bound).
+void sweep_profile(benchmark::State& state, const pe::ProfileEntry& entry,
+                   const std::vector<int>& machine_ends) {
   std::optional<pe::Planner> planner;
   try {
-    planner.emplace(make_planner(entry, {8, 16}));
+    planner.emplace(make_planner(entry, machine_ends));
   } catch (const std::exception& e) {  // the catalogue's test graphs include degenerate ones
     state.SkipWithError(e.what());
     return;
   }
   time_sweep(state, *planner);
 }
-
-// The default sweep of GNMT-16 and GNMT-32 on 16 single-GPU machines (every cut crosses
-// machines: the slow links make their pipelines the hardest to bound).
-void BM_Planner_SweepSingleGpuMachines(benchmark::State& state, const char* profile) {
-  time_sweep(state, make_planner(profile, machines(16, 1)));
-}
-BENCHMARK_CAPTURE(BM_Planner_SweepSingleGpuMachines, gnmt_16, "gnmt_16")
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->Iterations(1);
-BENCHMARK_CAPTURE(BM_Planner_SweepSingleGpuMachines, gnmt_32, "gnmt_32")
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->Iterations(1);
 
 // The slowest bundled point we know: NASNet-A large (1,250 states) at GBS 32 on 2 x 8 GPUs,
 // where the search stops at the default effort (SearchOptions::effort). Argument: threads.
@@ -226,12 +217,15 @@ BENCHMARK(BM_Planner_Transformer)
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const pe::ProfileEntry& entry : pe::bundled_profiles())
-    benchmark::RegisterBenchmark(("BM_Planner_SweepEveryProfile/" + entry.name).c_str(),
-                                 sweep_profile, entry)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->Iterations(1);
+  const std::vector<std::pair<std::string, std::vector<int>>> clusters = {
+      {"BM_Planner_SweepEveryProfile/", {8, 16}},
+      {"BM_Planner_SweepSingleGpuMachines/", machines(16, 1)}};
+  for (const auto& [prefix, ends] : clusters)
+    for (const pe::ProfileEntry& entry : pe::bundled_profiles())
+      benchmark::RegisterBenchmark((prefix + entry.name).c_str(), sweep_profile, entry, ends)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Iterations(1);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -68,7 +68,7 @@ Planner plain_planner() {
   return Planner(model, cluster_from_machine_ends({4}));
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> variant_report_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -77,7 +77,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 // The line of `text` that contains `part`, "" when none does.
 std::string line_with(const std::string& text, const std::string& part) {
-  for (const std::string& line : lines_of(text))
+  for (const std::string& line : variant_report_lines(text))
     if (line.find(part) != std::string::npos) return line;
   return "";
 }

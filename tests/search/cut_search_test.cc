@@ -18,6 +18,7 @@
 #include "search/hybrid_search.h"
 #include "search/pipeline_dp.h"
 #include "search/random_instances.h"
+#include "search/shape_pass.h"
 #include "search/spine_search.h"
 
 namespace pe {
@@ -80,6 +81,36 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
   EXPECT_GT(branching, random_trials(60));
   EXPECT_GT(feasible, random_trials(60));
   EXPECT_GT(multi_stage, random_trials(10));
+}
+
+// A shape's floor (shape_floor: the work, path, fill and one-stage floors; the stage floor
+// claims nothing off a chain) is never above the least path bound of the shape's plans over
+// every chain of nested cuts, and on some shapes above the work floor.
+TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
+  std::mt19937 rng(19);
+  int shapes = 0, branching = 0, raised = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    const int devices = trial % 2 ? 4 : 3;
+    testing::Instance in = testing::random_instance(rng, 1, devices);
+    in.model = cut_model(random_graph(rng, 3 + trial % 4));
+    in.cluster.device_memory = in.model.whole().parameters * 2 * 0.8 + 1e9;
+    branching += !in.model.chain();
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
+      const int width = devices / replicas;
+      const Seconds floor = detail::shape_floor(cost, shape, width).own;
+      EXPECT_LE(floor, bound * (1 + 1e-12)) << "trial " << trial;
+      const Seconds work =
+          micro_batches * cost.whole_model_time(micro_batch) / (width * cost.fastest());
+      ++shapes;
+      raised += floor > 1.01 * work;
+    }
+  }
+  EXPECT_GT(branching, random_trials(30));
+  EXPECT_GT(shapes, random_trials(100));
+  EXPECT_GT(raised, shapes / 10);
 }
 
 // With an effort limit small enough to stop the search on every cut, the plan is never

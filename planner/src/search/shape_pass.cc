@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cost/evaluate.h"
+#include "search/fill_floor.h"
 #include "search/pipeline_dp.h"
 #include "search/stage_floor.h"
 
@@ -151,10 +152,19 @@ ShapeFloor shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, 
   const Seconds floor = std::max(
       shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest()),
       path_floor(cost));
-  const Seconds anywhere = std::max(floor, stage_floor(cost, shape, width, 1, floor));
+  // The fill floor bounds the plans of two stages or more, one_stage_floor the others: it
+  // counts only where it is above what the other floors give.
+  const Seconds fill = fill_floor(cost, shape, width);
+  auto filled = [&](int stride, Seconds above) {
+    return fill > above ? std::min(fill, one_stage_floor(cost, shape, width, stride)) : 0;
+  };
+  const Seconds anywhere =
+      std::max({floor, stage_floor(cost, shape, width, 1, floor), filled(1, floor)});
   // One copy, or more copies than a machine has GPUs: where copies sit changes nothing.
   if (shape.replicas == 1 || shape.replicas > cost.largest_machine()) return {anywhere, anywhere};
-  return {std::max(anywhere, stage_floor(cost, shape, width, width, anywhere)), anywhere};
+  return {std::max({anywhere, stage_floor(cost, shape, width, width, anywhere),
+                    filled(width, anywhere)}),
+          anywhere};
 }
 
 int equal_machines(const Cluster& cluster) {

@@ -23,8 +23,10 @@ inline constexpr int kPlansPerPass = 16;
 
 /// A lower bound on every plan of a shape without searching it: some stage does at least
 /// a copy's share of each micro-batch's work, M times (every stage width is at most
-/// `width`, a copy's devices); the path floor (some micro-batch's round trip); and on a chain
-/// the stage floor (stage_floor.h: the stage that holds each state, and its all-reduce).
+/// `width`, a copy's devices); the path floor (some micro-batch's round trip); the least of
+/// the fill floor (fill_floor.h: how a pipeline of two stages or more fills) and the one-stage
+/// plans' floor; and on a chain the stage floor (stage_floor.h: the stage that holds each
+/// state, and its all-reduce).
 /// `own` bounds the shape's plans (copies `width` apart), `anywhere` those of the same
 /// copies, micro-batches and schedule on the cluster's first machines too (copies narrower,
 /// whose stages' replicas may share a machine where the shape's cannot).

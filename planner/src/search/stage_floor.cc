@@ -120,4 +120,14 @@ Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
   return std::min(single, *std::max_element(least.begin(), least.end()));
 }
 
+Seconds one_stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width,
+                        int stride) {
+  if (cost.states() == 0) return 0;
+  Seconds least = kNone;
+  each_run(cost, shape, width, stride, true, [&](const StageRun& run) {
+    least = std::min(least, one_stage(cost, shape.micro_batches, run));
+  });
+  return least == kNone ? 0 : least;
+}
+
 }  // namespace pe::detail

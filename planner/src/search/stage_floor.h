@@ -33,4 +33,11 @@ namespace pe::detail {
 Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width, int stride,
                     Seconds above = 0);
 
+/// A lower bound on every one-stage plan of `shape` whose copies are at most `width` devices
+/// wide, first devices at least `stride` apart (as for stage_floor), on any graph: the least
+/// over its widths of M (f + g) of the whole model and its exposed all-reduce (the stage's
+/// ends are the model's, as in evaluate).
+Seconds one_stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width,
+                        int stride);
+
 }  // namespace pe::detail

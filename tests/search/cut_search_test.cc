@@ -61,14 +61,21 @@ ModelProfile cut_model(const OperatorGraph& g) {
   return model;
 }
 
+// A random instance (random_instance, one state) whose model is every cut of a random graph
+// of `operators` operators, with memory for most plans.
+testing::Instance dag_instance(std::mt19937& rng, int devices, std::size_t operators) {
+  testing::Instance in = testing::random_instance(rng, 1, devices);
+  in.model = cut_model(random_graph(rng, operators));
+  in.cluster.device_memory = in.model.whole().parameters * 2 * 0.8 + 1e9;
+  return in;
+}
+
 TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
   std::mt19937 rng(14);
   int feasible = 0, multi_stage = 0, branching = 0;
   for (int trial = 0; trial < random_trials(120); ++trial) {
     const int devices = trial % 2 ? 4 : 3;
-    testing::Instance in = testing::random_instance(rng, 1, devices);
-    in.model = cut_model(random_graph(rng, 2 + trial % 5));
-    in.cluster.device_memory = in.model.whole().parameters * 2 * 0.8 + 1e9;
+    const testing::Instance in = dag_instance(rng, devices, 2 + trial % 5);
     branching += !in.model.chain();
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     const testing::OracleCheck check = testing::search_and_oracle(cost, in.global_batch, trial);
@@ -91,9 +98,7 @@ TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
   int shapes = 0, branching = 0, raised = 0;
   for (int trial = 0; trial < random_trials(60); ++trial) {
     const int devices = trial % 2 ? 4 : 3;
-    testing::Instance in = testing::random_instance(rng, 1, devices);
-    in.model = cut_model(random_graph(rng, 3 + trial % 4));
-    in.cluster.device_memory = in.model.whole().parameters * 2 * 0.8 + 1e9;
+    const testing::Instance in = dag_instance(rng, devices, 3 + trial % 4);
     branching += !in.model.chain();
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
@@ -124,9 +129,7 @@ TEST(CutSearch, BlockPassNeverAboveAnyPlansBoundOnRandomDags) {
   int shapes = 0, branching = 0;
   for (int trial = 0; trial < random_trials(60); ++trial) {
     const int devices = trial % 2 ? 4 : 3;
-    testing::Instance in = testing::random_instance(rng, 1, devices);
-    in.model = cut_model(random_graph(rng, 3 + trial % 4));
-    in.cluster.device_memory = in.model.whole().parameters * 2 * 0.8 + 1e9;
+    const testing::Instance in = dag_instance(rng, devices, 3 + trial % 4);
     branching += !in.model.chain();
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     std::map<std::tuple<int, int, int, Schedule>, Seconds> least;
@@ -167,10 +170,8 @@ TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
   std::mt19937 rng(16);
   int compared = 0, spine_won = 0;
   for (int trial = 0; trial < random_trials(80); ++trial) {
-    testing::Instance in = testing::random_instance(rng, 1, 4);
-    in.model = cut_model(random_graph(rng, 5 + trial % 4));
+    const testing::Instance in = dag_instance(rng, 4, 5 + trial % 4);
     if (in.model.spine.empty()) continue;
-    in.cluster.device_memory = in.model.whole().parameters * 2 * 0.8 + 1e9;
     const SearchOptions options{{Schedule::OneFOneB, Schedule::GPipe},
                                 1,
                                 static_cast<std::uint64_t>(200 + 50 * (trial % 5))};

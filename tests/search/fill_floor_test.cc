@@ -18,8 +18,7 @@
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
 #include "random_trials.h"
-#include "search/exhaustive.h"
-#include "search/random_instances.h"
+#include "search/floor_cases.h"
 #include "search/shape_pass.h"
 #include "search/stage_floor.h"
 
@@ -35,32 +34,22 @@ Seconds copies_work_floor(const detail::CostModel& cost, const detail::PipelineS
 TEST(FillFloor, ShapeFloorNeverAboveAnyPlansBound) {
   std::mt19937 rng(20261129);  // StageFloor.NeverAboveAnyPlansBound's instances
   int shapes = 0, on_parts = 0, raised = 0;
-  for (int trial = 0; trial < random_trials(100); ++trial) {
-    const int devices = trial % 2 ? 8 : 6;
-    const testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 5 : 7, devices);
-    const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const auto least_first =
-        testing::least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
-    for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
-      const int width = devices / replicas;
-      const detail::ShapeFloor floor = detail::shape_floor(cost, shape, width);
-      EXPECT_LE(floor.own, bound * (1 + 1e-12)) << "trial " << trial;
-      EXPECT_LE(floor.anywhere, floor.own) << "trial " << trial;
-      const auto on_first = least_first.find(key);
-      if (on_first != least_first.end()) {
-        EXPECT_LE(floor.anywhere, on_first->second * (1 + 1e-12)) << "trial " << trial << ", first";
-        ++on_parts;
-      }
-      const Seconds others = std::max(copies_work_floor(cost, shape, width),
-                                      detail::stage_floor(cost, shape, width, width));
-      const Seconds fill = std::min(detail::fill_floor(cost, shape, width),
-                                    detail::one_stage_floor(cost, shape, width, width));
-      ++shapes;
-      raised += fill > 1.01 * others;
+  testing::for_each_floor_case(rng, random_trials(100), [&](const testing::FloorCase& c) {
+    const detail::CostModel& cost = *c.cost;
+    const detail::ShapeFloor floor = detail::shape_floor(cost, c.shape, c.width);
+    EXPECT_LE(floor.own, c.bound * (1 + 1e-12)) << "trial " << c.trial;
+    EXPECT_LE(floor.anywhere, floor.own) << "trial " << c.trial;
+    if (c.on_first) {
+      EXPECT_LE(floor.anywhere, *c.on_first * (1 + 1e-12)) << "trial " << c.trial << ", first";
+      ++on_parts;
     }
-  }
+    const Seconds others = std::max(copies_work_floor(cost, c.shape, c.width),
+                                    detail::stage_floor(cost, c.shape, c.width, c.width));
+    const Seconds fill = std::min(detail::fill_floor(cost, c.shape, c.width),
+                                  detail::one_stage_floor(cost, c.shape, c.width, c.width));
+    ++shapes;
+    raised += fill > 1.01 * others;
+  });
   EXPECT_GT(shapes, random_trials(300));
   EXPECT_GT(on_parts, random_trials(100));
   EXPECT_GT(raised, shapes / 10);

@@ -14,8 +14,7 @@
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
 #include "random_trials.h"
-#include "search/exhaustive.h"
-#include "search/random_instances.h"
+#include "search/floor_cases.h"
 
 namespace pe {
 namespace {
@@ -23,32 +22,22 @@ namespace {
 TEST(StageFloor, NeverAboveAnyPlansBound) {
   std::mt19937 rng(20261129);
   int shapes = 0, above_work = 0, on_parts = 0, own_above = 0;
-  for (int trial = 0; trial < random_trials(100); ++trial) {
-    const int devices = trial % 2 ? 8 : 6;
-    const testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 5 : 7, devices);
-    const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const auto least_first =
-        testing::least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
-    for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
-      const int width = devices / replicas;
-      const Seconds own = detail::stage_floor(cost, shape, width, width);
-      const Seconds floor = detail::stage_floor(cost, shape, width, 1);
-      EXPECT_LE(own, bound * (1 + 1e-12)) << "trial " << trial;
-      EXPECT_GE(own, floor) << "trial " << trial;
-      const auto on_first = least_first.find(key);
-      if (on_first != least_first.end()) {
-        EXPECT_LE(floor, on_first->second * (1 + 1e-12)) << "trial " << trial << ", first";
-        ++on_parts;
-      }
-      own_above += own > 1.01 * floor;
-      const Seconds work = micro_batches * cost.whole_model_time(micro_batch) /
-                           (devices / replicas * cost.fastest());
-      ++shapes;
-      above_work += floor > 1.01 * work;
+  testing::for_each_floor_case(rng, random_trials(100), [&](const testing::FloorCase& c) {
+    const detail::CostModel& cost = *c.cost;
+    const Seconds own = detail::stage_floor(cost, c.shape, c.width, c.width);
+    const Seconds floor = detail::stage_floor(cost, c.shape, c.width, 1);
+    EXPECT_LE(own, c.bound * (1 + 1e-12)) << "trial " << c.trial;
+    EXPECT_GE(own, floor) << "trial " << c.trial;
+    if (c.on_first) {
+      EXPECT_LE(floor, *c.on_first * (1 + 1e-12)) << "trial " << c.trial << ", first";
+      ++on_parts;
     }
-  }
+    own_above += own > 1.01 * floor;
+    const Seconds work = c.shape.micro_batches * cost.whole_model_time(c.shape.micro_batch) /
+                         (c.width * cost.fastest());
+    ++shapes;
+    above_work += floor > 1.01 * work;
+  });
   EXPECT_GT(shapes, random_trials(300));
   EXPECT_GT(on_parts, random_trials(100));
   EXPECT_GT(above_work, shapes / 4);

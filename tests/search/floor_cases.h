@@ -1,0 +1,48 @@
+// The floors' property tests' cases: random varied chains and, for each shape, the least path
+// bound of its plans on the cluster and on its first machines.
+#pragma once
+
+#include <functional>
+#include <random>
+
+#include "search/exhaustive.h"
+#include "search/random_instances.h"
+
+namespace pe::testing {
+
+/// One shape of one trial: its copies' width, the least path bound of its plans, and that of
+/// its plans on the cluster's first machines (null where none fits there).
+struct FloorCase {
+  int trial = 0;
+  const detail::CostModel* cost = nullptr;
+  detail::PipelineShapeChoice shape;
+  int width = 0;
+  Seconds bound = 0;
+  const Seconds* on_first = nullptr;
+};
+
+/// For each of `trials` trials of `rng`, a varied chain (varied_instance: 8 devices on odd
+/// trials, 6 on even; up to 7 states every third trial, 5 otherwise), and for each shape with
+/// a plan that fits, visit(case).
+inline void for_each_floor_case(std::mt19937& rng, int trials,
+                                const std::function<void(const FloorCase&)>& visit) {
+  for (int trial = 0; trial < trials; ++trial) {
+    const int devices = trial % 2 ? 8 : 6;
+    const Instance in = varied_instance(rng, trial, trial % 3 ? 5 : 7, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const auto least_first =
+        least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
+    for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      const auto first = least_first.find(key);
+      visit({trial,
+             &cost,
+             {replicas, micro_batch, micro_batches, schedule},
+             devices / replicas,
+             bound,
+             first == least_first.end() ? nullptr : &first->second});
+    }
+  }
+}
+
+}  // namespace pe::testing

@@ -3,10 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <random>
-#include <tuple>
 
 #include "pe/error.h"
 #include "pe/model.h"
@@ -132,16 +130,7 @@ TEST(CutSearch, BlockPassNeverAboveAnyPlansBoundOnRandomDags) {
     const testing::Instance in = dag_instance(rng, devices, 3 + trial % 4);
     branching += !in.model.chain();
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    std::map<std::tuple<int, int, int, Schedule>, Seconds> least;
-    testing::for_each_plan(
-        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-          if (p.uneven_micro_batches()) return;
-          const auto key =
-              std::make_tuple(p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule);
-          const auto it = least.find(key);
-          if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
-        });
-    for (const auto& [key, bound] : least) {
+    for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
       query.relaxed = query.terms.windows = true;

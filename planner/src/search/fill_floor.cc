@@ -11,7 +11,8 @@ Seconds fill_floor(const CostModel& cost, const PipelineShapeChoice& shape, int 
   if (shape.schedule == Schedule::Interleaved) return 0;  // chunks loop: not this bound
   const int b = shape.micro_batch;
   const double efficiency = cost.settings().tensor_parallel_efficiency;
-  // c: the fastest a stage of at most width - 1 devices runs a micro-batch, over one GPU.
+  // c: the fastest a stage of at most width - 1 devices runs a micro-batch, over one GPU (at
+  // least 1: t = 1 is always allowed).
   double c = 0;
   for (int t = 1; t <= cost.max_tensor_parallel() && t < width; ++t) {
     if (!cost.tensor_parallel_allowed(t)) continue;
@@ -19,7 +20,6 @@ Seconds fill_floor(const CostModel& cost, const PipelineShapeChoice& shape, int 
     const int samples = (b + replicas - 1) / replicas;
     c = std::max(c, static_cast<double>(b) / samples * (t == 1 ? 1.0 : t * efficiency));
   }
-  if (c <= 0) return 0;
   const double budget = width * std::max(1.0, efficiency);
   const double m = shape.micro_batches;
   const double full = std::floor(budget / c);

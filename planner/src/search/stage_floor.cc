@@ -112,8 +112,7 @@ Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
   }
   const Seconds pipelines = width >= 2 ? *std::max_element(least.begin(), least.end()) : kNone;
   if (std::min(single, pipelines) <= above) return 0;
-  each_run(cost, shape, width, stride, true,
-           [&](const StageRun& run) { single = std::min(single, one_stage(cost, m, run)); });
+  single = std::min(single, one_stage_floor(cost, shape, width, stride));
   if (width < 2) return single;
   each_run(cost, shape, width, stride, false,
            [&](const StageRun& run) { bound_states(cost, m, run, least); });
@@ -123,11 +122,11 @@ Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
 Seconds one_stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width,
                         int stride) {
   if (cost.states() == 0) return 0;
-  Seconds least = kNone;
+  Seconds least = kNone;  // each_run visits one replica without tensor parallelism at least
   each_run(cost, shape, width, stride, true, [&](const StageRun& run) {
     least = std::min(least, one_stage(cost, shape.micro_batches, run));
   });
-  return least == kNone ? 0 : least;
+  return least;
 }
 
 }  // namespace pe::detail

@@ -170,5 +170,50 @@ TEST(ShapePass, FreeWidthPassSettlesAShapeOfOneCopyWhoseRelaxedPassRunsOut) {
   EXPECT_EQ(detail::free_bound(mixed, shape, cutoff, effort, 0).steps, 0U);
 }
 
+// The refining phase's class screen (Search::classes_first) on a graph: ResNet-101 (410 cuts,
+// not a chain, so no block passes) at GBS 512 on 32 machines of 8 GPUs, whose best plan takes
+// 52.8 ms; two copies of 4 micro-batches of 64 are at their floor (29.4 ms) after the search.
+// The first class pass, pruned by the best plan, settles them in a few million steps, where
+// the relaxed pass needs about 190 M: with ten times the class pass's steps it runs out. On
+// copies of fewer than 4 devices nothing runs (classes of 2 would be the relaxed pass).
+TEST(ShapePass, FirstClassPassSettlesAGraphsShapeForAFractionOfARelaxedPass) {
+  if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
+  const detail::CostModel cost = profile_on("resnet101", 32);
+  ASSERT_FALSE(cost.chain());
+  const detail::PipelineShapeChoice shape{2, 64, 4, Schedule::OneFOneB};
+  const Seconds cutoff = 0.0528;
+  EXPECT_LT(detail::shape_floor(cost, shape, 128).own, 0.6 * cutoff);
+  const detail::PassBound classes = detail::first_class_bound(cost, shape, cutoff, 100'000'000, 0);
+  ASSERT_TRUE(classes.finished);
+  EXPECT_GT(classes.least_bound, cutoff);  // settled
+  const detail::PassBound relaxed =
+      detail::refined_bound(cost, shape, cutoff, 10 * classes.steps, 0, 0);
+  EXPECT_FALSE(relaxed.finished);
+  const detail::PassBound narrow =
+      detail::first_class_bound(cost, {128, 1, 4, Schedule::OneFOneB}, cutoff, 1'000'000, 0);
+  EXPECT_FALSE(narrow.finished);
+  EXPECT_EQ(narrow.steps, 0U);
+}
+
+// Block passes on a long chain, as the refining phase gives them (with the wave's whole part:
+// Search::refine): NASNet-A large (1,250 states) at GBS 512 on 32 machines of 8 GPUs, whose
+// best plan takes 106.4 ms; two copies of 4 micro-batches of 64 are at their floor (47 ms)
+// after the search. Blocks settle them in a few million steps, where the relaxed pass, with
+// four times as many, runs out.
+TEST(ShapePass, BlockPassesSettleAShapeOfALongChainWhoseRelaxedPassRunsOut) {
+  if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
+  const detail::CostModel cost = profile_on("nasnetalarge", 32);
+  ASSERT_TRUE(cost.chain());
+  const detail::PipelineShapeChoice shape{2, 64, 4, Schedule::OneFOneB};
+  const Seconds cutoff = 0.1064;
+  EXPECT_LT(detail::shape_floor(cost, shape, 128).own, 0.5 * cutoff);
+  const detail::PassBound blocks = detail::block_bound(cost, shape, cutoff, 100'000'000, 0, 0);
+  ASSERT_TRUE(blocks.finished);
+  EXPECT_GT(blocks.least_bound, cutoff);  // settled
+  const detail::PassBound relaxed =
+      detail::refined_bound(cost, shape, cutoff, 4 * blocks.steps, 0, 0);
+  EXPECT_FALSE(relaxed.finished);
+}
+
 }  // namespace
 }  // namespace pe

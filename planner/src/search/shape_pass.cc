@@ -65,6 +65,7 @@ constexpr double kEnumeratedPlans = 1 << 12;
 constexpr int kClassCells = 8;
 constexpr int kClassRefinements = 4;
 constexpr int kClassWidth = 32;
+constexpr int kFirstClassWidth = 4;
 // One copy on machines of one size starts on device 0, so its class passes see which
 // stages cross a machine's end (Dp::split). On more than 2 kClassCells machines, the pass
 // after the first has classes a machine wide, the widest that see every machine's end, with
@@ -208,6 +209,15 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
     if (found.least_bound > bound) break;  // settled
   }
   return found;
+}
+
+PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                            std::uint64_t effort, int max_width) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  if (width < kFirstClassWidth) return {};
+  const DpResult pass =
+      class_pass(cost, shape, bound, effort, max_width, 0, class_devices(width, kClassCells));
+  return {pass.least_bound, !pass.stopped, pass.steps, {}};
 }
 
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,

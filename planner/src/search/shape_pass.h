@@ -89,6 +89,13 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
                       std::uint64_t effort, int max_width, int narrowest_copy = 0,
                       const DpResult* first = nullptr);
 
+/// The first of a shape's class passes (kClassCells classes a copy) within `effort`, on
+/// copies of at least kFirstClassWidth devices (otherwise nothing runs: not finished, no
+/// steps): a screen for a shape that no relaxed pass bounded, cheap once the cutoff is
+/// low. Its bound holds for every plan of the shape.
+PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                            std::uint64_t effort, int max_width);
+
 /// The block passes of a shape (DpQuery::state_block) within `effort` together, on a chain
 /// of at least `least_states` states: 32 blocks of states, then twice as many, up to 6 times,
 /// while the last finished with its bound below `bound`, the blocks still hold two states or

@@ -125,7 +125,7 @@ constexpr std::uint64_t kClassShare = 4;
 constexpr std::uint64_t kNarrowShare = 4;
 constexpr std::size_t kNarrowWave = 2;
 
-// Refining relaxed passes (Search::refine) share 1 / kRefineShare of the effort on top,
+// Refining relaxed passes (Search::refine) have kRefineScale times the effort on top,
 // kRefineWave shapes at a time, with kFirstBuckets buckets of round trip, then kBucketGrowth
 // times as many, up to kRefinements passes a shape, until one raises the bound by less than
 // kLeastRefinement of the fastest plan, or within kStallBand of it, the kStalls-th: NASNet-A
@@ -133,7 +133,13 @@ constexpr std::size_t kNarrowWave = 2;
 // is bounded at 238.11 ms by 64 buckets and by 256, and at 238.90 ms by 1,024, whose plans
 // hold one at 238.91 ms, which makes the point exact (gap 0.41 % at the first stall). Not
 // further from it: on GNMT-16 at GBS 512 on 1,024 GPUs (gap 4.5 %) more passes only took time.
-constexpr std::uint64_t kRefineShare = 1;
+// Three times the effort: on large clusters the search leaves many shapes at their floor, and
+// their screens (classes_first, blocks_first) take 1 to 20 M steps each. At GBS 512 on 256
+// GPUs (2 threads), ResNet-101 (36 such shapes) ran out of the effort once at gap 38.9 %, and
+// NASNet-A large at 50.6 %; with twice, 1.2 % and 22.5 %; with three times, 1.2 % and 7.9 %,
+// with a plan 17.5 % faster, in 24 and 32 s (twice: 26 and 33 s), and ResNet-101 on 1,024 GPUs
+// 16.7 % (twice: 51.7 %); four times gave 1.2 %, 7.7 % and 16.7 %.
+constexpr std::uint64_t kRefineScale = 3;
 constexpr std::size_t kRefineWave = 2;
 constexpr int kFirstBuckets = 16;
 constexpr std::uint64_t kBucketGrowth = 4;
@@ -154,12 +160,21 @@ constexpr std::uint64_t kBlocksShare = 2;
 // Free-width passes (Search::frees_first) run where the fastest plan leaves at least this
 // share of the cluster idle (it uses at most 1 / kFreeIdle of the devices).
 constexpr int kFreeIdle = 2;
+// The refining phase's class screens (Search::classes_first) run on copies of at least
+// kRefineClassWidth devices (as the search's class passes after a relaxed pass that ran out:
+// shape_pass.cc), within kClassScreenGrowth times the steps the shape's relaxed passes ran out
+// with: ResNet-101's graph at GBS 512 on 256 GPUs, two copies of 4 micro-batches of 64, ran
+// out with 4.6 M and is settled by its first class pass in 4.8 M.
+constexpr int kRefineClassWidth = 32;
+constexpr std::uint64_t kClassScreenGrowth = 4;
 
-// The relaxed passes' effort for `exact` steps of exact passes.
-std::uint64_t relaxed_effort(std::uint64_t exact) {
-  const std::uint64_t most = std::numeric_limits<std::uint64_t>::max() / kRelaxedShare;
-  return exact > most ? std::numeric_limits<std::uint64_t>::max() : exact * kRelaxedShare;
+// `steps` times `times`, at most the largest count (an unlimited effort stays unlimited).
+std::uint64_t scaled(std::uint64_t steps, std::uint64_t times) {
+  const std::uint64_t most = std::numeric_limits<std::uint64_t>::max() / times;
+  return steps > most ? std::numeric_limits<std::uint64_t>::max() : steps * times;
 }
+// The relaxed passes' effort for `exact` steps of exact passes.
+std::uint64_t relaxed_effort(std::uint64_t exact) { return scaled(exact, kRelaxedShare); }
 // Seeds polished (polish_seeds) share at most this many simulated (stage, micro-batch) pairs,
 // and at most the effort over kPolishShare (3M at the default effort), in one search (the
 // whole cluster and its parts).
@@ -234,7 +249,7 @@ class Search {
         coarse_left_(left_ / kCoarseShare),
         class_effort_(left_ / kClassShare),
         greedy_left_(left_ / kGreedyShare),
-        refine_left_(left_ / kRefineShare),
+        refine_left_(scaled(left_, kRefineScale)),
         narrow_left_(left_ / kNarrowShare),
         twins_(searches(options.schedules, Schedule::OneFOneB)) {}
 
@@ -650,7 +665,8 @@ class Search {
   // least bound, each with an equal part of the effort kept for them (refine_left_), with
   // kFirstBuckets buckets, then kBucketGrowth times as many; a shape no relaxed pass bounded
   // gets a plain one first (after a free-width pass on wide copies: frees_first; on a chain,
-  // after block passes: blocks_first). A shape whose holder is
+  // after block passes: blocks_first; on copies of 32 devices or more, after its first class
+  // pass: classes_first). A shape whose holder is
   // open (held_by) is left to it. The least goes alone, with all that is left, where its pass may
   // need more than an equal part (needs(): its last pass's growth over the one before times its
   // last, at first its relaxed pass: 16 buckets took 3 times a relaxed pass's steps on GNMT large,
@@ -693,11 +709,13 @@ class Search {
       std::vector<WavePass> wave(order.size());
       for (std::size_t j = 0; j < order.size(); ++j) {
         const std::size_t i = order[j];
-        wave[j].kind = frees_first(i)    ? WavePass::Free
-                       : blocks_first(i) ? WavePass::Blocks
-                                         : WavePass::Relaxed;
-        wave[j].runs = wave[j].kind == WavePass::Blocks || needs(i) <= share;
-        wave[j].steps = wave[j].kind == WavePass::Blocks ? std::min(share, needs(i)) : share;
+        wave[j].kind = frees_first(i)     ? WavePass::Free
+                       : blocks_first(i)  ? WavePass::Blocks
+                       : classes_first(i) ? WavePass::Classes
+                                          : WavePass::Relaxed;
+        wave[j].runs = wave[j].kind == WavePass::Blocks || wave[j].kind == WavePass::Classes ||
+                       needs(i) <= share;
+        wave[j].steps = pass_limit(i, wave[j].kind, share);
       }
       std::vector<PassBound> found(order.size());
       tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t j) {
@@ -709,6 +727,8 @@ class Search {
           found[j] = free_bound(*s.cost, s.shape, target, wave[j].steps, width);
         } else if (wave[j].kind == WavePass::Blocks) {
           found[j] = block_bound(*s.cost, s.shape, target, wave[j].steps, width, 0);
+        } else if (wave[j].kind == WavePass::Classes) {
+          found[j] = first_class_bound(*s.cost, s.shape, target, wave[j].steps, width);
         } else {
           // A shape no relaxed pass bounded gets one (no buckets) first.
           int buckets = open_[i].unrelaxed ? 0 : kFirstBuckets;
@@ -727,7 +747,9 @@ class Search {
           refine_left_ -= std::min(refine_left_, pass.steps);
           if (pass.finished)
             open_[i].bound = std::max(open_[i].bound, std::min(pass.least_bound, target));
-          (wave[j].kind == WavePass::Free ? open_[i].freed : open_[i].blocked) = true;
+          (wave[j].kind == WavePass::Free     ? open_[i].freed
+           : wave[j].kind == WavePass::Blocks ? open_[i].blocked
+                                              : open_[i].classed) = true;
           continue;
         }
         const bool refining = !open_[i].unrelaxed && passes[i] > 0;  // a second one or later
@@ -780,11 +802,24 @@ class Search {
   // worth it only where they cost less (Llama 2 70B's, 82 states, ran out with 5 M steps
   // where its relaxed passes finish in 1.7 M). Longer chains had block passes where their
   // relaxed passes ran out: on NASNet-A large (1,250 states) at GBS 512 on 1,024 GPUs, more
-  // in refine() took 9 s and raised nothing.
+  // in refine() took 9 s and raised nothing. On longer chains they get the wave's whole part
+  // (refine()): there a relaxed pass needs far more; on NASNet-A large at GBS 512 on 256 GPUs
+  // they settle the shapes of one and two copies of 4 to 32 micro-batches in 2 to 20 M steps
+  // (one copy of 4 micro-batches of 128: 20 M, where its class pass takes 59 M and its relaxed
+  // pass ran out at 37 M).
   bool blocks_first(std::size_t i) const {
     const CostModel& cost = *open_[i].on.cost;
-    return open_[i].unrelaxed && !open_[i].blocked && cost.chain() &&
-           cost.states() < static_cast<std::size_t>(kBlockPassStates);
+    return open_[i].unrelaxed && !open_[i].blocked && cost.chain();
+  }
+  // Whether open shape i's next pass in refine() is its first class pass (first_class_bound):
+  // a shape that no relaxed pass bounded, on copies of at least kRefineClassWidth devices,
+  // after its block passes on a chain (blocks_first), before its relaxed pass. Pruned by the
+  // fastest plan, it settles most such shapes for a fraction of a relaxed pass's steps:
+  // ResNet-101's graph (410 cuts, no block passes) at GBS 512 on 256 GPUs: of the 33 shapes of
+  // the whole cluster at their floor (29 to 39 ms against the best plan's 52.8 ms), it settles
+  // 23 in 1.2 to 8.3 M steps each, where their relaxed passes take 3 to 200 M.
+  bool classes_first(std::size_t i) const {
+    return open_[i].unrelaxed && !open_[i].classed && width_of(open_[i].on) >= kRefineClassWidth;
   }
   // Whether open shape i's next pass in refine() is its free-width pass (free_bound), before
   // any block or relaxed pass: a shape that no relaxed pass bounded, on copies wider than two
@@ -814,12 +849,15 @@ class Search {
   // (kBucketGrowth times, at most, and where there was none). Passes of kBucketGrowth times
   // the buckets took 2.5 to 2.7 times the steps on GNMT large at GBS 128 on 16 single-GPU
   // machines (3.2, 8.4, 22.7 and 56.8 M): at 4 times the 22.7 M, the pass that settles the
-  // shape of the best plan did not run, and the point stayed 0.5 % open.
+  // shape of the best plan did not run, and the point stayed 0.5 % open. Block passes first
+  // (blocks_first): 1 / kBlocksShare of the relaxed pass's; a class screen (classes_first):
+  // what its relaxed passes ran out with (pass_limit allows it more).
   std::uint64_t needs(std::size_t i) const {
     const OpenShape& s = open_[i];
     const double steps = static_cast<double>(s.steps);
     const auto relaxed = static_cast<std::uint64_t>(relaxed_growth_ * steps) + 1;
     if (blocks_first(i) && !frees_first(i)) return relaxed / kBlocksShare;
+    if (classes_first(i) && !frees_first(i)) return s.steps + 1;
     if (s.unrelaxed) return relaxed;
     const double growth = s.before > 0 ? std::clamp(steps / static_cast<double>(s.before), 1.0,
                                                     static_cast<double>(kBucketGrowth))
@@ -1224,10 +1262,22 @@ class Search {
   // or a relaxed or refining pass; whether it runs (a later shape's waits where its part is
   // too small), and within how many steps.
   struct WavePass {
-    enum Kind { Free, Blocks, Relaxed } kind = Relaxed;
+    enum Kind { Free, Blocks, Classes, Relaxed } kind = Relaxed;
     bool runs = false;
     std::uint64_t steps = 0;
   };
+  // The steps open shape i's next pass in refine(), of `kind`, may take in a wave whose parts
+  // are `share`: block passes on a chain of fewer than kBlockPassStates states what they are
+  // estimated to need (needs()), a class screen kClassScreenGrowth times the steps its relaxed
+  // passes ran out with (the part where none ran), any other pass the part.
+  std::uint64_t pass_limit(std::size_t i, WavePass::Kind kind, std::uint64_t share) const {
+    const bool short_chain =
+        open_[i].on.cost->states() < static_cast<std::size_t>(kBlockPassStates);
+    if (kind == WavePass::Blocks && short_chain) return std::min(share, needs(i));
+    if (kind == WavePass::Classes && open_[i].steps > 0)
+      return std::min(share, kClassScreenGrowth * needs(i));
+    return share;
+  }
   struct OpenShape {
     ShapeOn on;
     Seconds bound;
@@ -1239,6 +1289,7 @@ class Search {
     std::uint64_t before = 0;  // of the refining pass before that one (0: none)
     bool blocked = false;      // its block passes ran (blocks_first)
     bool freed = false;        // its free-width pass ran (frees_first)
+    bool classed = false;      // its first class pass ran (classes_first)
   };
   std::vector<OpenShape> open_;
   std::vector<Unclosed> unclosed_;  // shapes whose closing passes were short of effort

@@ -69,8 +69,9 @@ struct SearchResult {
 /// the best of them as it would with its own.
 ///
 /// Last, where no exact pass finished a shape whose bound is below the fastest plan, a
-/// relaxed pass (where its own all ran out; on a chain, block passes before it) and then
-/// refining relaxed passes (DpQuery::buckets) share the effort once more to raise its bound.
+/// relaxed pass (where its own all ran out; on a chain, block passes before it, and on copies
+/// of 32 devices or more a class pass) and then refining relaxed passes (DpQuery::buckets)
+/// share three times the effort to raise its bound.
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
                           const PartCostModel& part_cost = {}, const std::vector<Plan>& hints = {});
 

@@ -163,7 +163,7 @@ constexpr int kFreeIdle = 2;
 // The refining phase's class screens (Search::classes_first) run on copies of at least
 // kRefineClassWidth devices (as the search's class passes after a relaxed pass that ran out:
 // shape_pass.cc), within kClassScreenGrowth times the steps the shape's relaxed passes ran out
-// with: ResNet-101's graph at GBS 512 on 256 GPUs, two copies of 4 micro-batches of 64, ran
+// with: ResNet-101's graph at GBS 512 on 256 GPUs, four copies of 4 micro-batches of 32, ran
 // out with 4.6 M and is settled by its first class pass in 4.8 M.
 constexpr int kRefineClassWidth = 32;
 constexpr std::uint64_t kClassScreenGrowth = 4;

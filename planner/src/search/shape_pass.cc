@@ -65,6 +65,8 @@ constexpr double kEnumeratedPlans = 1 << 12;
 constexpr int kClassCells = 8;
 constexpr int kClassRefinements = 4;
 constexpr int kClassWidth = 32;
+// first_class_bound runs on copies of at least kFirstClassWidth devices: on narrower ones its
+// classes (of two devices at least) would be one a copy, or the devices themselves.
 constexpr int kFirstClassWidth = 4;
 // One copy on machines of one size starts on device 0, so its class passes see which
 // stages cross a machine's end (Dp::split). On more than 2 kClassCells machines, the pass

@@ -90,7 +90,7 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
                       const DpResult* first = nullptr);
 
 /// The first of a shape's class passes (kClassCells classes a copy) within `effort`, on
-/// copies of at least kFirstClassWidth devices (otherwise nothing runs: not finished, no
+/// copies of at least 4 devices (otherwise nothing runs: not finished, no
 /// steps): a screen for a shape that no relaxed pass bounded, cheap once the cutoff is
 /// low. Its bound holds for every plan of the shape.
 PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,

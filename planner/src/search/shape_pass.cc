@@ -149,6 +149,14 @@ DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Sec
   return best_pipeline(cost, query);
 }
 
+// A shape's first class pass (kClassCells classes a copy, for copies of any width): the
+// screen's (relaxed_bound) and first_class_bound's.
+DpResult first_class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                          std::uint64_t effort, int max_width) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  return class_pass(cost, shape, bound, effort, max_width, 0, class_devices(width, kClassCells));
+}
+
 }  // namespace
 
 ShapeFloor shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
@@ -217,8 +225,7 @@ PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& sh
                             std::uint64_t effort, int max_width) {
   const int width = cost.cluster().device_count() / shape.replicas;
   if (width < kFirstClassWidth) return {};
-  const DpResult pass =
-      class_pass(cost, shape, bound, effort, max_width, 0, class_devices(width, kClassCells));
+  const DpResult pass = first_class_pass(cost, shape, bound, effort, max_width);
   return {pass.least_bound, !pass.stopped, pass.steps, {}};
 }
 
@@ -287,7 +294,7 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
   // the cluster's first machines (`anywhere`).
   std::optional<DpResult> first;
   if (screen && width >= kScreenWidth)
-    first = class_pass(cost, shape, bound, effort, max_width, 0, class_devices(width, kClassCells));
+    first = first_class_pass(cost, shape, bound, effort, max_width);
   const bool screened = first && !first->stopped;
   const Seconds classed = screened ? std::min(first->least_bound, bound) : Seconds{0};
   if (screened && first->least_bound > bound)

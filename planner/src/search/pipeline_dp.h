@@ -67,7 +67,7 @@ struct DpQuery {
   /// worst terms. On BERT-48 at GBS 512 on 1,024 GPUs, a pass of 256 buckets bounded the
   /// shape of the best plan at its simulated time (831.9 ms) in 0.16 M steps; with buckets of
   /// y alone, 821.0 ms, and 822.7 with 16,384 of them (Search::relaxed_closing,
-  /// hybrid_search.cc).
+  /// closing_passes.cc).
   bool worst_buckets = false;
   /// The terms each plan is bounded with (path_bound.h). Each term makes the bound tighter
   /// but gives entries more fields that differ, so an exact pass keeps more of them; a
@@ -75,7 +75,7 @@ struct DpQuery {
   /// (kFirstPassTerms) no window cycles, which the search's first exact passes leave out.
   /// The window cycles (`windows`: R, and the warm-ups a stage paces further on than the
   /// next, six more fields) are on for relaxed passes and for the closing passes of shapes
-  /// whose bound is still below the best plan (hybrid_search.cc). The pairs of the last round
+  /// whose bound is still below the best plan (closing_passes.cc). The pairs of the last round
   /// trip (`last_pairs`: max_pair and tail, fields that differ with the later stages) only
   /// from a second closing pass: they can cost a pass several times the steps (a closing pass
   /// on PipeDream's ResNeXt-50 graph at GBS 64 on 2 x 8 GPUs: 28 M -> 93 M with the last
@@ -140,7 +140,7 @@ struct DpQuery {
   /// all-reduces grow): GNMT-16 at GBS 512 on 1,024 GPUs, one copy of one micro-batch of 512,
   /// 0.259 s as the relaxed pass on 64 GPUs, in 7.3 M steps with the best plan's 0.100 s to
   /// prune it, where the relaxed pass runs out at 47 M (Search::frees_first,
-  /// hybrid_search.cc). With `device_class` and `granule` 1 only.
+  /// refining_phase.cc). With `device_class` and `granule` 1 only.
   int free_widths = 0;
   /// A class pass bounds only the plans whose copies are at least this many devices wide
   /// (and at least as wide as a stage): the devices of a stage in R copies then sit on one

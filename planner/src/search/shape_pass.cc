@@ -13,7 +13,7 @@
 namespace pe::detail {
 namespace {
 
-// A closing pass (hybrid_search.cc, Search::close_gaps) returns more: its shape's bound is still
+// A closing pass (closing_passes.cc, Search::close_gaps) returns more: its shape's bound is still
 // below the fastest plan, and its tighter bound ranks plans differently from the first pass's. On
 // GNMT at GBS 32 on 2 x 8 GPUs, its 64 plans of least bound hold one 1.4 % faster than the
 // best the search found with 16 (speedup 5.52 -> 5.59, gap 1.7 % -> 0.3 %).
@@ -80,7 +80,7 @@ constexpr int kFirstClassWidth = 4;
 // 32 devices settle in 0.4 to 2.8 M, and the point was no longer exact.
 constexpr std::uint64_t kMachineClassEffort = 4;
 // On copies of at least kScreenWidth devices, where the search asks for it (Search::screening,
-// hybrid_search.cc), the first class pass (kClassCells classes, each at least kScreenWidth /
+// branch_and_bound.h), the first class pass (kClassCells classes, each at least kScreenWidth /
 // kClassCells devices) runs before the relaxed pass, as a screen: where it settles the shape,
 // no relaxed pass runs; otherwise the relaxed pass runs as it would have, and where that runs
 // out, the class passes as above (the screen's is their first). There the relaxed passes

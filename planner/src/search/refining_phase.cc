@@ -1,0 +1,252 @@
+// The refining phase (branch_and_bound.h): free-width, block, class and refining relaxed
+// passes of the open shapes, least bound first, with the effort kept for them.
+#include "search/branch_and_bound.h"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "search/pipeline_dp.h"
+#include "search/shape_pass.h"
+
+namespace pe::detail::hybrid {
+
+namespace {
+
+// The refining phase's class screens (Search::classes_first) run on copies of at least
+// kRefineClassWidth devices (as the search's class passes after a relaxed pass that ran out:
+// shape_pass.cc), within kClassScreenGrowth times the steps the shape's relaxed passes ran out
+// with: ResNet-101's graph at GBS 512 on 256 GPUs, four copies of 4 micro-batches of 32, ran
+// out with 4.6 M and is settled by its first class pass in 4.8 M.
+constexpr int kRefineClassWidth = 32;
+constexpr std::uint64_t kClassScreenGrowth = 4;
+
+// Block passes in the refining phase (Search::blocks_first) get at most this fraction of the
+// steps the shape's relaxed pass is estimated to need.
+constexpr std::uint64_t kBlocksShare = 2;
+
+// Free-width passes (Search::frees_first) run where the fastest plan leaves at least this
+// share of the cluster idle (it uses at most 1 / kFreeIdle of the devices).
+constexpr int kFreeIdle = 2;
+
+}  // namespace
+
+// Refining relaxed passes (DpQuery::buckets) of the open shapes (count_bounds), of the
+// whole cluster and its parts, while some has a bound below the fastest plan (each pass
+// prunes with it: only the certificate needs them): the kRefineWave of
+// least bound, each with an equal part of the effort kept for them (refine_left_), with
+// kFirstBuckets buckets, then kBucketGrowth times as many; a shape no relaxed pass bounded
+// gets a plain one first (after a free-width pass on wide copies: frees_first; on a chain,
+// after block passes: blocks_first; on copies of 32 devices or more, after its first class
+// pass: classes_first). A shape whose holder is
+// open (held_by) is left to it. The least goes alone, with all that is left, where its pass may
+// need more than an equal part (needs(): its last pass's growth over the one before times its
+// last, at first its relaxed pass: 16 buckets took 3 times a relaxed pass's steps on GNMT large,
+// four times the buckets 2.5 to 3 times the steps on GNMT-32), and a later one waits when its
+// part is too small. Each pass that finishes raises its shape's bound, and its plans are
+// candidates (DpQuery::relaxed), which may lower the fastest plan and so what the certificate
+// must reach (on GNMT-32 simplified at GBS 192 on 16 single-GPU machines they led to a plan 4.3 %
+// faster than the best found before, 0.45 % from the optimum; bench/README.md). A shape is
+// refined no more when its pass ran out or could not run, raised its bound by less than
+// kLeastRefinement of the fastest plan (near the exact pass's bound, which more buckets only
+// approach; within kStallBand of the fastest plan, for the kStalls-th time), or after
+// kRefinements passes. The certificate is the least bound: refining any shape
+// but the least is wasted until that one rises, and once the least is refined no more, or the
+// relaxed passes of the shapes tied with it cannot all run (relaxed_passes_fit), so is every
+// other. Then the closing passes short of effort resume with what is left (resume_closing).
+void Search::refine() {
+  std::vector<int> passes(open_.size(), 0), stalls(open_.size(), 0);
+  std::vector<char> done(open_.size(), 0);
+  for (;;) {
+    // A shape whose bound meets the fastest plan no longer holds the certificate back.
+    const Seconds target = pool_.fastest() * (1 - kTie);
+    // A shape whose holder is open is bounded by it (open_bound): the certificate, the
+    // least bound, is never its own, and its passes would raise nothing.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < open_.size(); ++i)
+      if (open_bound(i) < target && open_[i].holder < 0) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return open_bound(a) < open_bound(b); });
+    // The certificate can rise no further once its least bound can, nor where the
+    // relaxed passes that the shapes tied with it need cannot all fit what is left.
+    if (order.empty() || refine_left_ == 0 || done[order.front()] ||
+        !relaxed_passes_fit(order, target))
+      break;
+    std::erase_if(order, [&](std::size_t i) { return done[i]; });
+    // The least alone where it may need more than an equal part.
+    const bool alone = needs(order.front()) > refine_left_ / kRefineWave;
+    order.resize(std::min(order.size(), alone ? 1 : kRefineWave));
+    const std::uint64_t share = refine_left_ / order.size();
+    // Each shape's pass, decided once: needs() moves as the wave's passes are counted.
+    std::vector<WavePass> wave(order.size());
+    for (std::size_t j = 0; j < order.size(); ++j) {
+      const std::size_t i = order[j];
+      wave[j].kind = frees_first(i)     ? WavePass::Free
+                     : blocks_first(i)  ? WavePass::Blocks
+                     : classes_first(i) ? WavePass::Classes
+                                        : WavePass::Relaxed;
+      wave[j].runs = wave[j].kind == WavePass::Blocks || wave[j].kind == WavePass::Classes ||
+                     needs(i) <= share;
+      wave[j].steps = pass_limit(i, wave[j].kind, share);
+    }
+    std::vector<PassBound> found(order.size());
+    tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t j) {
+      const std::size_t i = order[j];
+      const ShapeOn& s = open_[i].on;
+      if (!wave[j].runs) return;
+      const int width = options_.max_stage_width;
+      if (wave[j].kind == WavePass::Free) {
+        found[j] = free_bound(*s.cost, s.shape, target, wave[j].steps, width);
+      } else if (wave[j].kind == WavePass::Blocks) {
+        found[j] = block_bound(*s.cost, s.shape, target, wave[j].steps, width, 0);
+      } else if (wave[j].kind == WavePass::Classes) {
+        found[j] = first_class_bound(*s.cost, s.shape, target, wave[j].steps, width);
+      } else {
+        // A shape no relaxed pass bounded gets one (no buckets) first.
+        int buckets = open_[i].unrelaxed ? 0 : kFirstBuckets;
+        for (int p = 0; p < passes[i] && buckets > 0; ++p)
+          buckets *= static_cast<int>(kBucketGrowth);
+        found[j] = refined_bound(*s.cost, s.shape, target, wave[j].steps, width, buckets);
+      }
+    });
+    for (std::size_t j = 0; j < order.size(); ++j) {
+      const std::size_t i = order[j];
+      const PassBound& pass = found[j];
+      // Not run (a later one's part was too small; the least's never is): it waits.
+      if (j > 0 && !wave[j].runs) continue;
+      // Its block or relaxed pass comes next, where still needed.
+      if (wave[j].kind != WavePass::Relaxed) {
+        refine_left_ -= std::min(refine_left_, pass.steps);
+        if (pass.finished)
+          open_[i].bound = std::max(open_[i].bound, std::min(pass.least_bound, target));
+        (wave[j].kind == WavePass::Free     ? open_[i].freed
+         : wave[j].kind == WavePass::Blocks ? open_[i].blocked
+                                            : open_[i].classed) = true;
+        continue;
+      }
+      const bool refining = !open_[i].unrelaxed && passes[i] > 0;  // a second one or later
+      refine_left_ -= std::min(refine_left_, pass.steps);
+      const Seconds raised = std::max(open_[i].bound, std::min(pass.least_bound, target));
+      if (open_[i].unrelaxed)  // its refining passes come next
+        done[i] = !pass.finished;
+      else
+        done[i] = !pass.finished ||
+                  (raised < open_[i].bound + kLeastRefinement * target &&
+                   (raised < target * (1 - kStallBand) || ++stalls[i] == kStalls)) ||
+                  ++passes[i] == kRefinements;
+      if (pass.finished && open_[i].unrelaxed && open_[i].steps > 0)
+        relaxed_growth_ = std::max(
+            relaxed_growth_, static_cast<double>(pass.steps) / static_cast<double>(open_[i].steps));
+      if (pass.finished) open_[i].bound = raised, open_[i].unrelaxed = false;
+      open_[i].before = refining ? open_[i].steps : 0;
+      open_[i].steps = pass.steps;
+      offer(*open_[i].on.cost, pass.plans);
+    }
+    pool_.simulate_promising();
+  }
+  resume_closing(open_bounds());
+}
+
+// Whether open shape i's next pass in refine() is its block passes (block_bound): a shape
+// of a chain too short for relaxed_bound's (kBlockPassStates) that no relaxed pass bounded
+// gets them first, pruned by the fastest plan. Where the search found its fastest plan
+// late, the relaxed passes of the shapes it had left at their floor need far more than block
+// passes of a few states each: GNMT-16 (77 states) at GBS 512 on 32 machines of 8 GPUs, one
+// copy of 16 micro-batches of 32, is settled in 4 M steps by blocks of 3 states, where its
+// relaxed pass takes 24 M (both with the narrow passes' plan as the cutoff: refined()); 6 of
+// the 8 shapes that held the point's certificate are settled so. They get at most
+// 1 / kBlocksShare of the steps the relaxed pass is estimated to need (needs()): they are
+// worth it only where they cost less (Llama 2 70B's, 82 states, ran out with 5 M steps
+// where its relaxed passes finish in 1.7 M). Longer chains had block passes where their
+// relaxed passes ran out: on NASNet-A large (1,250 states) at GBS 512 on 1,024 GPUs, more
+// in refine() took 9 s and raised nothing. On longer chains they get the wave's whole part
+// (refine()): there a relaxed pass needs far more; on NASNet-A large at GBS 512 on 256 GPUs
+// they settle the shapes of one and two copies of 4 to 32 micro-batches in 2 to 20 M steps
+// (one copy of 4 micro-batches of 128: 20 M, where its class pass takes 59 M and its relaxed
+// pass ran out at 37 M).
+bool Search::blocks_first(std::size_t i) const {
+  const CostModel& cost = *open_[i].on.cost;
+  return open_[i].unrelaxed && !open_[i].blocked && cost.chain();
+}
+// Whether open shape i's next pass in refine() is its first class pass (first_class_bound):
+// a shape that no relaxed pass bounded, on copies of at least kRefineClassWidth devices,
+// after its block passes on a chain (blocks_first), before its relaxed pass. Pruned by the
+// fastest plan, it settles most such shapes for a fraction of a relaxed pass's steps:
+// ResNet-101's graph (410 cuts, no block passes) at GBS 512 on 256 GPUs: of the 33 shapes of
+// the whole cluster at their floor (29 to 39 ms against the best plan's 52.8 ms), it settles
+// 23 in 1.2 to 8.3 M steps each, where their relaxed passes take 3 to 200 M.
+bool Search::classes_first(std::size_t i) const {
+  return open_[i].unrelaxed && !open_[i].classed && width_of(open_[i].on) >= kRefineClassWidth;
+}
+// Whether open shape i's next pass in refine() is its free-width pass (free_bound), before
+// any block or relaxed pass: a shape that no relaxed pass bounded, on copies wider than two
+// machines of one size and GPU type, where the fastest plan leaves at least half of the
+// cluster idle (kFreeIdle). The pass does not count the copy's devices, so it settles shapes
+// where they do not bind: on GNMT-16 at GBS 512 on 1,024 GPUs, the one-copy shapes whose
+// relaxed passes ran out in the search (4 to 47 M steps), at their floors (34 to 39 ms
+// against 100.1 ms: gap 66 %), in 0.8 to 7.3 M steps each; the gap is then the 4.5 % of the
+// best plan's own shape, as on 64 GPUs. Where the devices bind it seldom settles one: Llama
+// 2 70B at GBS 512 on 128 GPUs, whose plans use them all, lost the steps its relaxed passes
+// needed to such passes. It runs where the relaxed pass would (needs(): that pass's
+// estimate), with all of the part that pass would get, since its steps do not follow the
+// relaxed pass's (on 4,096 GPUs those had run out at 0.25 M in the search); where the
+// relaxed passes of the shapes tied with the least cannot all run (relaxed_passes_fit),
+// none runs (on NASNet-A large at GBS 512 on 1,024 GPUs, free passes ran out with the
+// phase's 100 M steps).
+bool Search::frees_first(std::size_t i) const {
+  const CostModel& cost = *open_[i].on.cost;
+  return open_[i].unrelaxed && !open_[i].freed &&
+         kFreeIdle * pool_.fastest_devices() <= cost.cluster().device_count() &&
+         free_widths_apply(cost, open_[i].on.shape);
+}
+
+// About the steps open shape i's next pass in refine() needs: what its relaxed passes ran
+// out with, times the most any relaxed pass of refine() took over that (relaxed_growth_;
+// with the fastest plan to prune it can also need fewer than in the search, where the
+// cutoff was higher), or its last refining pass's times what that took over the one before
+// (kBucketGrowth times, at most, and where there was none). Passes of kBucketGrowth times
+// the buckets took 2.5 to 2.7 times the steps on GNMT large at GBS 128 on 16 single-GPU
+// machines (3.2, 8.4, 22.7 and 56.8 M): at 4 times the 22.7 M, the pass that settles the
+// shape of the best plan did not run, and the point stayed 0.5 % open. Block passes first
+// (blocks_first): 1 / kBlocksShare of the relaxed pass's; a class screen (classes_first):
+// what its relaxed passes ran out with (pass_limit allows it more).
+std::uint64_t Search::needs(std::size_t i) const {
+  const OpenShape& s = open_[i];
+  const double steps = static_cast<double>(s.steps);
+  const auto relaxed = static_cast<std::uint64_t>(relaxed_growth_ * steps) + 1;
+  if (blocks_first(i) && !frees_first(i)) return relaxed / kBlocksShare;
+  if (classes_first(i) && !frees_first(i)) return s.steps + 1;
+  if (s.unrelaxed) return relaxed;
+  const double growth = s.before > 0 ? std::clamp(steps / static_cast<double>(s.before), 1.0,
+                                                  static_cast<double>(kBucketGrowth))
+                                     : static_cast<double>(kBucketGrowth);
+  return static_cast<std::uint64_t>(growth * steps) + 1;
+}
+
+// Whether the relaxed passes of the shapes of `order` (least bound first) that are tied
+// with the least (within kLeastRefinement of `target`) and that none bounded yet may all
+// run within what refine() has left (needs()): the certificate rises only once every one
+// of them does.
+bool Search::relaxed_passes_fit(const std::vector<std::size_t>& order, Seconds target) const {
+  const Seconds tied = open_bound(order.front()) + kLeastRefinement * target;
+  std::uint64_t needed = 0;
+  for (std::size_t i : order)
+    if (open_bound(i) <= tied && open_[i].unrelaxed) needed += needs(i);
+  return needed <= refine_left_;
+}
+
+// The steps open shape i's next pass in refine(), of `kind`, may take in a wave whose parts
+// are `share`: block passes on a chain of fewer than kBlockPassStates states what they are
+// estimated to need (needs()), a class screen kClassScreenGrowth times the steps its relaxed
+// passes ran out with (the part where none ran), any other pass the part.
+std::uint64_t Search::pass_limit(std::size_t i, WavePass::Kind kind, std::uint64_t share) const {
+  const bool short_chain = open_[i].on.cost->states() < static_cast<std::size_t>(kBlockPassStates);
+  if (kind == WavePass::Blocks && short_chain) return std::min(share, needs(i));
+  if (kind == WavePass::Classes && open_[i].steps > 0)
+    return std::min(share, kClassScreenGrowth * needs(i));
+  return share;
+}
+
+}  // namespace pe::detail::hybrid

@@ -215,5 +215,33 @@ TEST(ShapePass, BlockPassesSettleAShapeOfALongChainWhoseRelaxedPassRunsOut) {
   EXPECT_FALSE(relaxed.finished);
 }
 
+// Buckets of worst term where those of round trip stall (Search::refine switches to them):
+// NASNet-A large at GBS 512 on 8 machines of 8 GPUs, 8 copies of 64 micro-batches of 1 under
+// GPipe. Its suffixes share few round trips, so 1,024 buckets of round trip bound it no higher
+// than 64 do; 64 buckets of round trip and of worst term bound it higher, and still below
+// every plan the pass returns (simulated).
+TEST(ShapePass, WorstTermBucketsRaiseAShapeWhereRoundTripBucketsStall) {
+  if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
+  const detail::CostModel cost = profile_on("nasnetalarge", 8);
+  const detail::PipelineShapeChoice shape{8, 1, 64, Schedule::GPipe};
+  const Seconds cutoff = 0.2311;
+  const detail::PassBound round_trips_64 =
+      detail::refined_bound(cost, shape, cutoff, 100'000'000, 0, 64);
+  const detail::PassBound round_trips_1024 =
+      detail::refined_bound(cost, shape, cutoff, 100'000'000, 0, 1024);
+  const detail::PassBound worst_64 =
+      detail::refined_bound(cost, shape, cutoff, 100'000'000, 0, 64, true);
+  ASSERT_TRUE(round_trips_64.finished && round_trips_1024.finished && worst_64.finished);
+  EXPECT_LT(round_trips_1024.least_bound, round_trips_64.least_bound * (1 + 1e-3));
+  EXPECT_GT(worst_64.least_bound, round_trips_1024.least_bound * (1 + 1e-2));
+  ASSERT_FALSE(worst_64.plans.empty());
+  for (const detail::DpPlan& plan : worst_64.plans) {
+    const detail::Evaluation ev = detail::evaluate(cost, plan.spec, 512);
+    if (ev.fits) {
+      EXPECT_LE(worst_64.least_bound, simulate(ev.plan.shape()).makespan);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pe

@@ -52,7 +52,9 @@ constexpr int kFreeIdle = 2;
 // refined no more when its pass ran out or could not run, raised its bound by less than
 // kLeastRefinement of the fastest plan (near the exact pass's bound, which more buckets only
 // approach; within kStallBand of the fastest plan, for the kStalls-th time), or after
-// kRefinements passes. The certificate is the least bound: refining any shape
+// kRefinements passes; where passes with buckets of round trip stall so, up to
+// kWorstRefinements more follow with buckets of the worst term too (DpQuery::worst_buckets),
+// until one of them stalls. The certificate is the least bound: refining any shape
 // but the least is wasted until that one rises, and once the least is refined no more, or the
 // relaxed passes of the shapes tied with it cannot all run (relaxed_passes_fit), so is every
 // other. Then the closing passes short of effort resume with what is left (resume_closing).
@@ -108,7 +110,8 @@ void Search::refine() {
         int buckets = open_[i].unrelaxed ? 0 : kFirstBuckets;
         for (int p = 0; p < passes[i] && buckets > 0; ++p)
           buckets *= static_cast<int>(kBucketGrowth);
-        found[j] = refined_bound(*s.cost, s.shape, target, wave[j].steps, width, buckets);
+        found[j] =
+            refined_bound(*s.cost, s.shape, target, wave[j].steps, width, buckets, open_[i].worst);
       }
     });
     for (std::size_t j = 0; j < order.size(); ++j) {
@@ -129,13 +132,18 @@ void Search::refine() {
       const bool refining = !open_[i].unrelaxed && passes[i] > 0;  // a second one or later
       refine_left_ -= std::min(refine_left_, pass.steps);
       const Seconds raised = std::max(open_[i].bound, std::min(pass.least_bound, target));
-      if (open_[i].unrelaxed)  // its refining passes come next
+      if (open_[i].unrelaxed) {  // its refining passes come next
         done[i] = !pass.finished;
-      else
-        done[i] = !pass.finished ||
-                  (raised < open_[i].bound + kLeastRefinement * target &&
-                   (raised < target * (1 - kStallBand) || ++stalls[i] == kStalls)) ||
-                  ++passes[i] == kRefinements;
+      } else {
+        const bool stalled = pass.finished && raised < open_[i].bound + kLeastRefinement * target &&
+                             (raised < target * (1 - kStallBand) || ++stalls[i] == kStalls);
+        // Buckets of round trip that stall leave those of the worst term to try, from
+        // kFirstBuckets again.
+        const bool to_worst = stalled && !open_[i].worst;
+        if (to_worst) open_[i].worst = true, stalls[i] = 0, passes[i] = 0;
+        const int most = open_[i].worst ? kWorstRefinements : kRefinements;
+        done[i] = !pass.finished || (stalled && !to_worst) || (!stalled && ++passes[i] == most);
+      }
       if (pass.finished && open_[i].unrelaxed && open_[i].steps > 0)
         relaxed_growth_ = std::max(
             relaxed_growth_, static_cast<double>(pass.steps) / static_cast<double>(open_[i].steps));

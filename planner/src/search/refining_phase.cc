@@ -119,9 +119,9 @@ void Search::refine() {
       const PassBound& pass = found[j];
       // Not run (a later one's part was too small; the least's never is): it waits.
       if (j > 0 && !wave[j].runs) continue;
+      refine_left_ -= std::min(refine_left_, pass.steps);
       // Its block or relaxed pass comes next, where still needed.
       if (wave[j].kind != WavePass::Relaxed) {
-        refine_left_ -= std::min(refine_left_, pass.steps);
         if (pass.finished)
           open_[i].bound = std::max(open_[i].bound, std::min(pass.least_bound, target));
         (wave[j].kind == WavePass::Free     ? open_[i].freed
@@ -130,7 +130,6 @@ void Search::refine() {
         continue;
       }
       const bool refining = !open_[i].unrelaxed && passes[i] > 0;  // a second one or later
-      refine_left_ -= std::min(refine_left_, pass.steps);
       const Seconds raised = std::max(open_[i].bound, std::min(pass.least_bound, target));
       if (open_[i].unrelaxed) {  // its refining passes come next
         done[i] = !pass.finished;

@@ -194,18 +194,24 @@ void Search::count_bounds(const std::vector<ShapeOn>& shapes, const std::vector<
   for (const Unclosed& u : short_of_effort) pending[u.index] = 1;
   const bool whole = !whole_counted_;  // the first run is the whole cluster's
   whole_counted_ = true;
-  if (whole) whole_open_.assign(shapes.size(), -1);
+  if (whole) {
+    whole_open_.assign(shapes.size(), -1), whole_closing_.assign(shapes.size(), -1);
+    for (std::size_t k = 0; k < short_of_effort.size(); ++k)  // unclosed_ gets them next
+      whole_closing_[short_of_effort[k].index] = static_cast<int>(unclosed_.size() + k);
+  }
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (!open[i]) {
       if (!pending[i]) lower_ = std::min(lower_, bounds[i]);
       continue;
     }
-    const int holder = whole || i >= holders.size() || holders[i] < 0
-                           ? -1
-                           : whole_open_[static_cast<std::size_t>(holders[i])];
+    const bool held = !whole && i < holders.size() && holders[i] >= 0;
+    const auto of = [&](const std::vector<int>& whole_index) {
+      return held ? whole_index[static_cast<std::size_t>(holders[i])] : -1;
+    };
     if (whole) whole_open_[i] = static_cast<int>(open_.size());
-    open_.push_back({shapes[i], bounds[i], holder, unrelaxed[i] != 0,
+    open_.push_back({shapes[i], bounds[i], of(whole_open_), unrelaxed[i] != 0,
                      unrelaxed[i] ? ran_out_with[i] : steps[i]});
+    open_.back().closing = of(whole_closing_);
   }
 }
 

@@ -116,8 +116,9 @@ struct ShapeOn {
 };
 
 // A finished shape whose closing passes (Search::close_gaps) could not get their steps from the
-// exact effort left: its index in its run's shapes, its bound, the steps of its pass before
-// the next closing pass, and that pass's level (1 to 4; 5 once all have run).
+// exact effort left, or stopped at their cap: its index in its run's shapes, its bound, the
+// steps of its pass before the next closing pass, and that pass's level (1 to 4; 5 once all
+// have run).
 struct Unclosed {
   ShapeOn on;
   std::size_t index = 0;
@@ -125,6 +126,9 @@ struct Unclosed {
   std::uint64_t before = 0;
   int level = 1;
   bool relaxed = false;  // its relaxed closing passes ran (Search::relaxed_closing)
+  // Its pass of `level` stopped at its cap (kCloseFactor and the others) with effort left:
+  // resumed (Search::resume), each closing pass gets all that is left.
+  bool capped = false;
 };
 
 // Branch and bound over shapes of the whole cluster, then of its parts, sharing one pool
@@ -215,6 +219,9 @@ class Search {
     bool freed = false;        // its free-width pass ran (frees_first)
     bool classed = false;      // its first class pass ran (classes_first)
     bool worst = false;        // its refining passes have buckets of worst term (refine)
+    // The whole cluster's shape that holds its plans (held_by) where that one's closing passes
+    // are pending (its entry in unclosed_), or -1.
+    int closing = -1;
   };
 
   static int width_of(const ShapeOn& s) {
@@ -251,7 +258,8 @@ class Search {
   // An open shape's bound: its own, or its holder's where that is more.
   Seconds open_bound(std::size_t i) const {
     const OpenShape& s = open_[i];
-    return s.holder < 0 ? s.bound : std::max(s.bound, open_[s.holder].bound);
+    const Seconds held = s.holder < 0 ? s.bound : std::max(s.bound, open_[s.holder].bound);
+    return s.closing < 0 ? held : std::max(held, unclosed_[s.closing].bound);
   }
 
   // candidate_passes.cc
@@ -307,9 +315,9 @@ class Search {
                                    const std::vector<std::uint64_t>& finished_with,
                                    std::vector<Seconds>& bounds);
   Closing close(const ShapeOn& s, int level, std::uint64_t factor, std::uint64_t& before,
-                Seconds& bound, std::uint64_t& left);
+                Seconds& bound, std::uint64_t& left, bool uncapped);
   bool relaxed_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound, std::uint64_t& left);
-  void resume_closing(Seconds others);
+  void resume_closing();
   bool resume(Unclosed& u);
   Closing first_closings(Unclosed& u, std::uint64_t& left);
   Closing last_closings(Unclosed& u, std::uint64_t& left);
@@ -341,17 +349,18 @@ class Search {
   std::size_t screens_ = 0;            // screens run (relaxed_bound), and those that
   std::size_t screens_settled_ = 0;    // settled their shape
   std::vector<OpenShape> open_;
-  std::vector<Unclosed> unclosed_;  // shapes whose closing passes were short of effort
+  std::vector<Unclosed> unclosed_;  // shapes whose closing passes were short of effort or capped
   std::vector<char> greedy_done_;   // per shape of the current run: a greedy pass finished
   // The most times as many steps as its shape's relaxed passes had run out with that a
   // relaxed pass in refine() took, at least 1 (needs()).
   double relaxed_growth_ = 1;
-  std::vector<int> whole_open_;    // the open shape of each whole-cluster shape, or -1
-  bool whole_counted_ = false;     // count_bounds has had the whole cluster's shapes
-  bool twins_;                     // 1F1B searched: GPipe plans' 1F1B twins are candidates
-  Seconds lower_ = kInfinity;      // least bound of the shapes searched or floored
-  bool unfinished_ = false;        // some shape never finished its pass
-  std::vector<Seconds> anywhere_;  // anywhere(), per shape of the last run
+  std::vector<int> whole_open_;     // the open shape of each whole-cluster shape, or -1
+  std::vector<int> whole_closing_;  // the entry in unclosed_ of each whole-cluster shape, or -1
+  bool whole_counted_ = false;      // count_bounds has had the whole cluster's shapes
+  bool twins_;                      // 1F1B searched: GPipe plans' 1F1B twins are candidates
+  Seconds lower_ = kInfinity;       // least bound of the shapes searched or floored
+  bool unfinished_ = false;         // some shape never finished its pass
+  std::vector<Seconds> anywhere_;   // anywhere(), per shape of the last run
 };
 
 }  // namespace pe::detail::hybrid

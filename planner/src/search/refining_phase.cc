@@ -41,17 +41,17 @@ constexpr int kFreeIdle = 2;
 // gets a plain one first (after a free-width pass on wide copies: frees_first; on a chain,
 // after block passes: blocks_first; on copies of 32 devices or more, after its first class
 // pass: classes_first). A shape whose holder is
-// open (held_by) is left to it. The least goes alone, with all that is left, where its pass may
-// need more than an equal part (needs(): its last pass's growth over the one before times its
-// last, at first its relaxed pass: 16 buckets took 3 times a relaxed pass's steps on GNMT large,
-// four times the buckets 2.5 to 3 times the steps on GNMT-32), and a later one waits when its
-// part is too small. Each pass that finishes raises its shape's bound, and its plans are
-// candidates (DpQuery::relaxed), which may lower the fastest plan and so what the certificate
-// must reach (on GNMT-32 simplified at GBS 192 on 16 single-GPU machines they led to a plan 4.3 %
-// faster than the best found before, 0.45 % from the optimum; bench/README.md). A shape is
-// refined no more when its pass ran out or could not run, raised its bound by less than
-// kLeastRefinement of the fastest plan (near the exact pass's bound, which more buckets only
-// approach; within kStallBand of the fastest plan, for the kStalls-th time), or after
+// open (held_by), or pending its closing passes (resume_closing), is left to it. The least goes
+// alone, with all that is left, where its pass may need more than an equal part (needs(): its last
+// pass's growth over the one before times its last, at first its relaxed pass: 16 buckets took 3
+// times a relaxed pass's steps on GNMT large, four times the buckets 2.5 to 3 times the steps on
+// GNMT-32), and a later one waits when its part is too small. Each pass that finishes raises its
+// shape's bound, and its plans are candidates (DpQuery::relaxed), which may lower the fastest plan
+// and so what the certificate must reach (on GNMT-32 simplified at GBS 192 on 16 single-GPU
+// machines they led to a plan 4.3 % faster than the best found before, 0.45 % from the optimum;
+// bench/README.md). A shape is refined no more when its pass ran out or could not run, raised its
+// bound by less than kLeastRefinement of the fastest plan (near the exact pass's bound, which more
+// buckets only approach; within kStallBand of the fastest plan, for the kStalls-th time), or after
 // kRefinements passes; where passes with buckets of round trip stall so, up to
 // kWorstRefinements more follow with buckets of the worst term too (DpQuery::worst_buckets),
 // until one of them stalls. The certificate is the least bound: refining any shape
@@ -64,11 +64,12 @@ void Search::refine() {
   for (;;) {
     // A shape whose bound meets the fastest plan no longer holds the certificate back.
     const Seconds target = pool_.fastest() * (1 - kTie);
-    // A shape whose holder is open is bounded by it (open_bound): the certificate, the
-    // least bound, is never its own, and its passes would raise nothing.
+    // A shape whose holder is open, or pending its closing passes (resume_closing), is
+    // bounded by it (open_bound): the certificate, the least bound, is never its own, and
+    // its passes would raise nothing.
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < open_.size(); ++i)
-      if (open_bound(i) < target && open_[i].holder < 0) order.push_back(i);
+      if (open_bound(i) < target && open_[i].holder < 0 && open_[i].closing < 0) order.push_back(i);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return open_bound(a) < open_bound(b); });
     // The certificate can rise no further once its least bound can, nor where the
@@ -153,7 +154,7 @@ void Search::refine() {
     }
     pool_.simulate_promising();
   }
-  resume_closing(open_bounds());
+  resume_closing();
 }
 
 // Whether open shape i's next pass in refine() is its block passes (block_bound): a shape

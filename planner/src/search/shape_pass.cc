@@ -44,9 +44,13 @@ constexpr int kPlansPerRelaxedPass = 4;
 // plans), they hold others of that bound, of which one may simulate at it and settle the batch
 // size. Only where the pass's least bound is within kEnumerateBand of the fastest: wider bands
 // hold more plans (NASNet-A large's shapes on 2 x 8 GPUs stay open by up to 43 %, where an
-// enumeration could only run out).
+// enumeration could only run out). It was 1 % until a chain of 40 random layers at GBS 256 on
+// 16 single-GPU machines stayed 1.3 % open after every closing pass had finished: its band held
+// few plans, enumerated in 15 K steps; within 5 % no bundled profile's default sweep on 2 x 8
+// GPUs or 16 single-GPU machines changed, and VGG-19 at GBS 512 on 16 single-GPU machines with
+// one-GPU stages and one copy (README, PipeEdge's --straight) went from 3.2 % to exact.
 constexpr std::uint64_t kEnumerateFactor = 16;
-constexpr double kEnumerateBand = 0.01;
+constexpr double kEnumerateBand = 0.05;
 constexpr double kEnumeratedPairs = 1 << 20;
 constexpr double kEnumeratedPlans = 1 << 12;
 // A shape whose relaxed pass runs out, on copies of at least kClassWidth devices, gets one

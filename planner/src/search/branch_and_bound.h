@@ -126,9 +126,6 @@ struct Unclosed {
   std::uint64_t before = 0;
   int level = 1;
   bool relaxed = false;  // its relaxed closing passes ran (Search::relaxed_closing)
-  // Its pass of `level` stopped at its cap (kCloseFactor and the others) with effort left:
-  // resumed (Search::resume), each closing pass gets all that is left.
-  bool capped = false;
 };
 
 // Branch and bound over shapes of the whole cluster, then of its parts, sharing one pool
@@ -319,8 +316,8 @@ class Search {
   bool relaxed_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound, std::uint64_t& left);
   void resume_closing();
   bool resume(Unclosed& u);
-  Closing first_closings(Unclosed& u, std::uint64_t& left);
-  Closing last_closings(Unclosed& u, std::uint64_t& left);
+  Closing first_closings(Unclosed& u, std::uint64_t& left, bool resumed);
+  Closing last_closings(Unclosed& u, std::uint64_t& left, bool resumed);
 
   // narrow_passes.cc
   void narrow_wave(const CostModel& part, const std::vector<PipelineShapeChoice>& shapes,

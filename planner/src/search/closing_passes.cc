@@ -22,9 +22,12 @@ namespace {
 // they leave (Search::resume_closing): the later exact rounds may spend all of it on a shape
 // that never finishes (DenseNet-121 at GBS 32 on 2 x 8 GPUs: a closing pass that needs 85 M
 // steps had got 121, and the point stayed at 1.1 %; now exact). So does one that stopped at
-// this cap, with all that is left (Unclosed::capped): on a chain of 150 random layers at GBS 32
-// on 8 GPUs the first closing pass of the best plan's shape needs 0.42 M steps, 17 times its
-// first pass's, and the point stayed 0.3 % open at any effort with 99.5 % of it unspent.
+// this cap: on a chain of 150 random layers at GBS 32 on 8 GPUs the first closing pass of the
+// best plan's shape needs 0.42 M steps, 17 times its first pass's, and the point stayed 0.3 %
+// open at any effort with 99.5 % of it unspent. Resumed, a closing pass has no cap but what is
+// left: every other pass has run, and its shape holds the certificate back (a random chain of
+// 300 layers at GBS 256 on 2 x 8 GPUs: a pass that ran short, resumed with 16 times the steps
+// of the one before, 169 M, stopped at that cap with 134 M left).
 constexpr std::uint64_t kCloseFactor = 16;
 
 // A second closing pass, with the pairs of the last round trip (BoundTerms::last_pairs), gets at
@@ -85,9 +88,10 @@ std::vector<Unclosed> Search::close_gaps(const std::vector<ShapeOn>& shapes,
   std::vector<Unclosed> records;
   for (std::size_t i : open) records.push_back({shapes[i], i, bounds[i], finished_with[i], 1});
   std::vector<Closing> last(records.size());
-  for (std::size_t k = 0; k < records.size(); ++k) last[k] = first_closings(records[k], left_);
   for (std::size_t k = 0; k < records.size(); ++k)
-    if (last[k] == Closing::Finished) last[k] = last_closings(records[k], left_);
+    last[k] = first_closings(records[k], left_, false);
+  for (std::size_t k = 0; k < records.size(); ++k)
+    if (last[k] == Closing::Finished) last[k] = last_closings(records[k], left_, false);
   std::vector<Unclosed> short_of_effort;
   for (std::size_t k = 0; k < records.size(); ++k) {
     bounds[records[k].index] = records[k].bound;
@@ -165,18 +169,18 @@ void Search::resume_closing() {
 bool Search::resume(Unclosed& u) {
   if (u.level > 4) return true;
   if (u.level <= 2) {
-    const Closing c = first_closings(u, refine_left_);
+    const Closing c = first_closings(u, refine_left_, true);
     if (c == Closing::Unneeded) return true;
     if (c != Closing::Finished) return false;
   }
-  return last_closings(u, refine_left_) != Closing::Short;
+  return last_closings(u, refine_left_, true) != Closing::Short;
 }
 
 // The first and second closing passes of shape `u` from its level (1 or 2) on, within
-// `left`, while each finishes: how the last one run went. One short of effort or stopped at
-// its cap leaves `u` at its level, with the steps of the pass before it (the latter capped:
-// resumed, it gets all that is left).
-Search::Closing Search::first_closings(Unclosed& u, std::uint64_t& left) {
+// `left`, each capped as the first time or, `resumed`, by `left` alone, while each finishes:
+// how the last one run went. One short of effort or stopped at its cap leaves `u` at its
+// level, with the steps of the pass before it.
+Search::Closing Search::first_closings(Unclosed& u, std::uint64_t& left, bool resumed) {
   // (Only for a shape still open: one at the fastest plan would spend its steps for nothing.)
   if (u.level == 1 && !u.relaxed && u.bound < pool_.fastest() * (1 - kTie)) {
     u.relaxed = true;
@@ -185,30 +189,27 @@ Search::Closing Search::first_closings(Unclosed& u, std::uint64_t& left) {
   for (; u.level <= 2; ++u.level) {
     const std::uint64_t base = u.before;
     const Closing c = close(u.on, u.level, u.level == 1 ? kCloseFactor : kLastPairsFactor, u.before,
-                            u.bound, left, u.capped);
+                            u.bound, left, resumed);
     if (c == Closing::Short || c == Closing::Capped) u.before = base;
-    if (c != Closing::Finished) return u.capped = c == Closing::Capped, c;
+    if (c != Closing::Finished) return c;
   }
   return Closing::Finished;
 }
 
 // The third closing pass (from level 3) and the fourth of shape `u`, each capped by the
-// second's steps (where `u` is not capped), within `left`: Short or Capped when either was
-// short of effort or stopped at its cap, `u` then left at that level (and capped with the
-// latter); otherwise how the fourth went, and `u` done (level 5).
-Search::Closing Search::last_closings(Unclosed& u, std::uint64_t& left) {
+// second's steps or, `resumed`, by `left` alone, within `left`: when either was short of
+// effort or stopped at its cap, how (Short or Capped), `u` then left at that level; otherwise
+// how the fourth went, and `u` done (level 5).
+Search::Closing Search::last_closings(Unclosed& u, std::uint64_t& left, bool resumed) {
   const std::uint64_t second = u.before;
   std::uint64_t steps = second;
-  const Closing c3 = u.level == 3
-                         ? close(u.on, 3, kLastDrainsFactor, steps, u.bound, left, u.capped)
-                         : Closing::Finished;
-  const Closing c4 = close(u.on, 4, kPacedAftersFactor, u.before, u.bound, left, u.capped);
+  const Closing c3 = u.level == 3 ? close(u.on, 3, kLastDrainsFactor, steps, u.bound, left, resumed)
+                                  : Closing::Finished;
+  const Closing c4 = close(u.on, 4, kPacedAftersFactor, u.before, u.bound, left, resumed);
   u.before = second;
   const auto stopped = [](Closing c) { return c == Closing::Short || c == Closing::Capped; };
   u.level = stopped(c3) ? 3 : stopped(c4) ? 4 : 5;
-  if (u.level == 5) return c4;
-  u.capped = (u.level == 3 ? c3 : c4) == Closing::Capped;
-  return u.capped ? Closing::Capped : Closing::Short;
+  return u.level == 3 ? c3 : c4;
 }
 
 }  // namespace pe::detail::hybrid

@@ -554,13 +554,13 @@ TEST(Planner, ClosingPassesShortOfEffortResumeAfterTheRefiningPasses) {
   expect_proven_optimum(planner, optimum, 32);
 }
 
-// A chain of 150 random layers (tests/data/graphs/random_chain_150.txt: lognormal times, a few
-// large weights) at GBS 32 on one machine of 8 GPUs: the first closing pass of the best plan's
-// shape (one copy of 32 micro-batches of 1) needs 0.42 M steps, enumeration included, and
-// stopped at its cap, 16 times its first pass's 25 K, with 99.5 % of the effort left; the
-// shape kept its first pass's bound, 0.3 % below the plan (114.071 against 114.417 ms), even
-// at unlimited effort. A closing pass stopped at its cap resumes after the refining passes
-// with all they leave, and proves the plan optimal.
+// A chain of 150 random layers (tests/data/graphs/random_chain_150.txt, seed 6 of
+// tools/random-profile.py: lognormal times, a few large weights) at GBS 32 on one machine of 8
+// GPUs: the first closing pass of the best plan's shape (one copy of 32 micro-batches of 1)
+// needs 0.42 M steps, enumeration included, and stopped at its cap, 16 times its first pass's
+// 25 K, with 99.5 % of the effort left; the shape kept its first pass's bound, 0.3 % below the
+// plan (114.071 against 114.417 ms), even at unlimited effort. A closing pass stopped at its cap
+// resumes after the refining passes with all they leave, and proves the plan optimal.
 TEST(Planner, ClosingPassesStoppedAtTheirCapResumeWithTheEffortLeft) {
   ProfileEntry e = find_profile(testing::kData + "/graphs/random_chain_150.txt");
   e.profile_batch_size = 32;
@@ -572,7 +572,7 @@ TEST(Planner, ClosingPassesStoppedAtTheirCapResumeWithTheEffortLeft) {
   EXPECT_LE(point.lower_bound, point.best()->iteration_time);
 }
 
-// A chain of 40 random layers (tests/data/graphs/random_chain_40.txt) at GBS 256 on 16
+// A chain of 40 random layers (tests/data/graphs/random_chain_40.txt, seed 7) at GBS 256 on 16
 // single-GPU machines: every closing pass of the best plan's shape (one copy of 8 micro-batches
 // of 32) finishes at 520.67 ms, 1.3 % below the plan (527.47 ms; the plan's own bound is
 // 522.45), and an enumeration of the plans in that band ran only within 1 % of the plan. Within
@@ -588,7 +588,7 @@ TEST(Planner, ClosingPassesEnumerateAWiderBandOfPlans) {
   EXPECT_LE(point.lower_bound, point.best()->iteration_time);
 }
 
-// A random graph of 150 layers with residual and two-branch blocks (164 cuts,
+// A random graph of 150 layers with residual and two-branch blocks (164 cuts, seed 10,
 // tests/data/graphs/random_graph_150.txt) at GBS 32 on 16 single-GPU machines: the closing
 // pass of the whole cluster's shape of one copy of 32 micro-batches of 1 ran short of effort,
 // and the refining passes spent theirs on the same shape on the first 6 to 15 machines, whose

@@ -554,6 +554,19 @@ TEST(Planner, ClosingPassesShortOfEffortResumeAfterTheRefiningPasses) {
   expect_proven_optimum(planner, optimum, 32);
 }
 
+// Plans GBS `gbs` of tests/data/graphs/`file` (a graph of tools/random-profile.py, profile
+// batch 32) on the cluster of machine ends `ends`, and checks that the point is exact.
+void expect_random_graph_exact(const std::string& file, const std::vector<int>& ends, int gbs) {
+  ProfileEntry e = find_profile(testing::kData + "/graphs/" + file);
+  e.profile_batch_size = 32;
+  const Planner planner(import_pipedream_graph(e.path, e.profile_batch_size),
+                        cluster_from_machine_ends(ends), training_settings(e));
+  const PointResult point = planner.plan(gbs);
+  ASSERT_NE(point.best(), nullptr);
+  EXPECT_TRUE(point.exact);
+  EXPECT_LE(point.lower_bound, point.best()->iteration_time);
+}
+
 // A chain of 150 random layers (tests/data/graphs/random_chain_150.txt, seed 6 of
 // tools/random-profile.py: lognormal times, a few large weights) at GBS 32 on one machine of 8
 // GPUs: the first closing pass of the best plan's shape (one copy of 32 micro-batches of 1)
@@ -562,14 +575,7 @@ TEST(Planner, ClosingPassesShortOfEffortResumeAfterTheRefiningPasses) {
 // plan (114.071 against 114.417 ms), even at unlimited effort. A closing pass stopped at its cap
 // resumes after the refining passes with all they leave, and proves the plan optimal.
 TEST(Planner, ClosingPassesStoppedAtTheirCapResumeWithTheEffortLeft) {
-  ProfileEntry e = find_profile(testing::kData + "/graphs/random_chain_150.txt");
-  e.profile_batch_size = 32;
-  const Planner planner(import_pipedream_graph(e.path, e.profile_batch_size),
-                        cluster_from_machine_ends({8}), training_settings(e));
-  const PointResult point = planner.plan(32);
-  ASSERT_NE(point.best(), nullptr);
-  EXPECT_TRUE(point.exact);
-  EXPECT_LE(point.lower_bound, point.best()->iteration_time);
+  expect_random_graph_exact("random_chain_150.txt", {8}, 32);
 }
 
 // A chain of 40 random layers (tests/data/graphs/random_chain_40.txt, seed 7) at GBS 256 on 16
@@ -578,14 +584,7 @@ TEST(Planner, ClosingPassesStoppedAtTheirCapResumeWithTheEffortLeft) {
 // 522.45), and an enumeration of the plans in that band ran only within 1 % of the plan. Within
 // 5 % it takes 15 K steps and proves the plan optimal.
 TEST(Planner, ClosingPassesEnumerateAWiderBandOfPlans) {
-  ProfileEntry e = find_profile(testing::kData + "/graphs/random_chain_40.txt");
-  e.profile_batch_size = 32;
-  const Planner planner(import_pipedream_graph(e.path, e.profile_batch_size),
-                        cluster_from_machine_ends(machine_ends(16)), training_settings(e));
-  const PointResult point = planner.plan(256);
-  ASSERT_NE(point.best(), nullptr);
-  EXPECT_TRUE(point.exact);
-  EXPECT_LE(point.lower_bound, point.best()->iteration_time);
+  expect_random_graph_exact("random_chain_40.txt", machine_ends(16), 256);
 }
 
 // A random graph of 150 layers with residual and two-branch blocks (164 cuts, seed 10,
@@ -597,14 +596,7 @@ TEST(Planner, ClosingPassesEnumerateAWiderBandOfPlans) {
 // holds them, whose resumed closing passes settle it, and they take its bound. Release build
 // only (.ci/sanitize.sh).
 TEST(Planner, PartsShapesTakeTheBoundOfTheirHolderOnceItsClosingPassesRaiseIt) {
-  ProfileEntry e = find_profile(testing::kData + "/graphs/random_graph_150.txt");
-  e.profile_batch_size = 32;
-  const Planner planner(import_pipedream_graph(e.path, e.profile_batch_size),
-                        cluster_from_machine_ends(machine_ends(16)), training_settings(e));
-  const PointResult point = planner.plan(32);
-  ASSERT_NE(point.best(), nullptr);
-  EXPECT_TRUE(point.exact);
-  EXPECT_LE(point.lower_bound, point.best()->iteration_time);
+  expect_random_graph_exact("random_graph_150.txt", machine_ends(16), 32);
 }
 
 // NASNet-A large at GBS 256 on 2 x 8 GPUs: every exact pass of the first round runs out, and

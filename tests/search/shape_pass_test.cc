@@ -115,7 +115,7 @@ TEST(ShapePass, RelaxedPassOffersPlansOfItsShapeWhereTheExactPassRunsOut) {
 // Block passes on a chain of fewer than 128 states (block_bound's `least_states`, which the
 // refining phase sets to 0: Search::blocks_first): GNMT-16 (77 states) at GBS 512 on 32
 // machines of 8 GPUs, one copy of 16 micro-batches of 32, whose relaxed passes run out in the
-// search (they need about 24 M steps at the best plan's 100.1 ms). Blocks of 3 states settle
+// search (they need about 19 M steps at the best plan's 100.1 ms). Blocks of 3 states settle
 // it at that cutoff in a fraction of those steps; with 128 states required, none run. (That
 // block passes bound every plan: PipelineDp.BlockPassNeverAboveAnyPlansBound.)
 TEST(ShapePass, BlockPassesSettleAShapeOfAShortChainForAFractionOfARelaxedPass) {
@@ -241,6 +241,30 @@ TEST(ShapePass, WorstTermBucketsRaiseAShapeWhereRoundTripBucketsStall) {
       EXPECT_LE(worst_64.least_bound, simulate(ev.plan.shape()).makespan);
     }
   }
+}
+
+// The transfers across the cut in front of a suffix, both ways, count in the round trip of
+// every plan it ends (Dp::prefix_bound). On 16 single-GPU machines every cut crosses
+// machines: PipeDream's simplified GNMT-32 at GBS 256, one copy of 4 micro-batches of 64,
+// whose best plan takes 501.6 ms (transfers of 8 to 26 ms a cut). A timed pass with a cutoff a
+// little below settles the shape in about 70 M steps, within a batch size's default effort;
+// without the transfers it took 134 M, and the point stayed open (gap 0.14 %).
+TEST(ShapePass, TransfersInFrontOfASuffixBoundThePlansItEnds) {
+  if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
+  const ProfileEntry e = find_profile("gnmt_32_simplified");
+  const ModelProfile model = import_pipedream_graph(e.path, e.profile_batch_size);
+  std::vector<int> ends;
+  for (int m = 1; m <= 16; ++m) ends.push_back(m);
+  const detail::CostModel cost(model, cluster_from_machine_ends(ends), training_settings(e));
+  const detail::PipelineShapeChoice shape{1, 64, 4, Schedule::OneFOneB};
+  const Seconds cutoff = 0.5010;
+  const std::uint64_t effort = 100'000'000;
+  const detail::ShapeResult found =
+      detail::search_shape(cost, 256, shape, cutoff, effort, 0, 0, 0, 0, 0, false, true);
+  ASSERT_TRUE(found.complete);
+  EXPECT_GE(found.lower_bound, cutoff);
+  EXPECT_TRUE(found.plans.empty());
+  EXPECT_LT(found.steps, effort);
 }
 
 }  // namespace

@@ -505,6 +505,7 @@ class Dp {
     terms_.paced = terms_.paced && !q.greedy;  // a greedy pass ranks without it
     if (q.relaxed && q.buckets > 1 && std::isfinite(q.bound)) bucket_ = q.bound / q.buckets;
     if (b_ > 1) rows_ = blocks();
+    floor_sends();
   }
 
   DpResult run() {
@@ -606,10 +607,42 @@ class Dp {
                          q_.micro_batches, r);
   }
 
-  // Lower bound on the fill_drain of the stages before state a on devices [0, o): each
-  // stage's f + g is at least its work over its width, and no width exceeds parallelism(o).
+  // Lower bound on the round trip of the stages before state a on devices [0, o): each
+  // stage's f + g is at least its work over its width, no width exceeds parallelism(o), and
+  // the last of them sends its activations across the cut in front of a and gets the
+  // gradients back (2 x send, send_floor).
   Seconds prefix_bound(std::size_t a, int o) const {
-    return a == 0 ? 0 : work(0, a - 1) / parallelism(o);
+    return a == 0 ? 0 : work(0, a - 1) / parallelism(o) + 2 * send_floor(a, o);
+  }
+  // The least transfer across the cut in front of state a from device o - 1 to device o of a
+  // copy (send()): the bytes split the most ways tensor parallelism may split them, over the
+  // link between the two devices. In a block pass, a is a block's first state, and the cut
+  // the least of the block's. 0 in a class or free-width pass, whose cells stand for stages
+  // that start on other devices.
+  Seconds send_floor(std::size_t a, int o) const {
+    if (cut_floor_.empty() || o == 0) return 0;
+    const std::size_t o1 = static_cast<std::size_t>(o);
+    return compact_cut_[o1 - 1] ? cut_floor_[a].intra : cut_floor_[a].inter;
+  }
+  // Fills cut_floor_ and compact_cut_ (send_floor) but in a class or free-width pass.
+  void floor_sends() {
+    if (c_ > 1 || period_ > 0) return;
+    const double split = std::max(1, cost_.max_tensor_parallel());
+    cut_floor_.assign(n_, {});
+    for (std::size_t a = 1; a < n_; ++a) {
+      const Bytes bytes = cost_.crossing(a - 1, q_.micro_batch) / split;
+      const Seconds inter = cost_.transfer(bytes, false);
+      cut_floor_[a] = {std::min(inter, cost_.transfer(bytes, true)), inter};
+    }
+    for (std::size_t a = 0; b_ > 1 && a < rows_; ++a)
+      for (std::size_t j = first_of(a) + 1; j <= last_of(a); ++j) {
+        CutFloor& least = cut_floor_[first_of(a)];
+        least.intra = std::min(least.intra, cut_floor_[j].intra);
+        least.inter = std::min(least.inter, cut_floor_[j].inter);
+      }
+    compact_cut_.assign(static_cast<std::size_t>(w_), 0);
+    for (int o = 0; o + 1 < w_; ++o)
+      compact_cut_[static_cast<std::size_t>(o)] = layout_.compact(o, 2);
   }
 
   // A stage's M forwards and backwards all lie on one path (path_bound.h, B), so no
@@ -802,6 +835,15 @@ class Dp {
   Seconds bucket_ = 0;               // DpQuery::buckets' width, 0 for none
   std::vector<Bytes> inside_cut_;    // a block pass: per block, its least cut but its last
   std::vector<std::size_t> starts_;  // a block pass: block a's states [starts_[a], starts_[a + 1])
+  // But in a class or free-width pass (send_floor): per state, the least transfer across the
+  // cut in front of it (in a block pass, at a block's first state, the block's least), where
+  // the two devices may share a machine and where they do not; per device but the last,
+  // whether it and the next may share one.
+  struct CutFloor {
+    Seconds intra = 0, inter = 0;
+  };
+  std::vector<CutFloor> cut_floor_;
+  std::vector<char> compact_cut_;
   // The pass's steps in all (its limit: DpQuery::step_limit), and the enumeration's scratch.
   Work main_;
   // fill_row's scratch, one a thread, made for the first row filled in parallel (most passes

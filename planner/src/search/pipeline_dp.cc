@@ -354,7 +354,9 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& ti
 // entry keeps the first stage and next entry of its candidate of least bound (the same group:
 // the same transfer and terms), whose plan it then returns (DpQuery::relaxed). Returns the
 // steps. `keys` is scratch space.
-// With `by_worst` (DpQuery::worst_buckets) a bucket is a pair: y's bucket and that of y + e.
+// With `by_worst` (DpQuery::worst_buckets) a bucket is a pair: y's bucket and that of y + e;
+// with `waves` too (M - 1 under GPipe, else 0), those of `waves` x the forward wave and of
+// `waves` x the backward wave instead. Any grouping keeps the bound valid.
 // The key is (k, head, t, bucket, arrival) packed into two words, in that order: k and t are
 // positive ints, a bucket is below `buckets` (offer() keeps no round trip above the bound) and
 // is capped at 2^31 anyway (a pair's halves at 2^15 and 2^16; a cap would only merge buckets:
@@ -368,10 +370,13 @@ struct LeastKey {
     return group != o.group ? group < o.group : rest < o.rest;
   }
 };
-LeastKey least_key(const Entry& e, Seconds bucket, bool by_worst, std::size_t arrival) {
+LeastKey least_key(const Entry& e, Seconds bucket, bool by_worst, double waves,
+                   std::size_t arrival) {
   auto index = [&](Seconds y, double cap) { return std::min(std::floor(y / bucket), cap); };
-  const double b = bucket <= 0 ? 0
-                   : by_worst  ? index(e.bound.round_trip, 0x1p15) * 0x1p16 +
+  const double b = bucket <= 0             ? 0
+                   : by_worst && waves > 0 ? index(waves * e.bound.forward_wave, 0x1p15) * 0x1p16 +
+                                                 index(waves * e.bound.backward_wave, 0x1p16 - 1)
+                   : by_worst ? index(e.bound.round_trip, 0x1p15) * 0x1p16 +
                                     index(e.bound.round_trip + e.bound.worst, 0x1p16 - 1)
                               : index(e.bound.round_trip, 0x1p31);
   return {static_cast<std::uint64_t>(e.k()) << 32 | std::uint64_t{!e.head} << 31 |
@@ -379,11 +384,11 @@ LeastKey least_key(const Entry& e, Seconds bucket, bool by_worst, std::size_t ar
           static_cast<std::uint64_t>(b) << 32 | arrival};
 }
 std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cell, Seconds bucket,
-                         bool by_worst, std::vector<LeastKey>& keys) {
+                         bool by_worst, double waves, std::vector<LeastKey>& keys) {
   // Sorted by key through their indices (entries are large), ties in arrival order.
   keys.clear();
   for (std::size_t i = 0; i < candidates.size(); ++i)
-    keys.push_back(least_key(candidates[i], bucket, by_worst, i));
+    keys.push_back(least_key(candidates[i], bucket, by_worst, waves, i));
   std::sort(keys.begin(), keys.end());
   Seconds kept = 0;  // the bound of the plan the last entry kept stands for
   for (std::size_t j = 0; j < keys.size(); ++j) {
@@ -742,7 +747,8 @@ class Dp {
     stages_from(w, a, o);
     w.spend(q_.greedy ? keep_greedy(w.candidates, cell(a, o))
             : q_.relaxed
-                ? keep_least(w.candidates, cell(a, o), bucket_, q_.worst_buckets, w.keys)
+                ? keep_least(w.candidates, cell(a, o), bucket_, q_.worst_buckets,
+                             q_.schedule == Schedule::GPipe ? q_.micro_batches - 1.0 : 0.0, w.keys)
                 : keep_undominated(w.candidates, w.timings, cell(a, o), timings(index(a, o))) /
                       kComparisonsPerStep);
     w.timings.clear();

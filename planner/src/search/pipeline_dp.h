@@ -67,7 +67,13 @@ struct DpQuery {
   /// worst terms. On BERT-48 at GBS 512 on 1,024 GPUs, a pass of 256 buckets bounded the
   /// shape of the best plan at its simulated time (831.9 ms) in 0.16 M steps; with buckets of
   /// y alone, 821.0 ms, and 822.7 with 16,384 of them (Search::relaxed_closing,
-  /// closing_passes.cc).
+  /// closing_passes.cc). Under GPipe a bucket is one of (M - 1) x the forward wave and one of
+  /// (M - 1) x the backward wave instead (the worst term's (M - 1)(max f + max g), whose two
+  /// maxima may come from different stages): where every suffix of a cell has the same round
+  /// trip (stages of one device each, micro-batches of one), buckets of y separate nothing.
+  /// NASNet-A large at GBS 512 on 8 machines of 8 GPUs, 8 copies of 64 micro-batches of 1,
+  /// cutoff 230.6 ms: 227.3 ms with 64 such buckets (5.8 M steps), 226.3 with buckets of y
+  /// and y + e (2.8 M; 226.8 with 1,024 of them, 27 M).
   bool worst_buckets = false;
   /// The terms each plan is bounded with (path_bound.h). Each term makes the bound tighter
   /// but gives entries more fields that differ, so an exact pass keeps more of them; a

@@ -104,13 +104,15 @@ inline constexpr int kStalls = 2;
 inline constexpr double kStallBand = 0.01;
 // A shape whose passes with buckets of round trip stall gets up to kWorstRefinements more
 // with buckets of round trip and of worst term (DpQuery::worst_buckets; under GPipe, of the
-// forward and backward waves), from kFirstBuckets on (16 to 1,024 buckets), while they raise
+// forward and backward waves), from kFirstBuckets on (16, 64, 256 buckets), while they raise
 // its bound: where many suffixes share a round trip, round trip's buckets raise nothing.
 // NASNet-A large at GBS 512 on 8 machines of 8 GPUs, 8 copies of 64 micro-batches of 1 under
 // GPipe: 221.7 ms with 64 to 1,024 buckets of round trip; after two passes of both (16 and 64
-// buckets) the refining phase stopped, with 260 M steps left and the point 1.0 % open; with
-// four (and GPipe's waves) it is exact, in about the same time.
-inline constexpr int kWorstRefinements = 4;
+// buckets) the refining phase stopped, with 260 M steps left and the point 1.0 % open. With a
+// third (and GPipe's waves) the passes' plans bring the best plan down to 227.7 ms (1.4 %
+// faster) and the third pass bounds the shape there: exact. A fourth (1,024 buckets) took
+// GNMT-16's point on 64 GPUs from 13 to 42 s (its pass ran out with 236 M steps).
+inline constexpr int kWorstRefinements = 3;
 
 // A shape on the cluster of one cost model: the whole cluster or a part of it.
 struct ShapeOn {

@@ -219,8 +219,8 @@ TEST(ShapePass, BlockPassesSettleAShapeOfALongChainWhoseRelaxedPassRunsOut) {
 // NASNet-A large at GBS 512 on 8 machines of 8 GPUs, 8 copies of 64 micro-batches of 1 under
 // GPipe. Its suffixes share few round trips, so 1,024 buckets of round trip bound it no higher
 // than 64 do; 64 buckets of the worst term (under GPipe, of its forward and backward waves)
-// bound it higher, within 1.5 % of the best plan known (230.0 ms; with buckets of round trip
-// and y + e, 226.3 ms: 1.6 %), and still below every plan the pass returns (simulated).
+// bound it higher, within 0.5 % of the best plan known (227.7 ms; with buckets of round trip
+// and y + e, 226.3 ms: 0.6 %), and still below every plan the pass returns (simulated).
 TEST(ShapePass, WorstTermBucketsRaiseAShapeWhereRoundTripBucketsStall) {
   if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
   const detail::CostModel cost = profile_on("nasnetalarge", 8);
@@ -235,7 +235,7 @@ TEST(ShapePass, WorstTermBucketsRaiseAShapeWhereRoundTripBucketsStall) {
   ASSERT_TRUE(round_trips_64.finished && round_trips_1024.finished && worst_64.finished);
   EXPECT_LT(round_trips_1024.least_bound, round_trips_64.least_bound * (1 + 1e-3));
   EXPECT_GT(worst_64.least_bound, round_trips_1024.least_bound * (1 + 1e-2));
-  EXPECT_GT(worst_64.least_bound, 0.2300 * (1 - 0.015));
+  EXPECT_GT(worst_64.least_bound, 0.2277 * (1 - 0.005));
   ASSERT_FALSE(worst_64.plans.empty());
   for (const detail::DpPlan& plan : worst_64.plans) {
     const detail::Evaluation ev = detail::evaluate(cost, plan.spec, 512);

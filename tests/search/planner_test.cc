@@ -639,6 +639,21 @@ TEST(Planner, RefiningPastAStallProvesNasnetOptimalOnSixteenSingleGpuMachines) {
   expect_proven_optimum(planner, optimum, 128);
 }
 
+// PipeDream's simplified GNMT-32 at GBS 320 on 16 single-GPU machines: the timed exact pass of
+// this plan's shape (one copy of 5 micro-batches of 64, 1F1B) needs 69 M steps with the best
+// plan as its bound; it ran out of the exact effort, and the refining passes, whose bounds
+// approach the path bound, stopped 0.52 % below the plan with 140 M steps left. Timed passes
+// now cover 5 micro-batches, and the shape that holds the certificate once refining stops gets
+// a closing pass (timed) with what is left (Search::timed_closing), which proves this plan
+// optimal. Release build only (.ci/sanitize.sh).
+TEST(Planner, TimedClosingWithTheRefiningEffortLeftProvesGnmt32Optimal) {
+  Loaded l = load("gnmt_32_simplified");
+  const Planner planner(l.model, cluster_from_machine_ends(machine_ends(16)), l.settings);
+  PlanLayout optimum = parse_plan_layout("0-42:1;43-122:2;123-126:1;127-141:4;142-157:6;158-158:2");
+  optimum.micro_batches = 5;
+  expect_proven_optimum(planner, optimum, 320);
+}
+
 // NASNet-A large at GBS 32 on 16 single-GPU machines: the greedy passes of its narrow shapes
 // run out from four-device copies on (1,250 states), and the late greedy pass of two copies
 // of 16 micro-batches (GPipe) finds this plan (speedup 7.01). Early greedy passes that shared

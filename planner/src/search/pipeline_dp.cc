@@ -844,8 +844,8 @@ class Dp {
   Seconds bucket_ = 0;               // DpQuery::buckets' width, 0 for none
   std::vector<Bytes> inside_cut_;    // a block pass: per block, its least cut but its last
   std::vector<std::size_t> starts_;  // a block pass: block a's states [starts_[a], starts_[a + 1])
-  // But in a class or free-width pass (send_floor): per state, the least transfer across the
-  // cut in front of it (in a block pass, at a block's first state, the block's least), where
+  // But in a class, free-width or coarse pass (floor_sends): per state, the least transfer across
+  // the cut in front of it (in a block pass, at a block's first state, the block's least), where
   // the two devices may share a machine and where they do not; per device but the last,
   // whether it and the next may share one.
   struct CutFloor {

@@ -119,7 +119,7 @@ bool no_later_than(const Seconds* a, const Seconds* b, int micro_batches) {
 
 void prepend_timing(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches,
                     Schedule schedule, int stages, Seconds* after) {
-  if (micro_batches < 1 || micro_batches > kTimedMicroBatches || schedule == Schedule::Interleaved)
+  if (!timeable(micro_batches, schedule))
     throw std::logic_error("prepend_timing: not a timed suffix");
   Composer c(stage, send, next, micro_batches);
   // 1F1B: w forwards, then each backward and the next forward while any is left; GPipe:

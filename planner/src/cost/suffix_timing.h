@@ -39,11 +39,17 @@ inline constexpr int kTimedMicroBatches = 5;
 /// the largest of entries j .. M-1: arrivals come in order, so the map is the same).
 constexpr int timing_entries(int micro_batches) { return (micro_batches + 1) * micro_batches; }
 
+/// Whether suffixes of `micro_batches` under `schedule` can be timed: 1 to kTimedMicroBatches
+/// micro-batches, 1F1B or GPipe.
+constexpr bool timeable(int micro_batches, Schedule schedule) {
+  return micro_batches >= 1 && micro_batches <= kTimedMicroBatches &&
+         schedule != Schedule::Interleaved;
+}
+
 /// Writes to `after` (timing_entries(M) of them) the timing of stage b (its times; `send`
 /// the transfer to the next stage, 0 when it is the last) in front of the suffix timed by
 /// `next` (null for the last stage), with `stages` the stages from b to the end (1F1B runs
-/// min(M, stages) forwards before its first backward). Needs 1 <= micro_batches <=
-/// kTimedMicroBatches and 1F1B or GPipe.
+/// min(M, stages) forwards before its first backward). Needs timeable(micro_batches, schedule).
 void prepend_timing(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches,
                     Schedule schedule, int stages, Seconds* after);
 

@@ -111,8 +111,8 @@ inline constexpr double kStallBand = 0.01;
 // buckets) the refining phase stopped, with 260 M steps left and the point 1.0 % open. With a
 // third (and GPipe's waves) the passes' plans bring the search's best plan from 230.8 to
 // 227.7 ms (the reported one, after the final polish, from 228.4 ms) and the third pass bounds
-// the shape there: exact. A fourth (1,024 buckets) took
-// GNMT-16's point on 64 GPUs from 13 to 42 s (its pass ran out with 236 M steps).
+// the shape there: exact. A fourth (1,024 buckets) took GNMT-16's point on 64 GPUs from 13 to
+// 42 s (its pass ran out with 236 M steps).
 inline constexpr int kWorstRefinements = 3;
 
 // A shape on the cluster of one cost model: the whole cluster or a part of it.

@@ -503,7 +503,7 @@ class Dp {
                       cost.cluster().network.intra != cost.cluster().network.inter_p2p),
         largest_machine_(cost.largest_machine()),
         timed_(q.timed && !q.relaxed && !q.greedy && c_ == 1 && b_ == 1 && period_ == 0 &&
-               q.micro_batches <= kTimedMicroBatches && q.schedule != Schedule::Interleaved),
+               timeable(q.micro_batches, q.schedule)),
         bound_(q.bound * (1 + kSlack)) {
     main_.limit = q.step_limit;
     blank_.m = timed_ ? q.micro_batches : 0;

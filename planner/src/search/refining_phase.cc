@@ -162,8 +162,8 @@ void Search::refine() {
 }
 
 // Open shape i, the least bound once refine() refines it no more, gets one closing pass
-// (close: timed, as it has at most kTimedMicroBatches micro-batches; DpQuery::timed) with all
-// the refining effort left, pruned by the fastest plan; false where it had one or gets none. A
+// (close: timed where its micro-batches are timeable; DpQuery::timed) with all the refining
+// effort left, pruned by the fastest plan; false where it had one or gets none. A
 // timed pass's least bound is the fastest simulated plan of the shape, so one that finishes
 // settles it, where the relaxed passes' bounds only approach the path bound, which may lie
 // below: simplified GNMT-32 at GBS 320 on 16 single-GPU machines, one copy of 5 micro-batches
@@ -174,8 +174,7 @@ void Search::refine() {
 // 158 M steps).
 bool Search::timed_closing(std::size_t i) {
   OpenShape& s = open_[i];
-  if (s.timed || s.on.shape.micro_batches > kTimedMicroBatches ||
-      s.on.shape.schedule == Schedule::Interleaved || refine_left_ == 0 ||
+  if (s.timed || !timeable(s.on.shape.micro_batches, s.on.shape.schedule) || refine_left_ == 0 ||
       open_bound(i) < pool_.fastest() * (1 - kStallBand))
     return false;
   s.timed = true;

@@ -122,7 +122,8 @@ void Search::refine() {
     for (std::size_t j = 0; j < order.size(); ++j) {
       const std::size_t i = order[j];
       const PassBound& pass = found[j];
-      // Not run (a later one's part was too small; the least's never is): it waits.
+      // Not run: a later one waits (its part was too small); the least, alone where its pass
+      // may need more than all that is left, is refined no more (it could not run).
       if (j > 0 && !wave[j].runs) continue;
       refine_left_ -= std::min(refine_left_, pass.steps);
       // Its block or relaxed pass comes next, where still needed.

@@ -12,6 +12,7 @@
 #include "pipedream_graph_cuts.h"
 #include "pipedream_graph_states.h"
 #include "random_trials.h"
+#include "search/branch_and_bound.h"
 #include "search/exhaustive.h"
 #include "search/hybrid_search.h"
 #include "search/pipeline_dp.h"
@@ -154,10 +155,11 @@ TEST(CutSearch, BlockPassNeverAboveAnyPlansBoundOnRandomDags) {
 
 // With too little effort to be exact, the search over every cut of a random graph still
 // reports a plan no slower than the search over its spine's prefixes alone, but for the
-// simplicity margin (the simplest plan within kSimpler of the fastest leads).
+// simplicity margin (the simplest plan within kSimpler of the fastest leads); and the steps the
+// spine's refining phase leaves unused go to the reported search's (SearchResult::refine_left).
 TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
   std::mt19937 rng(16);
-  int compared = 0, spine_won = 0;
+  int compared = 0, spine_won = 0, handed = 0;
   for (int trial = 0; trial < random_trials(80); ++trial) {
     const testing::Instance in = dag_instance(rng, 4, 5 + trial % 4);
     if (in.model.spine.empty()) continue;
@@ -197,9 +199,17 @@ TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
     // reported.
     EXPECT_GE(both.lower_bound, full.lower_bound * (1 - detail::kTie)) << "trial " << trial;
     EXPECT_LE(both.lower_bound, best.iteration_time * (1 + 1e-12)) << "trial " << trial;
+    // The refining phase whose bound is reported has its own effort and what the spine's
+    // left unused: it leaves no more than both.
+    const std::uint64_t own = detail::hybrid::kRefineScale * options.effort;
+    EXPECT_LE(both.refine_left, 2 * own) << "trial " << trial;
+    handed += both.refine_left > own;
   }
   EXPECT_GT(compared, random_trials(40));
   EXPECT_GT(spine_won, 0);  // the effort limit does stop the search on every cut
+  // The spine's unused refining effort reached the reported search's phase, where some was
+  // left: 14 of the 80 trials; a tenth of them may hold none.
+  EXPECT_GE(handed, trials_reduced() ? 0 : 5);
 }
 
 TEST(CutSearch, NestedFollowsLaterOrIndexOrderForChains) {

@@ -42,7 +42,8 @@ struct SearchOptions {
   /// the work) when that runs out too and so does a last relaxed pass (half the effort more, shared
   /// by the shapes left at their floor, narrowest first), instead of its searched one. At the end,
   /// shapes no exact pass finished get a relaxed pass where theirs all ran out, then finer ones
-  /// (refining passes), least bound first, sharing the effort once more. The best plans found are
+  /// (refining passes), least bound first, sharing three times the effort (for a graph searched
+  /// also on its spine, with the steps the spine's refining passes left unused on top). The best plans found are
   /// returned, never worse than the seeds (one-stage data parallelism inside each copy and
   /// equal-work pipelines). On copies wider than 16 devices, greedy passes (one suffix per cell and
   /// group, stages a power of two wide) and coarse passes (stages on granules of devices) share a

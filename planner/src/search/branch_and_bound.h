@@ -166,6 +166,14 @@ class Search {
   // After the runs, where the answer is still open.
   void narrow_passes(const CostModel& whole, const std::vector<const CostModel*>& parts);
   void refine();
+  // The refining phase's effort: what it has left, and more for it (effort another search
+  // of the same batch left unused: search_with_spine), saturating as the effort does.
+  std::uint64_t refine_left() const { return refine_left_; }
+  void add_refine_effort(std::uint64_t steps) {
+    refine_left_ = refine_left_ > std::numeric_limits<std::uint64_t>::max() - steps
+                       ? std::numeric_limits<std::uint64_t>::max()
+                       : refine_left_ + steps;
+  }
 
   // The answer, and where the search stands.
   SearchResult result() const;

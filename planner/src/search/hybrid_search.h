@@ -1,6 +1,7 @@
 // The hybrid search for one global batch size.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -42,6 +43,9 @@ struct SearchResult {
   bool exact = true;
   /// The fastest plan simulated: plans.front() is it or the simplest within kSimpler of it.
   Seconds fastest = std::numeric_limits<Seconds>::infinity();
+  /// The steps the refining phase was given and did not use (HybridSearch::refined; 0 before
+  /// it ran).
+  std::uint64_t refine_left = 0;
 };
 
 /// The `top` best plans of distinct shapes by simulated time (best first, the simplest
@@ -71,9 +75,11 @@ struct SearchResult {
 /// Last, where no exact pass finished a shape whose bound is below the fastest plan, a
 /// relaxed pass (where its own all ran out; on a chain, block passes before it, and on copies
 /// of 32 devices or more a class pass) and then refining relaxed passes (DpQuery::buckets)
-/// share three times the effort to raise its bound.
+/// share three times the effort to raise its bound, and `refine_effort` more steps (what
+/// another search of the batch left unused: search_with_spine).
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,
-                          const PartCostModel& part_cost = {}, const std::vector<Plan>& hints = {});
+                          const PartCostModel& part_cost = {}, const std::vector<Plan>& hints = {},
+                          std::uint64_t refine_effort = 0);
 
 /// search_plans in two steps: the search (the constructor; result()), then the refining
 /// passes on its certificate (refined()), which a caller whose bound goes unused, or that
@@ -88,8 +94,9 @@ class HybridSearch {
   /// The answer without the refining passes.
   SearchResult result() const;
   /// The answer after them (search_plans'), with `more` (plans of the same model, cluster
-  /// and batch found another way, simulated) among the candidates first.
-  SearchResult refined(const std::vector<Plan>& more = {});
+  /// and batch found another way, simulated) among the candidates first, and `more_effort`
+  /// steps for them on top of their own.
+  SearchResult refined(const std::vector<Plan>& more = {}, std::uint64_t more_effort = 0);
 
  private:
   struct State;

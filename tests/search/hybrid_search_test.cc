@@ -144,6 +144,15 @@ TEST(HybridSearch, BoundHoldsOverThePlansOfTheFirstMachinesWithLittleEffort) {
   EXPECT_GT(checked, random_trials(30));
 }
 
+// A random instance of 6 or 8 states (trial % 3) on 2 machines of 4 GPUs or 4 of 2 (trial % 2),
+// for the refining phase's tests.
+testing::Instance refining_instance(std::mt19937& rng, int trial) {
+  testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, 8);
+  in.cluster =
+      cluster_from_machine_ends(trial % 2 ? std::vector<int>{4, 8} : std::vector<int>{2, 4, 6, 8});
+  return in;
+}
+
 // The refining passes (DpQuery::buckets, Search::refine) only raise the certificate, and
 // keep it sound: with so little effort that exact passes run out, the refined bound is no
 // lower than the search's own and never above the exhaustive optimum (of the cluster and its
@@ -155,9 +164,7 @@ TEST(HybridSearch, RefiningPassesOnlyRaiseTheCertificateAndKeepItSound) {
   std::mt19937 rng(20261201);
   int checked = 0, raised = 0, faster = 0;
   for (int trial = 0; trial < random_trials(120); ++trial) {
-    testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, 8);
-    in.cluster = cluster_from_machine_ends(trial % 2 ? std::vector<int>{4, 8}
-                                                     : std::vector<int>{2, 4, 6, 8});
+    const testing::Instance in = refining_instance(rng, trial);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     const std::vector<Schedule> schedules{Schedule::OneFOneB, Schedule::GPipe};
     SearchOptions options{schedules, 1, 0};
@@ -198,9 +205,7 @@ TEST(HybridSearch, EffortHandedToTheRefiningPhaseIsSpentSoundlyAndAccounted) {
   std::mt19937 rng(20261203);
   int checked = 0, idle = 0, raised = 0;
   for (int trial = 0; trial < random_trials(80); ++trial) {
-    testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, 8);
-    in.cluster = cluster_from_machine_ends(trial % 2 ? std::vector<int>{4, 8}
-                                                     : std::vector<int>{2, 4, 6, 8});
+    const testing::Instance in = refining_instance(rng, trial);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
     const std::vector<Schedule> schedules{Schedule::OneFOneB, Schedule::GPipe};
     SearchOptions options{schedules, 1, 0};

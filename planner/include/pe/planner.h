@@ -43,12 +43,12 @@ struct SearchOptions {
   /// by the shapes left at their floor, narrowest first), instead of its searched one. At the end,
   /// shapes no exact pass finished get a relaxed pass where theirs all ran out, then finer ones
   /// (refining passes), least bound first, sharing three times the effort (for a graph searched
-  /// also on its spine, with the steps the spine's refining passes left unused on top). The best plans found are
-  /// returned, never worse than the seeds (one-stage data parallelism inside each copy and
-  /// equal-work pipelines). On copies wider than 16 devices, greedy passes (one suffix per cell and
-  /// group, stages a power of two wide) and coarse passes (stages on granules of devices) share a
-  /// quarter of it more each, for candidate plans; narrower copies get greedy passes after the
-  /// first round, for the shapes whose exact pass ran out, and before those are searched again
+  /// also on its spine, with the steps the spine's refining passes left unused on top). The best
+  /// plans found are returned, never worse than the seeds (one-stage data parallelism inside each
+  /// copy and equal-work pipelines). On copies wider than 16 devices, greedy passes (one suffix per
+  /// cell and group, stages a power of two wide) and coarse passes (stages on granules of devices)
+  /// share a quarter of it more each, for candidate plans; narrower copies get greedy passes after
+  /// the first round, for the shapes whose exact pass ran out, and before those are searched again
   /// the ones whose relaxed pass ran out get another, pruned by the plans found since. See
   /// README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;

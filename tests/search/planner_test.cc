@@ -644,7 +644,7 @@ TEST(Planner, RefiningPastAStallProvesNasnetOptimalOnSixteenSingleGpuMachines) {
 // plan as its bound; it ran out of the exact effort, and the refining passes, whose bounds
 // approach the path bound, stopped 0.52 % below the plan with 140 M steps left. Timed passes
 // now cover 5 micro-batches, and the shape that holds the certificate once refining stops gets
-// a closing pass (timed) with what is left (Search::timed_closing), which proves this plan
+// a closing pass (timed) with what is left (Search::last_closing), which proves this plan
 // optimal. Release build only (.ci/sanitize.sh).
 TEST(Planner, TimedClosingWithTheRefiningEffortLeftProvesGnmt32Optimal) {
   Loaded l = load("gnmt_32_simplified");
@@ -652,6 +652,23 @@ TEST(Planner, TimedClosingWithTheRefiningEffortLeftProvesGnmt32Optimal) {
   PlanLayout optimum = parse_plan_layout("0-42:1;43-122:2;123-126:1;127-141:4;142-157:6;158-158:2");
   optimum.micro_batches = 5;
   expect_proven_optimum(planner, optimum, 320);
+}
+
+// ResNet-101 at GBS 128 on 8 machines of 8 GPUs: the best plan's shape, 8 copies of 16
+// micro-batches of 1 under GPipe (too many for a timed pass), ran out in the search's exact
+// passes, and its refining passes stalled 0.03 % below this plan with 588 M steps left. The
+// shape that holds the certificate once refining stops gets an exact closing pass with what is
+// left (Search::last_closing), pruned by the best plan, which settles it in 8.4 M steps and
+// proves this plan optimal. Release build only (.ci/sanitize.sh).
+TEST(Planner, UntimedClosingWithTheRefiningEffortLeftProvesResnet101Optimal) {
+  Loaded l = load("resnet101");
+  const Planner planner(l.model, cluster_from_machine_ends(machine_ends(8, 8)), l.settings);
+  PlanLayout optimum = parse_plan_layout(
+      "0-47:1;48-110:1;111-176:1;177-229:1;230-286:1;287-342:1;343-386:1;387-409:1");
+  optimum.micro_batches = 16;
+  optimum.pipeline_replicas = 8;
+  optimum.schedule = Schedule::GPipe;
+  expect_proven_optimum(planner, optimum, 128);
 }
 
 // NASNet-A large at GBS 32 on 16 single-GPU machines: the greedy passes of its narrow shapes

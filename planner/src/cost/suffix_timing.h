@@ -30,7 +30,7 @@ namespace pe::detail {
 // Up to 5: every step of a timed pass costs more with M. Simplified GNMT-32's timed passes at
 // GBS 128 to 256 on 16 single-GPU machines take 31 to 70 M steps with the best plan as their
 // bound, and its shape of 5 micro-batches of 64 at GBS 320 69 M: more than the exact effort
-// leaves it, but the refining effort left settles it (Search::timed_closing), where with 4 the
+// leaves it, but the refining effort left settles it (Search::last_closing), where with 4 the
 // point stayed 0.52 % open. With 5, the default sweeps' other rows are byte-identical.
 inline constexpr int kTimedMicroBatches = 5;
 

@@ -230,7 +230,7 @@ class Search {
     bool freed = false;        // its free-width pass ran (frees_first)
     bool classed = false;      // its first class pass ran (classes_first)
     bool worst = false;        // its refining passes have buckets of worst term (refine)
-    bool timed = false;        // its closing pass with the effort refine() left ran (timed_closing)
+    bool last_closed = false;  // its closing pass with the effort refine() left ran (last_closing)
     // The whole cluster's shape that holds its plans (held_by) where that one's closing passes
     // are pending (its entry in unclosed_), or -1.
     int closing = -1;
@@ -344,7 +344,7 @@ class Search {
   bool classes_first(std::size_t i) const;
   bool frees_first(std::size_t i) const;
   std::uint64_t needs(std::size_t i) const;
-  bool timed_closing(std::size_t i);
+  bool last_closing(std::size_t i);
   bool relaxed_passes_fit(const std::vector<std::size_t>& order, Seconds target) const;
   std::uint64_t pass_limit(std::size_t i, WavePass::Kind kind, std::uint64_t share) const;
 

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "cost/suffix_timing.h"
 #include "search/pipeline_dp.h"
 #include "search/shape_pass.h"
 
@@ -57,7 +56,7 @@ constexpr int kFreeIdle = 2;
 // kWorstRefinements more follow with buckets of the worst term too (DpQuery::worst_buckets),
 // until one of them stalls. The certificate is the least bound: refining any shape
 // but the least is wasted until that one rises, and once the least is refined no more (unless
-// a timed closing pass with what is left settles it: timed_closing), or the relaxed passes of
+// a closing pass with what is left settles it: last_closing), or the relaxed passes of
 // the shapes tied with it cannot all run (relaxed_passes_fit), so is every other. Then the
 // closing passes short of effort resume with what is left (resume_closing).
 void Search::refine() {
@@ -78,7 +77,7 @@ void Search::refine() {
     // relaxed passes that the shapes tied with it need cannot all fit what is left.
     if (order.empty() || refine_left_ == 0 || done[order.front()] ||
         !relaxed_passes_fit(order, target)) {
-      if (!order.empty() && done[order.front()] && timed_closing(order.front())) continue;
+      if (!order.empty() && done[order.front()] && last_closing(order.front())) continue;
       break;
     }
     std::erase_if(order, [&](std::size_t i) { return done[i]; });
@@ -163,22 +162,26 @@ void Search::refine() {
 }
 
 // Open shape i, the least bound once refine() refines it no more, gets one closing pass
-// (close: timed where its micro-batches are timeable; DpQuery::timed) with all the refining
-// effort left, pruned by the fastest plan; false where it had one or gets none. A
-// timed pass's least bound is the fastest simulated plan of the shape, so one that finishes
-// settles it, where the relaxed passes' bounds only approach the path bound, which may lie
-// below: simplified GNMT-32 at GBS 320 on 16 single-GPU machines, one copy of 5 micro-batches
-// of 64, ran out of the exact effort in its timed pass (it needs 69 M steps with the best plan
-// as its bound), and its refining passes stopped 0.52 % below with 140 M steps left. Only
-// within kStallBand of the fastest plan: further below, the pass has more to search (ResNet-101
-// at GBS 512 on 1,024 GPUs, 128 copies of 4 micro-batches of 1, 1.7 % below: it ran out with
-// 158 M steps).
-bool Search::timed_closing(std::size_t i) {
+// (close) with all the refining effort left, pruned by the fastest plan; false where it had one
+// or gets none. The pass is timed where the shape's micro-batches are timeable
+// (DpQuery::timed): its least bound is then the fastest simulated plan of the shape, so one
+// that finishes settles it, where the relaxed passes' bounds only approach the path bound, which
+// may lie below: simplified GNMT-32 at GBS 320 on 16 single-GPU machines, one copy of 5
+// micro-batches of 64, ran out of the exact effort in its timed pass (it needs 69 M steps with
+// the best plan as its bound), and its refining passes stopped 0.52 % below with 140 M steps
+// left. Elsewhere it is an exact pass with the window cycles: with the fastest plan as its
+// cutoff it may finish where the search's exact pass of the shape ran out, and its bound is the
+// path bound's least, which the refining passes only approach: ResNet-101 at GBS 128 to 384 on
+// 8 machines of 8 GPUs, the best plans' shapes of 8 copies of 16 to 48 micro-batches of 1
+// (GPipe), whose refining passes stalled 0.03 to 0.45 % below with about 590 M steps left, are
+// settled so (8.4 M steps at GBS 128). Only within kStallBand of the fastest plan: further
+// below, the pass has more to search (ResNet-101 at GBS 512 on 1,024 GPUs, 128 copies of 4
+// micro-batches of 1, 1.7 % below: it ran out with 158 M steps).
+bool Search::last_closing(std::size_t i) {
   OpenShape& s = open_[i];
-  if (s.timed || !timeable(s.on.shape.micro_batches, s.on.shape.schedule) || refine_left_ == 0 ||
-      open_bound(i) < pool_.fastest() * (1 - kStallBand))
+  if (s.last_closed || refine_left_ == 0 || open_bound(i) < pool_.fastest() * (1 - kStallBand))
     return false;
-  s.timed = true;
+  s.last_closed = true;
   std::uint64_t before = 0;
   close(s.on, 1, 1, before, s.bound, refine_left_, true);
   return true;

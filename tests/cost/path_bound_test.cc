@@ -122,6 +122,25 @@ TEST(PathBound, RoundTripsThenTheLinkCarriesTheGradientsAfterThem) {
   EXPECT_NEAR(detail::path_lower_bound(shape), simulate(shape).makespan, 1e-9);
 }
 
+// The same with window cycles in place of the round trips (VGG-19 at GBS 896 on 8 machines of 8
+// GPUs, stages of 56, 6, 1 and 1 GPUs, 16 micro-batches of 56, the first cut across machines):
+// after the first backward, stage 0's forwards cycle through stages 0 and 1 (two micro-batches
+// a cycle), and once the last cycle's backward on stage 1 is done the link carries the
+// gradients of the micro-batches after it one after another. Without that path the bound
+// was 3.8 % below the simulated time (174.06 ms against 180.92).
+TEST(PathBound, WindowCyclesThenTheLinkCarriesTheGradientsAfterThem) {
+  PipelineShape shape{{{1.481, 2.963, 5.25, 47.115},
+                       {0.141, 0.281, 0.035, 26.134},
+                       {0.263, 0.525, 0.009, 0},
+                       {0.018, 0.35, 0, 0}},
+                      16,
+                      Schedule::OneFOneB};
+  const Seconds cycle = 1.481 + 5.25 + 0.141 + 0.281 + 5.25 + 2.963;  // stages 0 and 1
+  const Seconds makespan = simulate(shape).makespan;
+  EXPECT_GT(makespan, 6 * cycle + 3 * 5.25 + 47.115);  // the path with the first round trip
+  EXPECT_NEAR(detail::path_lower_bound(shape), makespan, 1e-9);
+}
+
 // The all-reduce of the first stage starts after its last backward.
 TEST(PathBound, CountsTheAllReduceAfterTheLastBackward) {
   PipelineShape shape{{{1, 1, 0, 5}}, 3, Schedule::OneFOneB};

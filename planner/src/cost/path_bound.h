@@ -41,6 +41,10 @@
 //              last into b's last backward: j R_b + (M-1-jk) c + late (where c > f + g, longer
 //              than A': VGG-19 at GBS 512 on 256 GPUs, two stages of 4 micro-batches of 128
 //              whose 12 ms transfers the bound took as 113.1 ms against the simulated 118.5);
+//              or, from b's first backward, n cycles through a window of i stages as in R
+//              (n = floor((M-1-k)/i) + 1, or 1), the last cycle's backward on the window's
+//              last stage followed by the gradients after it on the link: n C_i + (M-1-ni) c +
+//              late (VGG-19 at GBS 896 on 8 x 8 GPUs: 180.92 ms, the simulated time, not 174.06);
 //   P  (1F1B, 2 <= k < M)  stages b and b+1 form a cycle: forward m on b, then on b+1,
 //              whose next operation is the backward of m - (k - 2), back on b, whose next
 //              operation is the forward of m + 2. From forward k - 2 on stage b, n =

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <random>
@@ -162,6 +163,75 @@ TEST(PipelineDp, TimedPassFindsTheFastestSimulatedPlanOfEachShape) {
   if (!trials_reduced()) {
     EXPECT_GT(below, 0);
   }
+}
+
+// A pass limited to plans of at most L stages (DpQuery::max_stages, L below M) is exact over
+// them: its least bound is the least path bound of the shape's plans of at most L stages, a
+// timed pass's the fastest simulated of them, and every plan it returns has at most L stages.
+// The search looks for simpler plans this way once a shape's bound meets the best plan.
+TEST(PipelineDp, StageLimitedPassIsExactOverThePlansOfThatManyStages) {
+  std::mt19937 rng(20261203);
+  using Key = std::tuple<ShapeKey, std::size_t>;  // shape and stage count
+  int limited = 0, binding = 0;
+  for (int trial = 0; trial < random_trials(80); ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    std::map<Key, Seconds> least, fastest;
+    testing::for_each_plan(
+        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+          if (p.uneven_micro_batches()) return;
+          const Key key{{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule},
+                        p.stages.size()};
+          const Seconds time = simulate(p.shape()).makespan;
+          if (!least.count(key) || p.lower_bound < least[key]) least[key] = p.lower_bound;
+          if (!fastest.count(key) || time < fastest[key]) fastest[key] = time;
+        });
+    // The least over at most `most` stages of one shape (infinity for none).
+    auto within = [](const std::map<Key, Seconds>& of, const ShapeKey& shape, std::size_t most) {
+      Seconds best = std::numeric_limits<Seconds>::infinity();
+      for (const auto& [key, value] : of)
+        if (std::get<0>(key) == shape && std::get<1>(key) <= most) best = std::min(best, value);
+      return best;
+    };
+    for (const auto& [shape, bound] : least_bound_by_shape(cost, in.global_batch)) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = shape;
+      for (int most = 1; most < std::min(micro_batches, 4); ++most) {
+        detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+        query.terms = {};  // every chain, as a plan's lower_bound has them
+        query.max_stages = most;
+        const bool timed = micro_batches <= detail::kTimedMicroBatches && trial % 2 == 0;
+        query.timed = timed;
+        const detail::DpResult pass = detail::best_pipeline(cost, query);
+        ASSERT_FALSE(pass.stopped);
+        const Seconds expected = within(timed ? fastest : least, shape, most);
+        ++limited;
+        binding += expected > (timed ? within(fastest, shape, 99) : bound) * (1 + 1e-9);
+        if (!std::isfinite(expected)) {
+          EXPECT_TRUE(pass.plans.empty()) << "trial " << trial;
+          continue;
+        }
+        EXPECT_NEAR(pass.least_bound, expected, expected * 1e-12) << "trial " << trial;
+        ASSERT_FALSE(pass.plans.empty()) << "trial " << trial;
+        for (const detail::DpPlan& plan : pass.plans)
+          EXPECT_LE(plan.spec.stages.size(), static_cast<std::size_t>(most)) << "trial " << trial;
+        if (timed) continue;
+        // Enumerated within 10 % of it: the plans of at most L stages alone.
+        query.enumerate = 1000;
+        query.enumerate_bound = expected * 1.1;
+        query.enumerate_plans = 1 << 20;
+        const detail::DpResult all = detail::best_pipeline(cost, query);
+        ASSERT_TRUE(all.enumerated) << "trial " << trial;
+        ASSERT_FALSE(all.plans.empty()) << "trial " << trial;
+        EXPECT_NEAR(all.plans.front().lower_bound, expected, expected * 1e-12);
+        for (const detail::DpPlan& plan : all.plans)
+          EXPECT_LE(plan.spec.stages.size(), static_cast<std::size_t>(most)) << "trial " << trial;
+      }
+    }
+  }
+  EXPECT_GT(limited, random_trials(80));
+  // On many shapes the limit leaves out every plan of the least bound.
+  EXPECT_GT(binding, limited / 10) << binding << " of " << limited;
 }
 
 // A refining pass (DpQuery::buckets) is a lower bound too, between the relaxed pass and the

@@ -67,6 +67,11 @@ Seconds Pool::cutoff_for(const PipelineShapeChoice& shape) const {
   return cutoff();
 }
 
+int Pool::stages_to_lead() const {
+  if (top_ != 1 || kept_.empty()) return 0;
+  return static_cast<int>(answer().front().stages.size());
+}
+
 std::vector<Plan> Pool::answer() const {
   std::vector<Candidate> ranked = kept_;
   rank(ranked, fastest_);

@@ -59,6 +59,10 @@ class Pool {
   Seconds cutoff_for(const PipelineShapeChoice& shape) const;
   /// Devices the fastest plan kept uses (Plan::device_count; 0 with none).
   int fastest_devices() const { return kept_.empty() ? 0 : kept_.front().plan.device_count(); }
+  /// The most stages a plan may have to enter the answer once no plan can be faster than the
+  /// fastest beyond kTie (only a simpler plan within the margin can then change it): with
+  /// `top` 1, the stages of the plan that leads it; 0 (any) with more, or none yet.
+  int stages_to_lead() const;
   /// The least bound of the plans never simulated.
   Seconds least_unsimulated() const { return least_unsimulated_; }
   /// The best `top` plans, ranked (rank).

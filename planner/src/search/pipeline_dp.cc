@@ -91,8 +91,9 @@ struct Entry {
   int child = -1;        // entry index in the next cell, -1 for the final stage
   StageVariant variant;  // how its first stage runs
   // The stage count and head its group goes by (an exact pass's, Dp::prepend): k in 1F1B, 0
-  // in GPipe, where neither the bound's terms nor a stage's memory (all M micro-batches in
-  // flight) depend on it; head where a cut in front of it may stay inside a machine.
+  // in GPipe (but under DpQuery::max_stages), where neither the bound's terms nor a stage's memory
+  // (all M micro-batches in flight) depend on it; head where a cut in front of it may stay inside a
+  // machine.
   int staged = 0;
   bool sited = false;
   // A timed pass's entry (DpQuery::timed): the index of its suffix's simulated times among
@@ -836,6 +837,10 @@ class Dp {
   std::vector<std::vector<Brief>> briefs_;
   BoundTerms terms_ = q_.terms;  // DpQuery::terms, `paced` off in a greedy pass
   bool timed_;                   // DpQuery::timed, where it applies
+  // DpQuery::max_stages where it applies, else more than any suffix counts.
+  static constexpr int kAnyCount = std::numeric_limits<int>::max();
+  int most_stages_ =
+      q_.max_stages > 0 && q_.max_stages < q_.micro_batches ? q_.max_stages : kAnyCount;
   // The cells' timings (only in a timed pass: timings()), and an empty one of this pass
   // (m = M where it is timed, else 0).
   std::vector<Timings> timings_;
@@ -1207,7 +1212,10 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index, co
           s.width,
           index,
           s.variant};
-  e.staged = q_.schedule == Schedule::GPipe ? 0 : e.k();
+  // (Under DpQuery::max_stages a GPipe suffix of fewer stages can be followed by more, so
+  // suffixes compete only with those of their own count there too.)
+  const bool any_count = q_.schedule == Schedule::GPipe && most_stages_ == kAnyCount;
+  e.staged = any_count ? 0 : e.k();
   e.sited = e.head && compact_cuts_;
   if (timed_) {
     std::array<Seconds, timing_entries(kTimedMicroBatches)> timing;  // `after` and `to` may be one
@@ -1247,10 +1255,10 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
   std::size_t last = none;
   for (std::size_t i = 0; i < next.size(); ++i) {
     const Brief& after = briefs[i];
-    // Refused before the bound is built: a stage that does not fit memory (or needs no
-    // recomputation) with this many stages from it on, or whose round trip and the next
-    // entry's worst term (which prepending never lowers) break the bound.
-    if (refused(s, std::min(after.k + 1, q_.micro_batches))) continue;
+    // Refused before the bound is built: a stage beyond DpQuery::max_stages, one that does not
+    // fit memory (or needs no recomputation) with this many stages from it on, or whose round
+    // trip and the next entry's worst term (which prepending never lowers) break the bound.
+    if (after.k >= most_stages_ || refused(s, std::min(after.k + 1, q_.micro_batches))) continue;
     const int split = std::min(s.variant.tensor_parallel, after.t);
     const Seconds c = cost_.transfer(crossing / split, after.head && s.cut_compact);
     const Seconds round_trip = s.times.forward + s.times.backward + 2 * c + after.round_trip;
@@ -1325,7 +1333,7 @@ Seconds Dp::send(const Stage& s, const Entry& next) const {
 // The least bound of the plans that start with prefix_ and then stage s: s is the last
 // stage, or goes in front of an entry of the cell after it (which holds every suffix that
 // can complete within the bound, or one no worse in every field), and prefix_ in front of
-// that. Infinity when none fits memory.
+// that. Infinity when none fits memory (or DpQuery::max_stages).
 Seconds Dp::completion(const Stage& s) const {
   Timings scratch = blank_;  // the timings of the entries built here
   auto with_prefix = [&](Entry e) {
@@ -1333,12 +1341,15 @@ Seconds Dp::completion(const Stage& s) const {
       e = prepend(prefix_[i], &e, send(prefix_[i], e), 0, scratch, scratch);
     return scratch.rank(e);
   };
+  const int through = static_cast<int>(prefix_.size()) + 1;  // stages up to s
+  if (through > most_stages_) return kInfinite;
   if (s.last + 1 == n_)
     return refused(s, 1) ? kInfinite : with_prefix(prepend(s, nullptr, 0, -1, blank_, scratch));
   const std::size_t at = index(s.last + 1, s.offset + s.width);
   Seconds least = kInfinite;
   for (const Entry& next : cells_[at]) {
-    if (refused(s, std::min(next.k() + 1, q_.micro_batches))) continue;
+    if (through + next.k() > most_stages_ || refused(s, std::min(next.k() + 1, q_.micro_batches)))
+      continue;
     least = std::min(least, with_prefix(prepend(s, &next, send(s, next), 0, timings(at), scratch)));
     if (least <= bound_) break;
   }

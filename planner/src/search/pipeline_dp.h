@@ -40,6 +40,11 @@ struct DpQuery {
   int plans = 4;
   /// Most devices per stage (SearchOptions::max_stage_width); 0 = no limit.
   int max_stage_width = 0;
+  /// Plans of at most this many stages only, where it is fewer than `micro_batches` (the
+  /// suffixes count their stages up to M: SuffixBound::stages); otherwise, or 0, no limit.
+  /// The least bound is then that of those plans alone. The search looks for plans simpler
+  /// than the one it reports this way (Pool::stages_to_lead).
+  int max_stages = 0;
   /// A relaxed pass: instead of the undominated suffixes, each cell keeps one entry per
   /// (k, head) whose every field is the least of the group's. Each field only raises the
   /// bound of the pipelines an entry ends (round trip and the sums with it, see

@@ -359,7 +359,7 @@ void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPl
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, int closing, Seconds enumerate_within,
-                         std::uint64_t enumerate_effort, bool screen, bool timed) {
+                         std::uint64_t enumerate_effort, bool screen, bool timed, int max_stages) {
   const int width = cost.cluster().device_count() / shape.replicas;
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
   const ShapeFloor floors = shape_floor(cost, shape, width);
@@ -394,6 +394,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   // lost the plan that pass finds; from the second they settle that point (gap 0.33 %).
   query.terms.forwards = closing >= 2;
   query.timed = timed || closing > 0;
+  query.max_stages = max_stages;
   if (enumerate_within > 0 && std::isfinite(enumerate_within)) {
     query.enumerate = kEnumerateFactor;
     query.enumerate_step_limit = enumerate_effort;

@@ -153,11 +153,12 @@ void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPl
 /// when the exact pass stops, the relaxed bound (or the floor, when it ran out) bounds the
 /// shape instead, and the relaxed pass's plans (RelaxedBound::plans) are its candidates;
 /// `screen` as for relaxed_bound. A closing pass, or one with `timed`, is timed where the
-/// shape has few enough micro-batches (DpQuery::timed).
+/// shape has few enough micro-batches (DpQuery::timed). With `max_stages`, plans of at most
+/// that many stages only (DpQuery::max_stages): the bound is then theirs alone.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, int closing = 0, Seconds enumerate_within = 0,
                          std::uint64_t enumerate_effort = 0, bool screen = false,
-                         bool timed = false);
+                         bool timed = false, int max_stages = 0);
 
 }  // namespace pe::detail

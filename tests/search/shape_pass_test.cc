@@ -170,6 +170,28 @@ TEST(ShapePass, FreeWidthPassSettlesAShapeOfOneCopyWhoseRelaxedPassRunsOut) {
   EXPECT_EQ(detail::free_bound(mixed, shape, cutoff, effort, 0).steps, 0U);
 }
 
+// On one copy of 128 devices or more, a free-width pass follows the class screen in
+// relaxed_bound (kFreeScreenShare): VGG-19 at GBS 512 on 128 machines of 8 GPUs, whose best plan
+// (118.5 ms) uses 136 of them. One copy of 8 micro-batches of 64 is settled by it, within a
+// quarter of the effort, where the relaxed pass alone runs out.
+TEST(ShapePass, FreeWidthScreenSettlesAOneCopyShapeBeforeItsRelaxedPass) {
+  if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
+  const detail::CostModel cost = profile_on("vgg19", 128);
+  const detail::PipelineShapeChoice shape{1, 64, 8, Schedule::OneFOneB};
+  const Seconds cutoff = 0.11865;
+  const std::uint64_t effort = 8'000'000;
+  const detail::RelaxedBound screened =
+      detail::relaxed_bound(cost, shape, cutoff, effort, 0, /*screen=*/true);
+  EXPECT_TRUE(screened.settled);
+  EXPECT_TRUE(screened.screen_settled);
+  EXPECT_GE(screened.lower_bound, cutoff);
+  EXPECT_LT(screened.steps, effort / 2);
+  const detail::RelaxedBound plain = detail::relaxed_bound(cost, shape, cutoff, effort, 0);
+  // Without the screens the relaxed pass runs out, and the class passes after it settle the
+  // shape, for several times the steps.
+  EXPECT_GT(plain.steps, 4 * screened.steps) << plain.steps << " against " << screened.steps;
+}
+
 // The refining phase's class screen (Search::classes_first) on a graph: ResNet-101 (410 cuts,
 // not a chain, so no block passes) at GBS 512 on 32 machines of 8 GPUs, whose best plan takes
 // 52.8 ms; two copies of 4 micro-batches of 64 are at their floor (29.4 ms) after the search.

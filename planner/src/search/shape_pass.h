@@ -59,7 +59,8 @@ inline constexpr int kBlockPassStates = 128;
 /// 32 devices, its class passes (class_bound) within `effort` each; where those do not run or
 /// finish, on a chain of at least kBlockPassStates states, its block passes
 /// (DpQuery::state_block) within `effort` together. With `screen`, on copies of at least 128
-/// devices, the first class pass runs first, and where it settles the shape no relaxed pass runs.
+/// devices, the first class pass runs first, and where it settles the shape no relaxed pass runs;
+/// where it does not, on one copy, a free-width pass (free_bound) next, the same way.
 /// `anywhere` is the class passes' bound (or the floor): block passes look at where devices sit.
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                            std::uint64_t effort, int max_width, bool screen = false);

@@ -264,8 +264,11 @@ class Search {
   // Whether the certificate `lower` meets the fastest plan (with none, whether every shape
   // finished).
   bool exact_with(Seconds lower) const {
-    return !pool_.empty() ? lower >= pool_.fastest() * (1 - kTie) : !unfinished_;
+    return !pool_.empty() ? meets_fastest(lower) : !unfinished_;
   }
+  // Whether a bound meets the fastest plan (within kTie): no plan it bounds is faster, and no
+  // pass can raise the certificate by raising it.
+  bool meets_fastest(Seconds bound) const { return bound >= pool_.fastest() * (1 - kTie); }
   Seconds open_bounds() const;
   // An open shape's bound: its own, or its holder's where that is more.
   Seconds open_bound(std::size_t i) const {
@@ -296,6 +299,8 @@ class Search {
                                         Records& r);
   void between_rounds(const std::vector<ShapeOn>& shapes, std::vector<std::size_t>& todo,
                       Records& r);
+  std::vector<std::size_t> wanting_relaxed(const std::vector<std::size_t>& todo,
+                                           const Records& r) const;
   std::vector<std::size_t> relax(const std::vector<ShapeOn>& shapes,
                                  const std::vector<std::size_t>& which, Records& r,
                                  std::vector<char>* settled = nullptr);

@@ -107,7 +107,7 @@ std::vector<Unclosed> Search::close_gaps(const std::vector<ShapeOn>& shapes,
 Search::Closing Search::close(const ShapeOn& s, int level, std::uint64_t factor,
                               std::uint64_t& before, Seconds& bound, std::uint64_t& left,
                               bool uncapped) {
-  if (bound >= pool_.fastest() * (1 - kTie)) return Closing::Unneeded;
+  if (meets_fastest(bound)) return Closing::Unneeded;
   const bool short_of_effort = uncapped || before > left / factor;
   if (left == 0) return Closing::Short;
   const std::uint64_t cap = short_of_effort ? left : before * factor;
@@ -158,7 +158,7 @@ void Search::resume_closing() {
   Seconds resumed = kInfinity;  // the least bound of those resumed
   for (std::size_t k : order) {
     Unclosed& u = unclosed_[k];
-    if (u.bound >= pool_.fastest() * (1 - kTie)) continue;
+    if (meets_fastest(u.bound)) continue;
     if (u.bound > std::min(open_bounds(), resumed) || refine_left_ == 0 || !resume(u)) break;
     resumed = std::min(resumed, u.bound);
   }
@@ -182,7 +182,7 @@ bool Search::resume(Unclosed& u) {
 // level, with the steps of the pass before it.
 Search::Closing Search::first_closings(Unclosed& u, std::uint64_t& left, bool resumed) {
   // (Only for a shape still open: one at the fastest plan would spend its steps for nothing.)
-  if (u.level == 1 && !u.relaxed && u.bound < pool_.fastest() * (1 - kTie)) {
+  if (u.level == 1 && !u.relaxed && !meets_fastest(u.bound)) {
     u.relaxed = true;
     if (relaxed_closing(u.on, u.before / kClosingShare, u.bound, left)) return Closing::Unneeded;
   }

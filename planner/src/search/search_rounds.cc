@@ -55,10 +55,8 @@ std::vector<Seconds> Search::search_rounds(const std::vector<ShapeOn>& shapes,
   // Shapes never reached, and those whose relaxed pass ran out (with the share of the first
   // round, or between rounds), get a relaxed pass with what is left for those, in equal
   // parts; those that run out again are retried with what the others left, up to kRounds
-  // times (but for those whose bound meets the fastest plan, as between_rounds).
-  std::vector<std::size_t> unsettled;
-  for (std::size_t i : todo)
-    if (!r.relaxed_done[i] && r.bounds[i] < pool_.fastest() * (1 - kTie)) unsettled.push_back(i);
+  // times (wanting_relaxed).
+  std::vector<std::size_t> unsettled = wanting_relaxed(todo, r);
   for (int round = 0; round < kRounds && !unsettled.empty() && relaxed_left_ > 0; ++round) {
     std::vector<std::size_t> again = relax(shapes, unsettled, r);
     if (again == unsettled) break;  // none was worth a pass
@@ -96,7 +94,7 @@ std::vector<std::size_t> Search::search_round(const std::vector<ShapeOn>& shapes
     std::vector<int> most_stages(end - start, 0);
     for (std::size_t i = start; i < end; ++i) {
       bound[i - start] = pool_.cutoff_for(shapes[todo[i]].shape);
-      if (round > 0 && r.bounds[todo[i]] >= pool_.fastest() * (1 - kTie))
+      if (round > 0 && meets_fastest(r.bounds[todo[i]]))
         most_stages[i - start] = pool_.stages_to_lead();
     }
     std::vector<ShapeResult> found(end - start);
@@ -150,15 +148,21 @@ void Search::between_rounds(const std::vector<ShapeOn>& shapes, std::vector<std:
   std::vector<std::size_t> sorted = todo;
   std::sort(sorted.begin(), sorted.end());
   late_greedy_passes(shapes, sorted, r.bounds);
-  // Not a shape whose bound already meets the fastest plan (a free-width screen's, say), which
-  // no relaxed pass can raise further: on VGG-19 at GBS 512 on 1,024 GPUs the best plan's shape
-  // took one of 128 M steps that ended at that same bound.
-  std::vector<std::size_t> unbounded;
-  for (std::size_t i : todo)
-    if (!r.relaxed_done[i] && r.bounds[i] < pool_.fastest() * (1 - kTie)) unbounded.push_back(i);
   std::vector<char> settled(shapes.size(), 0);
-  relax(shapes, unbounded, r, &settled);
+  relax(shapes, wanting_relaxed(todo, r), r, &settled);
   std::erase_if(todo, [&](std::size_t i) { return settled[i] != 0; });
+}
+
+// The shapes of `todo` that no relaxed pass bounded, but for those whose bound already meets
+// the fastest plan (a free-width screen's, say), which no relaxed pass can raise further: on
+// VGG-19 at GBS 512 on 1,024 GPUs the best plan's shape took one of 128 M steps that ended at
+// that same bound.
+std::vector<std::size_t> Search::wanting_relaxed(const std::vector<std::size_t>& todo,
+                                                 const Records& r) const {
+  std::vector<std::size_t> wanting;
+  for (std::size_t i : todo)
+    if (!r.relaxed_done[i] && !meets_fastest(r.bounds[i])) wanting.push_back(i);
+  return wanting;
 }
 
 // Relaxed passes of the shapes `which` (none bounded yet) with equal parts of what is left

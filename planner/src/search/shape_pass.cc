@@ -312,27 +312,23 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
     first = first_class_pass(cost, shape, bound, effort, max_width);
   const bool screened = first && !first->stopped;
   const Seconds classed = screened ? std::min(first->least_bound, bound) : Seconds{0};
-  if (screened && first->least_bound > bound)
+  std::uint64_t screen_steps = first ? first->steps : 0;
+  // A screen settled the shape: no relaxed pass runs.
+  auto settled_by_screen = [&]() -> RelaxedBound {
     return {std::max(floor, bound),
             true,
-            first->steps,
+            screen_steps,
             false,
             std::max(floors.anywhere, classed),
             true,
             true};
-  std::uint64_t screen_steps = first ? first->steps : 0;
+  };
+  if (screened && first->least_bound > bound) return settled_by_screen();
   // The free-width screen (kFreeScreenShare): its bound holds for every plan of the shape.
   if (first && shape.replicas == 1 && free_widths_apply(cost, shape)) {
     const PassBound free = free_bound(cost, shape, bound, effort / kFreeScreenShare, max_width);
     screen_steps += free.steps;
-    if (free.finished && free.least_bound > bound)
-      return {std::max(floor, bound),
-              true,
-              screen_steps,
-              false,
-              std::max(floors.anywhere, classed),
-              true,
-              true};
+    if (free.finished && free.least_bound > bound) return settled_by_screen();
     if (free.finished) floor = std::max(floor, std::min(free.least_bound, bound));
   }
   DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);

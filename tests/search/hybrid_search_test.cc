@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <random>
 
@@ -142,6 +144,65 @@ TEST(HybridSearch, BoundHoldsOverThePlansOfTheFirstMachinesWithLittleEffort) {
     }
   }
   EXPECT_GT(checked, random_trials(30));
+}
+
+// The shape bounds a search hands on (HybridSearch::shape_bounds) hold: each is at most the
+// fastest plan of its shape on the whole cluster (exhaustive), with so little effort that
+// passes run out. A second search given them and the first's plans does not search the shapes
+// they settle and stays sound: its certificate never exceeds the optimum of the cluster and its
+// first machines, and an exact answer is that optimum (search_with_spine searches every cut
+// again this way).
+TEST(HybridSearch, ShapeBoundsHandedToASecondSearchHold) {
+  std::mt19937 rng(20261204);
+  int checked = 0, bounded = 0, skipped = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    testing::Instance in = random_instance(rng, trial % 3 ? 6 : 8, 8);
+    in.cluster = cluster_from_machine_ends(trial % 2 ? std::vector<int>{2, 4, 6, 8}
+                                                     : std::vector<int>{4, 8});
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const std::vector<Schedule> schedules{Schedule::OneFOneB, Schedule::GPipe};
+    SearchOptions options{schedules, 1, 0};
+    options.effort = trial % 4 == 0 ? 0 : 20 + 40 * (trial % 5);
+    const detail::PartCostModel part_cost = [&](const Cluster& c) {
+      return detail::CostModel(in.model, c, in.settings);
+    };
+    detail::HybridSearch first(cost, in.global_batch, options, part_cost);
+    const detail::SearchResult found = first.result();
+    if (found.plans.empty()) continue;
+    const detail::HybridSearch::ShapeBounds& known = first.shape_bounds();
+    ASSERT_EQ(known.own.size(), known.shapes.size());
+    ASSERT_EQ(known.anywhere.size(), known.shapes.size());
+    std::vector<Seconds> fastest(known.shapes.size(), std::numeric_limits<Seconds>::infinity());
+    testing::for_each_plan(cost, in.global_batch, schedules, [&](const Plan& plan) {
+      for (std::size_t i = 0; i < known.shapes.size(); ++i) {
+        const detail::PipelineShapeChoice& s = known.shapes[i];
+        if (s.replicas == plan.pipeline_replicas && s.micro_batch == plan.micro_batch_size &&
+            s.micro_batches == plan.micro_batches && s.schedule == plan.schedule)
+          fastest[i] = std::min(fastest[i], plan.iteration_time);
+      }
+    });
+    for (std::size_t i = 0; i < known.shapes.size(); ++i) {
+      EXPECT_LE(known.own[i], fastest[i] * (1 + 1e-9)) << "trial " << trial << " shape " << i;
+      EXPECT_LE(known.anywhere[i], fastest[i] * (1 + 1e-9)) << "trial " << trial << " shape " << i;
+      bounded += std::isfinite(fastest[i]) && known.own[i] > 0;
+      skipped += known.own[i] > found.fastest * (1 + detail::kSimpler);
+    }
+    detail::HybridSearch second(cost, in.global_batch, options, part_cost, found.plans, known);
+    const detail::SearchResult again = second.refined();
+    const std::optional<Seconds> best =
+        best_on_cluster_or_its_parts(cost, in.cluster, in.global_batch, schedules, part_cost);
+    ASSERT_TRUE(best) << "trial " << trial;
+    ASSERT_FALSE(again.plans.empty()) << "trial " << trial;
+    ++checked;
+    EXPECT_LE(again.lower_bound, *best * (1 + 1e-9)) << "trial " << trial;
+    if (again.exact) {
+      EXPECT_LE(again.plans.front().iteration_time, *best * (1 + detail::kSimpler + 1e-9))
+          << "trial " << trial;
+    }
+  }
+  EXPECT_GT(checked, random_trials(30));
+  EXPECT_GT(bounded, random_trials(100));
+  EXPECT_GT(skipped, random_trials(30));  // shapes the second search does not search
 }
 
 // A random instance of 6 or 8 states (trial % 3) on 2 machines of 4 GPUs or 4 of 2 (trial % 2),

@@ -95,6 +95,7 @@ struct HybridSearch::State {
   PartCostModel part_cost;
   Seconds parts_cutoff = 0;
   std::size_t searched_parts = 0;
+  ShapeBounds whole_bounds;  // shape_bounds()
 
   State(int global_batch, const SearchOptions& o)
       : options(o), search(global_batch, options), batch(global_batch) {}
@@ -103,6 +104,8 @@ struct HybridSearch::State {
 HybridSearch::~HybridSearch() = default;
 
 SearchResult HybridSearch::result() const { return state_->search.result(); }
+
+const HybridSearch::ShapeBounds& HybridSearch::shape_bounds() const { return state_->whole_bounds; }
 
 SearchResult HybridSearch::refined(const std::vector<Plan>& more, std::uint64_t more_effort) {
   State& s = *state_;
@@ -135,15 +138,30 @@ void HybridSearch::narrow(State& s) {
 }
 
 HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const SearchOptions& options,
-                           const PartCostModel& part_cost, const std::vector<Plan>& hints)
+                           const PartCostModel& part_cost, const std::vector<Plan>& hints,
+                           const ShapeBounds& known)
     : state_(std::make_unique<State>(global_batch, options)) {
   Search& search = state_->search;
   search.offer_plans(hints);
   const std::vector<ShapeOn> whole =
       search.shapes(cost, [](const PipelineShapeChoice&) { return true; });
-  const std::vector<Seconds> whole_bounds = search.run(cost, whole);
+  ShapeBounds& proved = state_->whole_bounds;
+  std::vector<Seconds> held(whole.size(), 0);
+  for (std::size_t i = 0; i < whole.size(); ++i) proved.shapes.push_back(whole[i].shape);
+  const bool same = known.shapes.size() == whole.size() &&
+                    std::equal(whole.begin(), whole.end(), known.shapes.begin(),
+                               [](const ShapeOn& s, const PipelineShapeChoice& k) {
+                                 return same_shape(s.shape, k);
+                               });
+  if (same) held = known.own;
+  proved.own = search.run(cost, whole, held);
+  proved.anywhere = search.anywhere();
+  if (same)
+    for (std::size_t i = 0; i < whole.size(); ++i)
+      proved.anywhere[i] = std::max(proved.anywhere[i], known.anywhere[i]);
   if (!part_cost) return;
-  const std::vector<Seconds> whole_anywhere = search.anywhere();
+  const std::vector<Seconds>& whole_bounds = proved.own;
+  const std::vector<Seconds>& whole_anywhere = proved.anywhere;
   std::vector<Seconds> whole_classes(whole.size(), 0);  // Search::class_bounds
   bool classed = false;                                 // whole_classes is filled
   const int devices = cost.cluster().device_count();

@@ -86,8 +86,20 @@ SearchResult search_plans(const CostModel& cost, int global_batch, const SearchO
 /// searches again from better plans, may leave out (search_with_spine).
 class HybridSearch {
  public:
+  /// What a search proved of the whole cluster's shapes (one entry per shape): a lower bound
+  /// of each shape's plans (`own`), and one of the plans of the same copies, micro-batches
+  /// and schedule on the cluster's first machines too (`anywhere`, Search::anywhere).
+  struct ShapeBounds {
+    std::vector<PipelineShapeChoice> shapes;
+    std::vector<Seconds> own;
+    std::vector<Seconds> anywhere;
+  };
+  /// With `known`, the bounds another search of the same cost model and batch proved
+  /// (shape_bounds()): they start the bounds of the same shapes, and a shape whose bound is
+  /// above its cutoff is not searched again.
   HybridSearch(const CostModel& cost, int global_batch, const SearchOptions& options,
-               const PartCostModel& part_cost = {}, const std::vector<Plan>& hints = {});
+               const PartCostModel& part_cost = {}, const std::vector<Plan>& hints = {},
+               const ShapeBounds& known = {});
   ~HybridSearch();
   HybridSearch(const HybridSearch&) = delete;
   HybridSearch& operator=(const HybridSearch&) = delete;
@@ -97,6 +109,8 @@ class HybridSearch {
   /// and batch found another way, simulated) among the candidates first, and `more_effort`
   /// steps for them on top of their own.
   SearchResult refined(const std::vector<Plan>& more = {}, std::uint64_t more_effort = 0);
+  /// The bounds of the whole cluster's shapes the search proved before its refining passes.
+  const ShapeBounds& shape_bounds() const;
 
  private:
   struct State;

@@ -40,6 +40,9 @@ std::vector<Seconds> Search::search_rounds(const std::vector<ShapeOn>& shapes,
             std::vector<std::uint64_t>(n, 0)};
   std::vector<std::size_t> todo(n);
   std::iota(todo.begin(), todo.end(), std::size_t{0});
+  // A shape whose held bound is above its cutoff has no plan the search could report.
+  std::erase_if(todo,
+                [&](std::size_t i) { return r.bounds[i] > pool_.cutoff_for(shapes[i].shape); });
   narrowest_first(shapes, todo);
   bool greedy = false;  // between_rounds ran the late greedy passes
   for (int round = 0; round < kRounds && !todo.empty() && left_ > 0; ++round) {

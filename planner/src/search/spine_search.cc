@@ -59,7 +59,10 @@ SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost,
   // than the spine's, and left a 3 % gap to it).
   // Its refining passes are left out of the first search: this one's bound, pruned with the
   // spine's plans, is the tighter.
-  SearchResult again = search_plans(cost, global_batch, options, part, on_spine.plans, unused);
+  // It does not search again the shapes the first search settled: their bounds are above the
+  // spine plans' cutoff, which is below the first search's.
+  HybridSearch second(cost, global_batch, options, part, on_spine.plans, first.shape_bounds());
+  SearchResult again = second.refined({}, unused);
   if (again.plans.empty()) {  // none it could simulate
     again.plans = std::move(on_spine.plans);
     again.fastest = on_spine.fastest;

@@ -16,7 +16,9 @@ ModelProfile spine_model(const ModelProfile& model);
 /// has a spine and that search is not exact, the spine's chain is searched too (search_plans,
 /// as a search over the prefixes alone would). When its best plan is faster by more than
 /// kSimpler, the search over every cut runs again with the spine's plans (their states mapped
-/// back) as candidates from the start (search_plans' hints), and prunes with that plan's time;
+/// back) as candidates from the start (search_plans' hints), and prunes with that plan's time,
+/// from the bounds the first proved of each shape (HybridSearch::shape_bounds: a shape the
+/// first search settled is not searched again);
 /// otherwise the spine's plans join the first search's candidates before its refining passes
 /// (HybridSearch::refined). Either way a search that stops at its effort limit on every cut
 /// reports a plan no slower than the spine's best but for the simplicity margin (the simplest

@@ -212,6 +212,54 @@ TEST(CutSearch, EveryCutNeverPlansWorseThanTheSpineAlone) {
   EXPECT_GE(handed, trials_reduced() ? 0 : 5);
 }
 
+// A plan whose stages all end at spine states is a plan of the spine's chain (spine_plan), at
+// the same cost there; a plan with a stage that ends off the spine is not.
+TEST(CutSearch, PlansEndingOnTheSpineCostTheSameOnItsChain) {
+  std::mt19937 rng(17);
+  int mapped = 0, off_spine = 0;
+  for (int trial = 0; trial < random_trials(20); ++trial) {
+    const testing::Instance in = dag_instance(rng, 2 + trial % 2, 3 + trial % 4);
+    if (in.model.spine.empty()) continue;
+    const std::vector<std::uint32_t>& spine = in.model.spine;
+    const ModelProfile chain = detail::spine_model(in.model);
+    const Planner on_graph(in.model, in.cluster, in.settings);
+    const Planner on_chain(chain, in.cluster, in.settings);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    auto cost_of = [&](const Planner& planner, const Plan& plan) {
+      PlanLayout layout;
+      layout.stages = parse_stage_layout(stages_string(plan));
+      layout.micro_batches = plan.micro_batches;
+      layout.schedule = plan.schedule;
+      layout.pipeline_replicas = plan.pipeline_replicas;
+      return planner.evaluate(layout, in.global_batch).plan.iteration_time;
+    };
+    testing::for_each_plan(cost, in.global_batch, {Schedule::OneFOneB}, [&](const Plan& plan) {
+      const bool on_spine = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const auto& s) {
+        return std::find(spine.begin(), spine.end(), s.last_state) != spine.end();
+      });
+      const std::optional<Plan> as_chain = detail::spine_plan(plan, spine);
+      ASSERT_EQ(as_chain.has_value(), on_spine) << "trial " << trial << " " << stages_string(plan);
+      if (!as_chain) {
+        ++off_spine;
+        return;
+      }
+      ++mapped;
+      ASSERT_EQ(as_chain->stages.size(), plan.stages.size());
+      std::size_t next = 0;
+      for (std::size_t k = 0; k < plan.stages.size(); ++k) {
+        EXPECT_EQ(as_chain->stages[k].first_state, next);
+        EXPECT_EQ(spine[as_chain->stages[k].last_state], plan.stages[k].last_state);
+        next = as_chain->stages[k].last_state + 1;
+      }
+      EXPECT_EQ(next, spine.size());
+      EXPECT_NEAR(cost_of(on_chain, *as_chain), cost_of(on_graph, plan), 1e-9 * plan.iteration_time)
+          << "trial " << trial << " " << stages_string(plan);
+    });
+  }
+  EXPECT_GT(mapped, random_trials(100));
+  EXPECT_GT(off_spine, random_trials(100));
+}
+
 TEST(CutSearch, NestedFollowsLaterOrIndexOrderForChains) {
   ModelProfile chain = make_chain_model("c", 1, {{"a", 1, 1, 1, 1}, {"b", 1, 1, 1, 1}});
   EXPECT_TRUE(chain.nested(0, 1));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 namespace pe::detail {
@@ -26,6 +27,20 @@ ModelProfile spine_model(const ModelProfile& model) {
   return chain;
 }
 
+std::optional<Plan> spine_plan(const Plan& plan, const std::vector<std::uint32_t>& spine) {
+  Plan chain = plan;
+  std::size_t next = 0;  // the chain state the next stage starts at
+  for (PlanStage& stage : chain.stages) {
+    const auto from = spine.begin() + static_cast<std::ptrdiff_t>(next);
+    const auto at = std::find(from, spine.end(), stage.last_state);
+    if (at == spine.end()) return std::nullopt;
+    stage.first_state = next;
+    stage.last_state = static_cast<std::size_t>(at - spine.begin());
+    next = stage.last_state + 1;
+  }
+  return chain;
+}
+
 SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost, int global_batch,
                                const SearchOptions& options) {
   const TrainingSettings& settings = cost.settings();
@@ -38,8 +53,14 @@ SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost,
   const CostModel chain_cost(chain, cost.cluster(), settings);
   // The search over the prefixes alone, as search_plans gives it: the plans of its refining
   // passes too (without them a random graph's every-cut search could end 2 % slower).
+  // The first search's plans that end their stages on the spine prune the spine's search
+  // from the start.
+  std::vector<Plan> on_chain;
+  for (const Plan& plan : found.plans)
+    if (std::optional<Plan> mapped = spine_plan(plan, model.spine))
+      on_chain.push_back(std::move(*mapped));
   SearchResult on_spine =
-      search_plans(chain_cost, global_batch, options, part_cost_of(chain, settings));
+      search_plans(chain_cost, global_batch, options, part_cost_of(chain, settings), on_chain);
   if (on_spine.plans.empty()) return first.refined();
   for (Plan& plan : on_spine.plans) map_to_model(plan, model.spine);
   const bool faster =

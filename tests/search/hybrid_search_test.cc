@@ -172,6 +172,7 @@ TEST(HybridSearch, ShapeBoundsHandedToASecondSearchHold) {
     const detail::HybridSearch::ShapeBounds& known = first.shape_bounds();
     ASSERT_EQ(known.own.size(), known.shapes.size());
     ASSERT_EQ(known.anywhere.size(), known.shapes.size());
+    ASSERT_EQ(known.ran_out_with.size(), known.shapes.size());
     std::vector<Seconds> fastest(known.shapes.size(), std::numeric_limits<Seconds>::infinity());
     testing::for_each_plan(cost, in.global_batch, schedules, [&](const Plan& plan) {
       for (std::size_t i = 0; i < known.shapes.size(); ++i) {

@@ -89,9 +89,11 @@ std::vector<ShapeOn> Search::shapes(
 // returns each shape's lower bound, at least its `held` bound (one per shape, or none).
 // `holders`: for a part's shapes, the index of the whole cluster's shape that holds its
 // plans or plans no faster than each (held_by), or -1; none for the whole cluster's shapes.
+// `ran_out`: the steps a relaxed pass of each shape already ran out with (one per shape, or
+// none), which a pass of no more steps is not tried with.
 std::vector<Seconds> Search::run(const CostModel& cost, const std::vector<ShapeOn>& shapes,
-                                 const std::vector<Seconds>& held,
-                                 const std::vector<int>& holders) {
+                                 const std::vector<Seconds>& held, const std::vector<int>& holders,
+                                 const std::vector<std::uint64_t>& ran_out) {
   anywhere_.assign(shapes.size(), 0);
   greedy_done_.assign(shapes.size(), 0);
   std::vector<CostedPlan> seeds;
@@ -106,7 +108,7 @@ std::vector<Seconds> Search::run(const CostModel& cost, const std::vector<ShapeO
   polish_seeds(cost, global_batch_, options_.max_stage_width, polish_left_, seeds);
   offer(cost, seeds, offered);
   std::vector<std::size_t> unfinished;
-  std::vector<Seconds> bounds = search_rounds(shapes, unfinished, held, holders);
+  std::vector<Seconds> bounds = search_rounds(shapes, unfinished, held, holders, ran_out);
   offer_interleaved(cost);
   return bounds;
 }

@@ -147,7 +147,8 @@ class Search {
                               const std::function<bool(const PipelineShapeChoice&)>& keep) const;
   std::vector<Seconds> run(const CostModel& cost, const std::vector<ShapeOn>& shapes,
                            const std::vector<Seconds>& held = {},
-                           const std::vector<int>& holders = {});
+                           const std::vector<int>& holders = {},
+                           const std::vector<std::uint64_t>& ran_out = {});
   void bound_only(const CostModel& cost, const std::vector<ShapeOn>& shapes,
                   const std::vector<Seconds>& held);
   void class_bounds(const std::vector<ShapeOn>& shapes, int used,
@@ -187,6 +188,9 @@ class Search {
   // For each shape of the last run(): a bound of the plans of the same copies, micro-batches
   // and schedule on the cluster's first machines too (RelaxedBound::anywhere).
   const std::vector<Seconds>& anywhere() const { return anywhere_; }
+  // For each shape of the last run(): the most steps a relaxed pass of it ran out with (0:
+  // none ran out).
+  const std::vector<std::uint64_t>& ran_out_with() const { return ran_out_with_; }
 
  private:
   // Which wave ends candidate_passes: none (all shapes get a pass), one in which some pass ran
@@ -293,7 +297,8 @@ class Search {
   std::vector<Seconds> search_rounds(const std::vector<ShapeOn>& shapes,
                                      std::vector<std::size_t>& unfinished,
                                      const std::vector<Seconds>& held,
-                                     const std::vector<int>& holders);
+                                     const std::vector<int>& holders,
+                                     const std::vector<std::uint64_t>& ran_out);
   std::vector<std::size_t> search_round(const std::vector<ShapeOn>& shapes,
                                         const std::vector<std::size_t>& todo, int round,
                                         Records& r);
@@ -379,6 +384,7 @@ class Search {
   Seconds lower_ = kInfinity;       // least bound of the shapes searched or floored
   bool unfinished_ = false;         // some shape never finished its pass
   std::vector<Seconds> anywhere_;   // anywhere(), per shape of the last run
+  std::vector<std::uint64_t> ran_out_with_;  // ran_out_with(), per shape of the last run
 };
 
 }  // namespace pe::detail::hybrid

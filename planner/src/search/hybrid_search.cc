@@ -146,16 +146,18 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
   const std::vector<ShapeOn> whole =
       search.shapes(cost, [](const PipelineShapeChoice&) { return true; });
   ShapeBounds& proved = state_->whole_bounds;
-  std::vector<Seconds> held(whole.size(), 0);
+  std::vector<Seconds> held;
+  std::vector<std::uint64_t> ran_out;
   for (std::size_t i = 0; i < whole.size(); ++i) proved.shapes.push_back(whole[i].shape);
   const bool same = known.shapes.size() == whole.size() &&
                     std::equal(whole.begin(), whole.end(), known.shapes.begin(),
                                [](const ShapeOn& s, const PipelineShapeChoice& k) {
                                  return same_shape(s.shape, k);
                                });
-  if (same) held = known.own;
-  proved.own = search.run(cost, whole, held);
+  if (same) held = known.own, ran_out = known.ran_out_with;
+  proved.own = search.run(cost, whole, held, {}, ran_out);
   proved.anywhere = search.anywhere();
+  proved.ran_out_with = search.ran_out_with();
   if (same)
     for (std::size_t i = 0; i < whole.size(); ++i)
       proved.anywhere[i] = std::max(proved.anywhere[i], known.anywhere[i]);

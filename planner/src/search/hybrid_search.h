@@ -93,6 +93,9 @@ class HybridSearch {
     std::vector<PipelineShapeChoice> shapes;
     std::vector<Seconds> own;
     std::vector<Seconds> anywhere;
+    /// The most steps a relaxed pass of each shape ran out with (0: none did), which the
+    /// next search does not try one with again.
+    std::vector<std::uint64_t> ran_out_with;
   };
   /// With `known`, the bounds another search of the same cost model and batch proved
   /// (shape_bounds()): they start the bounds of the same shapes, and a shape whose bound is

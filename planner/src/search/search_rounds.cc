@@ -33,10 +33,12 @@ namespace pe::detail::hybrid {
 std::vector<Seconds> Search::search_rounds(const std::vector<ShapeOn>& shapes,
                                            std::vector<std::size_t>& unfinished,
                                            const std::vector<Seconds>& held,
-                                           const std::vector<int>& holders) {
+                                           const std::vector<int>& holders,
+                                           const std::vector<std::uint64_t>& ran_out) {
   const std::size_t n = shapes.size();
   Records r{held.empty() ? std::vector<Seconds>(n, 0) : held, std::vector<char>(n, 0),
-            std::vector<std::uint64_t>(n, 0), std::vector<std::uint64_t>(n, 0),
+            std::vector<std::uint64_t>(n, 0),
+            ran_out.empty() ? std::vector<std::uint64_t>(n, 0) : ran_out,
             std::vector<std::uint64_t>(n, 0)};
   std::vector<std::size_t> todo(n);
   std::iota(todo.begin(), todo.end(), std::size_t{0});
@@ -73,6 +75,7 @@ std::vector<Seconds> Search::search_rounds(const std::vector<ShapeOn>& shapes,
                short_of_effort);
   unclosed_.insert(unclosed_.end(), short_of_effort.begin(), short_of_effort.end());
   if (!greedy) late_greedy_passes(shapes, unfinished, r.bounds);
+  ran_out_with_ = r.ran_out_with;
   return r.bounds;
 }
 
@@ -106,11 +109,13 @@ std::vector<std::size_t> Search::search_round(const std::vector<ShapeOn>& shapes
     // (DpQuery::timed; docs/timeline.md, "Timed passes").
     tbb::parallel_for(start, end, [&](std::size_t i) {
       const ShapeOn& s = shapes[todo[i]];
+      // A relaxed pass that already ran out with its share would again (run()'s `ran_out`).
+      const std::uint64_t relaxed = r.ran_out_with[todo[i]] < relaxed_share ? relaxed_share : 0;
       if (round > 0 && r.bounds[todo[i]] > bound[i - start])
         found[i - start] = {{}, r.bounds[todo[i]], true, 0, 0};
       else
         found[i - start] = search_shape(*s.cost, global_batch_, s.shape, bound[i - start], share,
-                                        relaxed_share, options_.max_stage_width, 0, 0, 0, screen,
+                                        relaxed, options_.max_stage_width, 0, 0, 0, screen,
                                         round > 0, most_stages[i - start]);
     });
     for (std::size_t i = start; i < end; ++i) {

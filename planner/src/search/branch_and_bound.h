@@ -114,6 +114,16 @@ inline constexpr double kStallBand = 0.01;
 // the shape there: exact. A fourth (1,024 buckets) took GNMT-16's point on 64 GPUs from 13 to
 // 42 s (its pass ran out with 236 M steps).
 inline constexpr int kWorstRefinements = 3;
+// Within kStallBand of the fastest plan, on shapes of more micro-batches than a timed pass
+// takes (kTimedMicroBatches), up to kNearWorstRefinements of them (1,024 and 4,096 buckets),
+// until they stall: there the next pass, about three times the last's steps, costs far less
+// than the closing pass that follows the refining passes (Search::last_closing), an exact
+// pass with every term. NASNet-A large on 2 x 8 GPUs at GBS 128, two copies of 64
+// micro-batches of 1 under GPipe: 256 buckets bound it at 205.299 ms in 12.4 M steps, 0.058 %
+// below the best plan, and the closing pass ran out with 212 M; 1,024 and 4,096 buckets
+// bound it at 205.403 ms (0.0078 %) in 44 and 108 M. Where the closing pass is timed (its
+// least bound is the fastest simulated plan of the shape), it follows the third, as before.
+inline constexpr int kNearWorstRefinements = 5;
 
 // A shape on the cluster of one cost model: the whole cluster or a part of it.
 struct ShapeOn {

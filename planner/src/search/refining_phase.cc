@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cost/suffix_timing.h"
 #include "search/pipeline_dp.h"
 #include "search/shape_pass.h"
 
@@ -145,7 +146,13 @@ void Search::refine() {
         // kFirstBuckets again.
         const bool to_worst = stalled && !open_[i].worst;
         if (to_worst) open_[i].worst = true, stalls[i] = 0, passes[i] = 0;
-        const int most = open_[i].worst ? kWorstRefinements : kRefinements;
+        // Within kStallBand of the fastest plan, where the closing pass after them is untimed,
+        // buckets of worst term that still rise go on (kNearWorstRefinements).
+        const bool near = raised >= target * (1 - kStallBand) &&
+                          open_[i].on.shape.micro_batches > kTimedMicroBatches;
+        const int most = !open_[i].worst ? kRefinements
+                         : near          ? kNearWorstRefinements
+                                         : kWorstRefinements;
         done[i] = !pass.finished || (stalled && !to_worst) || (!stalled && ++passes[i] == most);
       }
       if (pass.finished && open_[i].unrelaxed && open_[i].steps > 0)

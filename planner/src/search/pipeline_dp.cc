@@ -1024,7 +1024,9 @@ std::vector<Dp::Trial>& Dp::class_trials(Work& w, std::size_t a, int narrowest, 
 // (In a free-width pass, o is a position inside a machine: the stage stands for those on
 // every later device of that position, which run as it does.)
 void Dp::widen(Work& w, std::size_t a, int o, int r) {
-  const bool last_only = r % g_ != 0;
+  // Under DpQuery::max_stages, a stage after the first with a suffix behind it makes a plan of
+  // at least three stages.
+  const bool last_only = r % g_ != 0 || (a > 0 && b_ == 1 && most_stages_ < 3);
   if (last_only && !cost_.stage(a, n_ - 1)) return;
   std::vector<Trial>& variants = trials(w, a, o, r, false);
   const int start = starts(a, o).second;  // a free-width pass: the last device it may start on
@@ -1255,10 +1257,13 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
   std::size_t last = none;
   for (std::size_t i = 0; i < next.size(); ++i) {
     const Brief& after = briefs[i];
-    // Refused before the bound is built: a stage beyond DpQuery::max_stages, one that does not
+    // Refused before the bound is built: a stage beyond DpQuery::max_stages (counting one in
+    // front of a stage after the first), one that does not
     // fit memory (or needs no recomputation) with this many stages from it on, or whose round
     // trip and the next entry's worst term (which prepending never lowers) break the bound.
-    if (after.k >= most_stages_ || refused(s, std::min(after.k + 1, q_.micro_batches))) continue;
+    if (after.k + (s.first > 0) >= most_stages_ ||
+        refused(s, std::min(after.k + 1, q_.micro_batches)))
+      continue;
     const int split = std::min(s.variant.tensor_parallel, after.t);
     const Seconds c = cost_.transfer(crossing / split, after.head && s.cut_compact);
     const Seconds round_trip = s.times.forward + s.times.backward + 2 * c + after.round_trip;

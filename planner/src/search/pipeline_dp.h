@@ -43,7 +43,9 @@ struct DpQuery {
   /// Plans of at most this many stages only, where it is fewer than `micro_batches` (the
   /// suffixes count their stages up to M: SuffixBound::stages); otherwise, or 0, no limit.
   /// The least bound is then that of those plans alone. The search looks for plans simpler
-  /// than the one it reports this way (Pool::stages_to_lead).
+  /// than the one it reports this way (Pool::stages_to_lead). A stage after the first has one
+  /// in front, so it takes a suffix of at most L - 2 stages behind it (with L = 2, none: only
+  /// last stages are tried there).
   int max_stages = 0;
   /// A relaxed pass: instead of the undominated suffixes, each cell keeps one entry per
   /// (k, head) whose every field is the least of the group's. Each field only raises the

@@ -96,7 +96,9 @@ std::vector<std::size_t> Search::search_round(const std::vector<ShapeOn>& shapes
     // simpler plan within the margin: its later passes look only at plans of no more stages
     // than the one that leads (Pool::stages_to_lead), and their bound is not the shape's. On
     // VGG-19 at GBS 512 on 256 GPUs, the best plan's shape (2 stages of 4 micro-batches) ran
-    // out of 92 M steps looking at plans of up to 4 stages.
+    // out of 92 M steps looking at plans of up to 4 stages, and as many with up to 2, until such
+    // a pass tried only last stages after the first (DpQuery::max_stages): 0.56 M, and the point
+    // 2.6 -> 1.4 s.
     std::vector<int> most_stages(end - start, 0);
     for (std::size_t i = start; i < end; ++i) {
       bound[i - start] = pool_.cutoff_for(shapes[todo[i]].shape);

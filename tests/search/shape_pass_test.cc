@@ -192,6 +192,38 @@ TEST(ShapePass, FreeWidthScreenSettlesAOneCopyShapeBeforeItsRelaxedPass) {
   EXPECT_GT(plain.steps, 4 * screened.steps) << plain.steps << " against " << screened.steps;
 }
 
+// Where the screens bound a shape at the fastest plan's time, only a simpler plan of it can
+// still matter (search_shape's `meets` and `lead`): VGG-19 at GBS 512 on 32 machines of 8
+// GPUs, whose best plan (two stages, one copy of 4 micro-batches of 128, 118.52 ms) is of that
+// shape. Its free-width screen bounds the shape at that time; the exact pass then looks at plans
+// of at most two stages, finishes, and finds the best plan, where without `meets` the relaxed
+// and exact passes run out with the same effort.
+TEST(ShapePass, ShapeBoundedAtTheFastestPlanLooksOnlyForSimplerPlans) {
+  if (trials_reduced()) GTEST_SKIP() << "seconds under the sanitizers";
+  const detail::CostModel cost = profile_on("vgg19", 32);
+  const detail::PipelineShapeChoice shape{1, 128, 4, Schedule::OneFOneB};
+  const Seconds fastest = 0.1185239;  // a little below the best plan: `meets` is a bound
+  const Seconds cutoff = 0.118643;    // the fastest plan with the simplicity margin
+  const std::uint64_t effort = 8'000'000, relaxed_effort = 16'000'000;
+  const detail::ShapeResult simpler =
+      detail::search_shape(cost, 512, shape, cutoff, effort, relaxed_effort, 0, 0, 0, 0,
+                           /*screen=*/true, false, 0, fastest, /*lead=*/2);
+  ASSERT_TRUE(simpler.complete);
+  EXPECT_GE(simpler.lower_bound, fastest);
+  EXPECT_LE(simpler.lower_bound, cutoff);
+  ASSERT_FALSE(simpler.plans.empty());
+  Seconds best = std::numeric_limits<Seconds>::infinity();
+  for (const detail::CostedPlan& p : simpler.plans) {
+    EXPECT_LE(p.plan.stages.size(), 2U);
+    best = std::min(best, simulate(p.plan.shape()).makespan);
+  }
+  EXPECT_NEAR(best, 0.118524, 1e-6);
+  const detail::ShapeResult plain = detail::search_shape(
+      cost, 512, shape, cutoff, effort, relaxed_effort, 0, 0, 0, 0, /*screen=*/true);
+  EXPECT_FALSE(plain.complete);
+  EXPECT_GT(plain.steps + plain.relaxed_steps, 10 * (simpler.steps + simpler.relaxed_steps));
+}
+
 // The refining phase's class screen (Search::classes_first) on a graph: ResNet-101 (410 cuts,
 // not a chain, so no block passes) at GBS 512 on 32 machines of 8 GPUs, whose best plan takes
 // 52.8 ms; two copies of 4 micro-batches of 64 are at their floor (29.4 ms) after the search.

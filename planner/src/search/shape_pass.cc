@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -12,6 +13,9 @@
 
 namespace pe::detail {
 namespace {
+
+// A time no bound reaches (relaxed_bound's `meets` where it does not apply).
+constexpr Seconds kNever = std::numeric_limits<Seconds>::infinity();
 
 // A closing pass (closing_passes.cc, Search::close_gaps) returns more: its shape's bound is still
 // below the fastest plan, and its tighter bound ranks plans differently from the first pass's. On
@@ -300,7 +304,7 @@ PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape,
 }
 
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                           std::uint64_t effort, int max_width, bool screen) {
+                           std::uint64_t effort, int max_width, bool screen, Seconds meets) {
   const int width = cost.cluster().device_count() / shape.replicas;
   const ShapeFloor floors = shape_floor(cost, shape, width);
   Seconds floor = floors.own;
@@ -331,6 +335,11 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
     if (free.finished && free.least_bound > bound) return settled_by_screen();
     if (free.finished) floor = std::max(floor, std::min(free.least_bound, bound));
   }
+  // No plan of the shape beats the fastest: a relaxed pass would add nothing the search needs.
+  if (std::max(floor, classed) >= meets)
+    return {
+        std::max(floor, classed), false, screen_steps, false, std::max(floors.anywhere, classed),
+        first.has_value(),        false};
   DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
   query.plans = kPlansPerRelaxedPass;
   DpResult relaxed = best_pipeline(cost, query);
@@ -380,14 +389,21 @@ void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPl
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, int closing, Seconds enumerate_within,
-                         std::uint64_t enumerate_effort, bool screen, bool timed, int max_stages) {
+                         std::uint64_t enumerate_effort, bool screen, bool timed, int max_stages,
+                         Seconds meets, int lead) {
   const int width = cost.cluster().device_count() / shape.replicas;
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
   const ShapeFloor floors = shape_floor(cost, shape, width);
   if (floors.own > bound) return {{}, floors.own, true, 0, 0, false, floors.anywhere};
   const RelaxedBound relaxed =
-      relaxed_effort > 0 ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width, screen)
+      relaxed_effort > 0 ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width, screen,
+                                         lead > 0 && max_stages == 0 ? meets : kNever)
                          : RelaxedBound{floors.own, false, 0, true, floors.anywhere};
+  // Every plan of the shape is no faster than the fastest: only plans simpler than the one
+  // that leads may still matter (its bound is then theirs alone, not the shape's).
+  const bool leads =
+      relaxed_effort > 0 && lead > 0 && max_stages == 0 && relaxed.lower_bound >= meets;
+  if (leads) max_stages = lead;
   ShapeResult result;
   result.relaxed_steps = relaxed.steps;
   result.anywhere = relaxed.anywhere;
@@ -440,9 +456,10 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   // The relaxed pass's bound (at least the floor) holds too, and follows the window cycles,
   // which a first exact pass leaves out (BoundTerms::windows).
   result.lower_bound =
-      std::max(relaxed.lower_bound, dp.enumerated      ? std::min(enumerate_within, bound)
-                                    : dp.plans.empty() ? bound
-                                                       : dp.plans.front().lower_bound);
+      leads ? relaxed.lower_bound
+            : std::max(relaxed.lower_bound, dp.enumerated      ? std::min(enumerate_within, bound)
+                                            : dp.plans.empty() ? bound
+                                                               : dp.plans.front().lower_bound);
   add_fitting(cost, global_batch, dp.plans, result.plans);
   return result;
 }

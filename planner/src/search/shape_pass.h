@@ -62,8 +62,11 @@ inline constexpr int kBlockPassStates = 128;
 /// devices, the first class pass runs first, and where it settles the shape no relaxed pass runs;
 /// where it does not, on one copy, a free-width pass (free_bound) next, the same way.
 /// `anywhere` is the class passes' bound (or the floor): block passes look at where devices sit.
+/// Where a screen's bound reaches `meets` (the fastest plan: no plan of the shape is faster),
+/// no relaxed or class pass follows: the shape's bound is the screen's, and not settled.
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                           std::uint64_t effort, int max_width, bool screen = false);
+                           std::uint64_t effort, int max_width, bool screen = false,
+                           Seconds meets = std::numeric_limits<Seconds>::infinity());
 
 /// What bounding passes proved: the greatest least bound of those that finished (infinity:
 /// no plan makes `bound`), and whether one did; a refining pass's plans too.
@@ -155,11 +158,16 @@ void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPl
 /// shape instead, and the relaxed pass's plans (RelaxedBound::plans) are its candidates;
 /// `screen` as for relaxed_bound. A closing pass, or one with `timed`, is timed where the
 /// shape has few enough micro-batches (DpQuery::timed). With `max_stages`, plans of at most
-/// that many stages only (DpQuery::max_stages): the bound is then theirs alone.
+/// that many stages only (DpQuery::max_stages): the bound is then theirs alone. Where the
+/// relaxed pass's screens prove every plan of the shape no faster than `meets` (the fastest
+/// plan, with `lead` its stages: Pool::stages_to_lead, 0 for none), only a simpler plan within
+/// the margin can come of it: the exact pass takes plans of at most `lead` stages, and the
+/// shape's bound is the screens'.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
                          int max_width, int closing = 0, Seconds enumerate_within = 0,
                          std::uint64_t enumerate_effort = 0, bool screen = false,
-                         bool timed = false, int max_stages = 0);
+                         bool timed = false, int max_stages = 0,
+                         Seconds meets = std::numeric_limits<Seconds>::infinity(), int lead = 0);
 
 }  // namespace pe::detail

@@ -104,7 +104,7 @@ std::vector<std::size_t> Search::search_round(const std::vector<ShapeOn>& shapes
     // only for simpler plans the same way (search_shape's `meets`): on VGG-19 at GBS 512 on
     // 1,024 GPUs its relaxed, class and exact passes ran out with 50 M steps after the free-width
     // screen had bounded the best plan's own shape at its time.
-    const Seconds meets = pool_.empty() ? kInfinity : pool_.fastest() * (1 - kTie);
+    const Seconds meets = pool_.fastest() * (1 - kTie);  // infinity with no plan yet
     const int lead = pool_.stages_to_lead();
     for (std::size_t i = start; i < end; ++i) {
       bound[i - start] = pool_.cutoff_for(shapes[todo[i]].shape);

@@ -395,14 +395,15 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
   const ShapeFloor floors = shape_floor(cost, shape, width);
   if (floors.own > bound) return {{}, floors.own, true, 0, 0, false, floors.anywhere};
+  // `meets` applies where the pass is not limited already and a plan leads.
+  const Seconds screens_meet = lead > 0 && max_stages == 0 ? meets : kNever;
   const RelaxedBound relaxed =
-      relaxed_effort > 0 ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width, screen,
-                                         lead > 0 && max_stages == 0 ? meets : kNever)
-                         : RelaxedBound{floors.own, false, 0, true, floors.anywhere};
+      relaxed_effort > 0
+          ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width, screen, screens_meet)
+          : RelaxedBound{floors.own, false, 0, true, floors.anywhere};
   // Every plan of the shape is no faster than the fastest: only plans simpler than the one
   // that leads may still matter (its bound is then theirs alone, not the shape's).
-  const bool leads =
-      relaxed_effort > 0 && lead > 0 && max_stages == 0 && relaxed.lower_bound >= meets;
+  const bool leads = relaxed_effort > 0 && relaxed.lower_bound >= screens_meet;
   if (leads) max_stages = lead;
   ShapeResult result;
   result.relaxed_steps = relaxed.steps;

@@ -652,6 +652,73 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
   }
 }
 
+// A refining relaxed pass (DpQuery::relaxed, buckets) may enumerate too: a cell's entry holds
+// the least of each field over the suffixes of its group and bucket, so some entry of the
+// cell after a stage completes the stages so far within the bound wherever a suffix the cell
+// stands for does, and the depth-first search over its cells misses no plan. On random
+// instances, every plan of the shape whose bound is within the pass's (enumerated
+// exhaustively) is among those it returns or has a twin there of the same simulated time, but
+// for plans that recompute a stage; each returned within the bound is a plan of the shape,
+// with its bound under the pass's terms.
+TEST(PipelineDp, RefiningPassEnumeratesEveryPlanWithinItsBound) {
+  std::mt19937 rng(20261204);
+  int shapes = 0, several = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    const testing::Instance in =
+        testing::random_instance(rng, trial % 3 ? 5 : 7, devices, trial % 2 == 0);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    std::map<ShapeKey, std::map<std::string, std::pair<Seconds, Seconds>>> by_shape;
+    testing::for_each_plan(
+        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+          const bool recomputes = std::any_of(p.stages.begin(), p.stages.end(),
+                                              [](const PlanStage& st) { return st.recompute; });
+          if (p.uneven_micro_batches() || recomputes) return;
+          by_shape[{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule}]
+                  [stages_string(p)] = {p.lower_bound, simulate(p.shape()).makespan};
+        });
+    for (const auto& [key, plans] : by_shape) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      Seconds least = std::numeric_limits<Seconds>::infinity();
+      for (const auto& [name, plan] : plans) least = std::min(least, plan.first);
+      const Seconds within = least * (1 + 0.05 * (trial % 4));
+      detail::DpQuery query{replicas,      devices / replicas, micro_batch,
+                            micro_batches, schedule,           within};
+      query.relaxed = true;
+      query.buckets = 16;
+      query.worst_buckets = trial % 2 == 1;
+      query.terms.windows = true;
+      query.terms.arrivals = true;
+      query.enumerate = 1000;
+      query.enumerate_bound = within;
+      query.enumerate_plans = 1 << 20;
+      const detail::DpResult all = detail::best_pipeline(cost, query);
+      if (all.least_bound > within) continue;  // the relaxed cells' least is above it
+      ASSERT_TRUE(all.enumerated) << "trial " << trial;
+      std::set<std::string> found;
+      std::set<Seconds> simulated;
+      for (const detail::DpPlan& plan : all.plans) {
+        if (plan.lower_bound > within * (1 + 1e-9)) continue;  // the pass's own plans
+        const detail::Evaluation ev = detail::evaluate(cost, plan.spec, in.global_batch);
+        ASSERT_TRUE(ev.fits) << "trial " << trial;
+        EXPECT_NEAR(detail::path_lower_bound(ev.plan.shape(), query.terms), plan.lower_bound,
+                    plan.lower_bound * 1e-12);
+        found.insert(stages_string(ev.plan));
+        simulated.insert(simulate(ev.plan.shape()).makespan);
+      }
+      for (const auto& [name, plan] : plans) {
+        if (plan.first <= within * (1 - 1e-12) && !found.count(name)) {
+          EXPECT_TRUE(simulated.count(plan.second)) << "trial " << trial << " missing " << name;
+        }
+      }
+      ++shapes;
+      several += found.size() > 1;
+    }
+  }
+  EXPECT_GT(shapes, random_trials(150));
+  EXPECT_GT(several, shapes / 4);
+}
+
 }  // namespace
 }  // namespace pe
 

@@ -170,7 +170,9 @@ struct DpQuery {
   /// an all-reduce (prepend_stage's `paced`): with it, the plans it found on GNMT-16 at GBS
   /// 512 on 8 machines of 8 GPUs polished to 4 % slower plans than without.
   bool greedy = false;
-  /// With more than 0 (an exact pass, granule and class 1, not relaxed or greedy): once the
+  /// With more than 0 (an exact or relaxed pass, with or without buckets, of granule, class
+  /// and block 1, not greedy or free-width; a relaxed cell's entry has the least of each
+  /// field of the suffixes it stands for, no worse in every field than any of them): once the
   /// cells are filled, if the least bound is within enumerate_bound (taken at most `bound`)
   /// and at least enumerate_from (a wide band holds many plans), every plan whose bound is
   /// within it, found depth first from the first stage, each stage followed only when some

@@ -274,6 +274,21 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
   return found;
 }
 
+// Makes `query` enumerate the plans of `shape` whose bound is within `within`, in at most
+// `effort` steps with its pass (DpQuery::enumerate).
+void enumerate_in(const CostModel& cost, const PipelineShapeChoice& shape, Seconds within,
+                  std::uint64_t effort, DpQuery& query) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  query.enumerate = kEnumerateFactor;
+  query.enumerate_step_limit = effort;
+  query.enumerate_bound = within;
+  query.enumerate_from = within * (1 - kEnumerateBand);
+  query.enumerate_plans = static_cast<int>(std::max(
+      kEnumeratedPlans,
+      kEnumeratedPairs /
+          (shape.micro_batches * std::min<double>(width, static_cast<double>(cost.states())))));
+}
+
 bool free_widths_apply(const CostModel& cost, const PipelineShapeChoice& shape) {
   const int machine = uniform_machines(cost);
   return machine > 0 && cost.cluster().device_count() / shape.replicas > 2 * machine;
@@ -289,18 +304,21 @@ PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Se
 }
 
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                        std::uint64_t effort, int max_width, int buckets, bool worst_buckets) {
+                        std::uint64_t effort, int max_width, int buckets, bool worst_buckets,
+                        Seconds enumerate_within) {
   DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
   query.plans = kPlansPerPass;
   query.buckets = buckets;
   query.worst_buckets = worst_buckets;
+  if (enumerate_within > 0) enumerate_in(cost, shape, enumerate_within, effort, query);
   // The delayed arrivals too, which certificates need: they cost every entry extended more
   // time, for no change in the first relaxed passes, which prune shapes (every bundled
   // profile's default sweep on 2 x 8 GPUs gave the same answers with them there, NASNet-A
   // large's in 77 s instead of 74).
   query.terms.arrivals = true;
   DpResult pass = best_pipeline(cost, query);
-  return {pass.least_bound, !pass.stopped, pass.steps, std::move(pass.plans)};
+  const Seconds least = pass.enumerated ? std::min(enumerate_within, bound) : pass.least_bound;
+  return {least, !pass.stopped, pass.steps, std::move(pass.plans)};
 }
 
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
@@ -433,16 +451,8 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   query.terms.forwards = closing >= 2;
   query.timed = timed || closing > 0;
   query.max_stages = max_stages;
-  if (enumerate_within > 0 && std::isfinite(enumerate_within)) {
-    query.enumerate = kEnumerateFactor;
-    query.enumerate_step_limit = enumerate_effort;
-    query.enumerate_bound = enumerate_within;
-    query.enumerate_from = enumerate_within * (1 - kEnumerateBand);
-    query.enumerate_plans = static_cast<int>(std::max(
-        kEnumeratedPlans,
-        kEnumeratedPairs /
-            (shape.micro_batches * std::min<double>(width, static_cast<double>(cost.states())))));
-  }
+  if (enumerate_within > 0 && std::isfinite(enumerate_within))
+    enumerate_in(cost, shape, enumerate_within, enumerate_effort, query);
   const DpResult dp = best_pipeline(cost, query);
   result.steps = dp.steps;
   result.enumeration_steps = dp.enumeration_steps;

@@ -121,10 +121,13 @@ PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Se
 /// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip,
 /// with `worst_buckets` of the worst term too; BoundTerms::arrivals) within `effort`: when it
 /// finishes, every plan of the shape has a bound no less than its least bound, and its plans
-/// are those of its entries (DpQuery::relaxed).
+/// are those of its entries (DpQuery::relaxed). With `enumerate_within` above 0 (at most
+/// `bound`) it also enumerates, within `effort`, the plans whose bound is within it
+/// (DpQuery::enumerate): where that finishes, they are its plans, and its least bound is
+/// `enumerate_within` (every plan left out has a bound above it).
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                         std::uint64_t effort, int max_width, int buckets,
-                        bool worst_buckets = false);
+                        bool worst_buckets = false, Seconds enumerate_within = 0);
 
 /// What one shape's pass found: its candidates, the least bound of any of its plans (a
 /// valid lower bound, also when the pass stopped), whether the shape is settled (searched,

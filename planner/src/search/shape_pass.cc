@@ -176,6 +176,21 @@ DpResult first_class_pass(const CostModel& cost, const PipelineShapeChoice& shap
   return class_pass(cost, shape, bound, effort, max_width, 0, class_devices(width, kClassCells));
 }
 
+// Makes `query` enumerate the plans of `shape` whose bound is within `within`, in at most
+// `effort` steps with its pass (DpQuery::enumerate).
+void enumerate_in(const CostModel& cost, const PipelineShapeChoice& shape, Seconds within,
+                  std::uint64_t effort, DpQuery& query) {
+  const int width = cost.cluster().device_count() / shape.replicas;
+  query.enumerate = kEnumerateFactor;
+  query.enumerate_step_limit = effort;
+  query.enumerate_bound = within;
+  query.enumerate_from = within * (1 - kEnumerateBand);
+  query.enumerate_plans = static_cast<int>(std::max(
+      kEnumeratedPlans,
+      kEnumeratedPairs /
+          (shape.micro_batches * std::min<double>(width, static_cast<double>(cost.states())))));
+}
+
 }  // namespace
 
 ShapeFloor shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
@@ -272,21 +287,6 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
     if (found.least_bound > bound) break;  // settled
   }
   return found;
-}
-
-// Makes `query` enumerate the plans of `shape` whose bound is within `within`, in at most
-// `effort` steps with its pass (DpQuery::enumerate).
-void enumerate_in(const CostModel& cost, const PipelineShapeChoice& shape, Seconds within,
-                  std::uint64_t effort, DpQuery& query) {
-  const int width = cost.cluster().device_count() / shape.replicas;
-  query.enumerate = kEnumerateFactor;
-  query.enumerate_step_limit = effort;
-  query.enumerate_bound = within;
-  query.enumerate_from = within * (1 - kEnumerateBand);
-  query.enumerate_plans = static_cast<int>(std::max(
-      kEnumeratedPlans,
-      kEnumeratedPairs /
-          (shape.micro_batches * std::min<double>(width, static_cast<double>(cost.states())))));
 }
 
 bool free_widths_apply(const CostModel& cost, const PipelineShapeChoice& shape) {

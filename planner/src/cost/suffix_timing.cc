@@ -13,30 +13,39 @@ constexpr Seconds kNever = -std::numeric_limits<Seconds>::infinity();
 
 // A time as a function of the inputs: max over j of (u_j + at[j]), kNever where it does
 // not depend on u_j. Every operation depends on some input, which is at least 0, so the
-// stages' start at 0 needs no constant term.
-using Time = std::array<Seconds, kTimedMicroBatches>;
+// stages' start at 0 needs no constant term. N is the most micro-batches it holds: the
+// exact passes' few (kTimedMicroBatches) or a relaxed pass's more (kRelaxedTimedMicroBatches).
+template <std::size_t N>
+using Time = std::array<Seconds, N>;
 
-Time never() {
-  Time t;
+template <std::size_t N>
+Time<N> never() {
+  Time<N> t;
   t.fill(kNever);
   return t;
 }
-Time input(int j) {
-  Time t = never();
+template <std::size_t N>
+Time<N> input(int j) {
+  Time<N> t = never<N>();
   t[static_cast<std::size_t>(j)] = 0;
   return t;
 }
-Time plus(Time t, Seconds d) {
+template <std::size_t N>
+Time<N> plus(Time<N> t, Seconds d) {
   for (Seconds& x : t) x += d;  // kNever stays kNever
   return t;
 }
-Time latest(Time a, const Time& b) {
-  for (std::size_t j = 0; j < a.size(); ++j) a[j] = std::max(a[j], b[j]);
+template <std::size_t N>
+Time<N> latest(Time<N> a, const Time<N>& b) {
+  for (std::size_t j = 0; j < N; ++j) a[j] = std::max(a[j], b[j]);
   return a;
 }
 
 // Stage b's operations in its schedule's order, with the cut behind it and the suffix's map.
+template <std::size_t N>
 class Composer {
+  using T = Time<N>;
+
  public:
   Composer(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches)
       : stage_(stage), send_(send), next_(next), m_(micro_batches) {
@@ -44,7 +53,7 @@ class Composer {
   }
 
   void forward(int j) {
-    free_ = plus(latest(free_, input(j)), stage_.forward);
+    free_ = plus(latest(free_, input<N>(j)), stage_.forward);
     if (!next_) return;
     // The activation crosses the cut after the one before it.
     link_forward_ = plus(latest(free_, link_forward_), send_);
@@ -53,11 +62,11 @@ class Composer {
   }
 
   void backward(int i) {
-    Time ready = free_;
+    T ready = free_;
     if (next_) {
       // The gradient leaves the next stage's backward of i, then crosses the cut after the
       // one before it.
-      const Time done = through_next(i);
+      const T done = through_next(i);
       link_backward_ = plus(latest(done, link_backward_), send_);
       ready = latest(ready, link_backward_);
     }
@@ -72,9 +81,9 @@ class Composer {
   // are no larger than another in every entry: those that end no later for every such input
   // but would end later for inputs out of order.
   void write(Seconds* after) {
-    const Time end = next_ ? latest(last_, through_next(m_)) : last_;
+    const T end = next_ ? latest(last_, through_next(m_)) : last_;
     for (int i = 0; i <= m_; ++i) {
-      const Time& row = i < m_ ? backward_end_[static_cast<std::size_t>(i)] : end;
+      const T& row = i < m_ ? backward_end_[static_cast<std::size_t>(i)] : end;
       Seconds* out = after + i * m_;
       std::copy_n(row.begin(), m_, out);
       for (int j = m_ - 1; j-- > 0;) out[j] = std::max(out[j], out[j + 1]);
@@ -83,8 +92,8 @@ class Composer {
 
  private:
   // Row i of the next suffix's map applied to the arrivals at it.
-  Time through_next(int i) const {
-    Time t = never();
+  T through_next(int i) const {
+    T t = never<N>();
     for (int j = 0; j < m_; ++j) {
       const Seconds a = next_[i * m_ + j];
       if (a == kNever) continue;
@@ -99,9 +108,9 @@ class Composer {
   Seconds send_;
   const Seconds* next_;
   int m_;
-  Time free_ = never(), link_forward_ = never(), link_backward_ = never(), last_ = never();
-  std::array<Time, kTimedMicroBatches> at_next_{}, backward_end_{};
-  std::array<bool, kTimedMicroBatches> arrived_{};
+  T free_ = never<N>(), link_forward_ = never<N>(), link_backward_ = never<N>(), last_ = never<N>();
+  std::array<T, N> at_next_{}, backward_end_{};
+  std::array<bool, N> arrived_{};
 };
 
 }  // namespace
@@ -117,11 +126,12 @@ bool no_later_than(const Seconds* a, const Seconds* b, int micro_batches) {
   return std::equal(a, a + timing_entries(micro_batches), b, std::less_equal<>());
 }
 
-void prepend_timing(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches,
-                    Schedule schedule, int stages, Seconds* after) {
-  if (!timeable(micro_batches, schedule))
-    throw std::logic_error("prepend_timing: not a timed suffix");
-  Composer c(stage, send, next, micro_batches);
+namespace {
+
+template <std::size_t N>
+void compose(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches,
+             Schedule schedule, int stages, Seconds* after) {
+  Composer<N> c(stage, send, next, micro_batches);
   // 1F1B: w forwards, then each backward and the next forward while any is left; GPipe:
   // every forward first (pe::scheduled_op).
   const int w = schedule == Schedule::GPipe ? micro_batches : std::min(micro_batches, stages);
@@ -131,6 +141,18 @@ void prepend_timing(const StageTimes& stage, Seconds send, const Seconds* next, 
     if (w + i < micro_batches) c.forward(w + i);
   }
   c.write(after);
+}
+
+}  // namespace
+
+void prepend_timing(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches,
+                    Schedule schedule, int stages, Seconds* after) {
+  if (!relaxed_timeable(micro_batches, schedule))
+    throw std::logic_error("prepend_timing: not a timed suffix");
+  if (timing_width(micro_batches) == kTimedMicroBatches)
+    compose<kTimedMicroBatches>(stage, send, next, micro_batches, schedule, stages, after);
+  else
+    compose<kRelaxedTimedMicroBatches>(stage, send, next, micro_batches, schedule, stages, after);
 }
 
 }  // namespace pe::detail

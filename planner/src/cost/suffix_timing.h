@@ -23,6 +23,9 @@
 // simulated times order.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+
 #include "pe/schedule.h"
 
 namespace pe::detail {
@@ -33,6 +36,13 @@ namespace pe::detail {
 // leaves it, but the refining effort left settles it (Search::last_closing), where with 4 the
 // point stayed 0.52 % open. With 5, the default sweeps' other rows are byte-identical.
 inline constexpr int kTimedMicroBatches = 5;
+
+// A relaxed timed pass (DpQuery::timed with DpQuery::relaxed) keeps one timing a cell's group
+// and bucket, the least of each entry: up to 10 micro-batches, (M + 1) M = 110 entries a
+// suffix. With 16, NASNet-A large at GBS 32 on 16 single-GPU machines (two copies of 16
+// micro-batches of 1) took 58 s instead of 36 for the same gap (1.0 %), its passes counted
+// at timing_steps.
+inline constexpr int kRelaxedTimedMicroBatches = 2 * kTimedMicroBatches;
 
 /// The entries of a suffix's timing of M micro-batches: after[i * M + j] is A[i][j] (i < M)
 /// or Z[j] (i = M), -infinity where no path exists, each row in its latest form (entry j
@@ -46,10 +56,34 @@ constexpr bool timeable(int micro_batches, Schedule schedule) {
          schedule != Schedule::Interleaved;
 }
 
+/// The micro-batches prepend_timing's times hold for M of them (each operation costs about
+/// as many): kTimedMicroBatches or kRelaxedTimedMicroBatches.
+constexpr int timing_width(int micro_batches) {
+  return micro_batches <= kTimedMicroBatches ? kTimedMicroBatches : kRelaxedTimedMicroBatches;
+}
+
+/// The steps prepend_timing counts as (DpQuery::step_limit) for M micro-batches: it runs 2M
+/// operations, each a maximum over up to M arrivals of timing_width(M) times, so M^2 x that
+/// width against kTimedMicroBatches^3 for one step (at least 1: a timed pass's shapes).
+constexpr std::uint64_t timing_steps(int micro_batches) {
+  const auto m = static_cast<std::uint64_t>(micro_batches);
+  const auto few = static_cast<std::uint64_t>(kTimedMicroBatches);
+  return std::max<std::uint64_t>(
+      1, m * m * static_cast<std::uint64_t>(timing_width(micro_batches)) / (few * few * few));
+}
+
+/// Whether suffixes of `micro_batches` under `schedule` can be timed in a relaxed pass: 1 to
+/// kRelaxedTimedMicroBatches micro-batches, 1F1B or GPipe.
+constexpr bool relaxed_timeable(int micro_batches, Schedule schedule) {
+  return micro_batches >= 1 && micro_batches <= kRelaxedTimedMicroBatches &&
+         schedule != Schedule::Interleaved;
+}
+
 /// Writes to `after` (timing_entries(M) of them) the timing of stage b (its times; `send`
 /// the transfer to the next stage, 0 when it is the last) in front of the suffix timed by
 /// `next` (null for the last stage), with `stages` the stages from b to the end (1F1B runs
-/// min(M, stages) forwards before its first backward). Needs timeable(micro_batches, schedule).
+/// min(M, stages) forwards before its first backward). Needs relaxed_timeable(micro_batches,
+/// schedule).
 void prepend_timing(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches,
                     Schedule schedule, int stages, Seconds* after);
 

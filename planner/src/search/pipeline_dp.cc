@@ -208,6 +208,13 @@ struct Timings {
     at.insert(at.end(), t, t + n());
   }
   void clear() { at.clear(); }
+  // A relaxed timed pass: lowers each entry of the last timing to e's (of `from`) where less.
+  void lower_last(const Timings& from, const Entry& e) {
+    if (!e.timed()) return;
+    const Seconds* t = from.of(e);
+    Seconds* last = at.data() + at.size() - n();
+    for (int i = 0; i < n(); ++i) last[i] = std::min(last[i], t[i]);
+  }
 
   // The number a plan of entry e (of the first cell) is ranked by: its simulated makespan
   // where timed, else its path bound. For a later cell's entry, a lower bound on that of
@@ -358,6 +365,10 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& ti
 // With `by_worst` (DpQuery::worst_buckets) a bucket is a pair: y's bucket and that of y + e;
 // with `waves` too (M - 1 under GPipe, else 0), those of `waves` x the forward wave and of
 // `waves` x the backward wave instead. Any grouping keeps the bound valid.
+// In a relaxed timed pass (DpQuery::timed) the entry's timing (in `kept_timings`, from the
+// candidates' `timed`) is the least of each entry of the group's, and a bucket is a pair of
+// the suffix's end (timed_makespan) and of the mean of its timing's entries, whatever
+// `by_worst` says: suffixes of one round trip and worst term can differ in their timings.
 // The key is (k, head, t, bucket, arrival) packed into two words, in that order: k and t are
 // positive ints, a bucket is below `buckets` (offer() keeps no round trip above the bound) and
 // is capped at 2^31 anyway (a pair's halves at 2^15 and 2^16; a cap would only merge buckets:
@@ -371,10 +382,12 @@ struct LeastKey {
     return group != o.group ? group < o.group : rest < o.rest;
   }
 };
-LeastKey least_key(const Entry& e, Seconds bucket, bool by_worst, double waves,
-                   std::size_t arrival) {
+LeastKey least_key(const Entry& e, Seconds bucket, bool by_worst, double waves, std::size_t arrival,
+                   const Timings& timed) {
   auto index = [&](Seconds y, double cap) { return std::min(std::floor(y / bucket), cap); };
-  const double b = bucket <= 0             ? 0
+  const double b = bucket <= 0 ? 0
+                   : e.timed() ? index(timed_makespan(timed.of(e), timed.m), 0x1p15) * 0x1p16 +
+                                     index(timed.sum(e) / timed.n(), 0x1p16 - 1)
                    : by_worst && waves > 0 ? index(waves * e.bound.forward_wave, 0x1p15) * 0x1p16 +
                                                  index(waves * e.bound.backward_wave, 0x1p16 - 1)
                    : by_worst ? index(e.bound.round_trip, 0x1p15) * 0x1p16 +
@@ -384,22 +397,25 @@ LeastKey least_key(const Entry& e, Seconds bucket, bool by_worst, double waves,
               static_cast<std::uint32_t>(e.t()),
           static_cast<std::uint64_t>(b) << 32 | arrival};
 }
-std::uint64_t keep_least(std::vector<Entry>& candidates, std::vector<Entry>& cell, Seconds bucket,
+std::uint64_t keep_least(std::vector<Entry>& candidates, const Timings& timed,
+                         std::vector<Entry>& cell, Timings& kept_timings, Seconds bucket,
                          bool by_worst, double waves, std::vector<LeastKey>& keys) {
   // Sorted by key through their indices (entries are large), ties in arrival order.
   keys.clear();
   for (std::size_t i = 0; i < candidates.size(); ++i)
-    keys.push_back(least_key(candidates[i], bucket, by_worst, waves, i));
+    keys.push_back(least_key(candidates[i], bucket, by_worst, waves, i, timed));
   std::sort(keys.begin(), keys.end());
   Seconds kept = 0;  // the bound of the plan the last entry kept stands for
   for (std::size_t j = 0; j < keys.size(); ++j) {
     const Entry& c = candidates[keys[j].index()];
     if (j == 0 || keys[j].group != keys[j - 1].group || keys[j].bucket() != keys[j - 1].bucket()) {
       cell.push_back(c);
-      kept = bound_of(c.bound);
+      kept_timings.take(cell.back(), timed);
+      kept = timed.rank(c);
       continue;
     }
-    if (const Seconds own = bound_of(c.bound); own < kept) {
+    kept_timings.lower_last(timed, c);
+    if (const Seconds own = timed.rank(c); own < kept) {
       Entry& e = cell.back();
       e.last = c.last, e.width = c.width, e.child = c.child, e.variant = c.variant;
       kept = own;
@@ -503,8 +519,9 @@ class Dp {
         compact_cuts_(cost.largest_machine() > 1 &&
                       cost.cluster().network.intra != cost.cluster().network.inter_p2p),
         largest_machine_(cost.largest_machine()),
-        timed_(q.timed && !q.relaxed && !q.greedy && c_ == 1 && b_ == 1 && period_ == 0 &&
-               timeable(q.micro_batches, q.schedule)),
+        timed_(q.timed && !q.greedy && c_ == 1 && b_ == 1 && period_ == 0 &&
+               (q.relaxed ? relaxed_timeable(q.micro_batches, q.schedule)
+                          : timeable(q.micro_batches, q.schedule))),
         bound_(q.bound * (1 + kSlack)) {
     main_.limit = q.step_limit;
     blank_.m = timed_ ? q.micro_batches : 0;
@@ -751,7 +768,8 @@ class Dp {
     stages_from(w, a, o);
     w.spend(q_.greedy ? keep_greedy(w.candidates, cell(a, o))
             : q_.relaxed
-                ? keep_least(w.candidates, cell(a, o), bucket_, q_.worst_buckets,
+                ? keep_least(w.candidates, w.timings, cell(a, o), timings(index(a, o)), bucket_,
+                             q_.worst_buckets,
                              q_.schedule == Schedule::GPipe ? q_.micro_batches - 1.0 : 0.0, w.keys)
                 : keep_undominated(w.candidates, w.timings, cell(a, o), timings(index(a, o))) /
                       kComparisonsPerStep);
@@ -1220,7 +1238,8 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index, co
   e.staged = any_count ? 0 : e.k();
   e.sited = e.head && compact_cuts_;
   if (timed_) {
-    std::array<Seconds, timing_entries(kTimedMicroBatches)> timing;  // `after` and `to` may be one
+    std::array<Seconds, timing_entries(kRelaxedTimedMicroBatches)>
+        timing;  // `after` and `to` may be one
     prepend_timing(s.times, send, next ? after.of(*next) : nullptr, q_.micro_batches, q_.schedule,
                    e.k(), timing.data());
     e.timing = static_cast<std::uint32_t>(to.size());
@@ -1274,8 +1293,9 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
     if ((terms_.paced && round_trip + (after.worst + ar) > bound_) ||
         round_trip + (after.exposed - (s.times.backward + c)) > bound_)
       continue;
-    // A timed pass's suffix also composes its timing, which costs about a step more.
-    if (timed_ && !w.spend(1)) return;
+    // A timed pass's suffix also composes its timing, which costs about a step more (a few
+    // micro-batches: kTimedMicroBatches) or more than one (timing_steps).
+    if (timed_ && !w.spend(timing_steps(q_.micro_batches))) return;
     Entry e = prepend(s, &next[i], c, static_cast<int>(i), timings(index(s.next, to)), w.timings);
     if (last != none && w.candidates[last].group() == e.group() &&
         w.timings.no_worse(w.candidates[last], w.timings, e)) {

@@ -193,8 +193,9 @@ struct DpQuery {
   Seconds enumerate_bound = 0;
   Seconds enumerate_from = 0;
   int enumerate_plans = 0;
-  /// A timed pass (an exact pass, granule and class 1, not relaxed or greedy, of at most
-  /// kTimedMicroBatches micro-batches, 1F1B or GPipe; elsewhere ignored): each suffix also
+  /// A timed pass (granule and class 1, not greedy, free-width or block; an exact pass of at
+  /// most kTimedMicroBatches micro-batches, a relaxed one of at most kRelaxedTimedMicroBatches,
+  /// 1F1B or GPipe; elsewhere ignored): each suffix also
   /// carries its simulated times (cost/suffix_timing.h), entries are compared by those
   /// alone, and plans are ranked by their simulated makespan (DpPlan::lower_bound). Its
   /// least bound is then the fastest simulated plan of the shape within `bound`, where the
@@ -202,7 +203,13 @@ struct DpQuery {
   /// 64 at GBS 128 on 16 single-GPU machines, with the best plan as its bound, it settles the
   /// shape in 31 M steps, where the exact pass with every term needs 2.77 G (docs/timeline.md,
   /// "Timed passes"). The search times a shape's passes after its first exact pass
-  /// (search_shape).
+  /// (search_shape). A relaxed timed pass keeps one entry a group and bucket as other relaxed
+  /// passes do, its timing the least of each entry of the timings it stands for: a timing is a
+  /// max-plus map that prepending a stage composes with additions and maxima alone, so each of
+  /// its entries only grows with each of the suffix's, and the least timing's makespan is no
+  /// more than that of any plan the entry ends. Its buckets (DpQuery::buckets) are pairs of the
+  /// suffix's end (timed_makespan) and of the mean of its timing's entries, whatever
+  /// `worst_buckets` says. Its least bound is then a lower bound on the simulated time itself.
   bool timed = false;
 };
 

@@ -305,11 +305,12 @@ PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Se
 
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                         std::uint64_t effort, int max_width, int buckets, bool worst_buckets,
-                        Seconds enumerate_within) {
+                        Seconds enumerate_within, bool timed) {
   DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
   query.plans = kPlansPerPass;
   query.buckets = buckets;
   query.worst_buckets = worst_buckets;
+  query.timed = timed;
   if (enumerate_within > 0) enumerate_in(cost, shape, enumerate_within, effort, query);
   // The delayed arrivals too, which certificates need: they cost every entry extended more
   // time, for no change in the first relaxed passes, which prune shapes (every bundled

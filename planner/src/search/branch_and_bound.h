@@ -132,7 +132,8 @@ inline constexpr int kNearWorstRefinements = 5;
 // (relaxed_timeable). ResNet-101's graph at GBS 64 on 8 machines of 8 GPUs, 8 copies of 8
 // micro-batches of 1: the passes before stalled at 33.8 ms against the best plan's 36.2 ms
 // (gap 6.6 %) with 595 M steps left; these bound it at 35.97 ms and find a plan 0.26 % faster
-// (gap 0.38 %). ResNet-101 at GBS 512 on 1,024 GPUs: 3.4 -> 0.56 % (docs/timeline.md).
+// (gap 0.38 %). ResNet-101 at GBS 512 on 1,024 GPUs: 3.4 % -> exact, with their enumeration
+// (refining_phase.cc, kTimedEnumerateNear; docs/timeline.md).
 inline constexpr int kTimedRefinements = 4;
 
 // A shape on the cluster of one cost model: the whole cluster or a part of it.

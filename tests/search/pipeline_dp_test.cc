@@ -62,6 +62,43 @@ bool expect_plans_of_shape(const detail::DpResult& pass, const detail::CostModel
   return reaches;
 }
 
+// The fastest simulated plan of each shape (of even micro-batches), every plan enumerated.
+std::map<ShapeKey, Seconds> fastest_by_shape(const detail::CostModel& cost, int global_batch) {
+  std::map<ShapeKey, Seconds> fastest;
+  testing::for_each_plan(
+      cost, global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+        if (p.uneven_micro_batches()) return;
+        const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
+        const Seconds time = simulate(p.shape()).makespan;
+        if (!fastest.count(key) || time < fastest[key]) fastest[key] = time;
+      });
+  return fastest;
+}
+
+// One shape of a random instance: the fastest simulated plan of the shape and its least path
+// bound (kFirstPassTerms' full terms), both over every plan enumerated.
+struct ShapeCase {
+  int trial = 0, devices = 0, global_batch = 0;
+  const detail::CostModel* cost = nullptr;
+  ShapeKey key;
+  Seconds fastest = 0, least_bound = 0;
+};
+
+// Calls visit(c) for each shape of `trials` random chains of 6 or 8 states on 4 or 8 GPUs
+// drawn from `seed`.
+template <typename Visit>
+void each_shape(std::uint32_t seed, int trials, Visit visit) {
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < trials; ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const std::map<ShapeKey, Seconds> bounds = least_bound_by_shape(cost, in.global_batch);
+    for (const auto& [key, time] : fastest_by_shape(cost, in.global_batch))
+      visit(ShapeCase{trial, devices, in.global_batch, &cost, key, time, bounds.at(key)});
+  }
+}
+
 TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
   std::mt19937 rng(20261125);
   int shapes = 0, close = 0, represented = 0;
@@ -104,58 +141,46 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
 // micro-batches, which the path bound may rank below others, and ranks its plans by their
 // simulated times; a shape of more micro-batches gets the exact pass.
 TEST(PipelineDp, TimedPassFindsTheFastestSimulatedPlanOfEachShape) {
-  std::mt19937 rng(20261201);
   int timed = 0, below = 0;
-  for (int trial = 0; trial < random_trials(120); ++trial) {
-    const int devices = trial % 2 ? 8 : 4;
-    const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
-    const detail::CostModel cost(in.model, in.cluster, in.settings);
-    std::map<ShapeKey, Seconds> fastest;
-    testing::for_each_plan(
-        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-          if (p.uneven_micro_batches()) return;
-          const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
-          const Seconds time = simulate(p.shape()).makespan;
-          if (!fastest.count(key) || time < fastest[key]) fastest[key] = time;
-        });
-    const std::map<ShapeKey, Seconds> bounds = least_bound_by_shape(cost, in.global_batch);
-    for (const auto& [key, time] : fastest) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
-      query.timed = true;
-      const detail::DpResult pass = detail::best_pipeline(cost, query);
-      ASSERT_FALSE(pass.stopped);
-      if (micro_batches > detail::kTimedMicroBatches) {
-        // The first passes' terms (kFirstPassTerms): a bound no larger than every plan's.
-        EXPECT_LE(pass.least_bound, bounds.at(key) * (1 + 1e-12)) << "trial " << trial;
-        continue;
-      }
-      ++timed;
-      // The first exact passes' bound (kFirstPassTerms, untimed): no larger.
-      query.timed = false;
-      const Seconds plain = detail::best_pipeline(cost, query).least_bound;
-      EXPECT_LE(plain, time * (1 + 1e-12)) << "trial " << trial;
-      below += plain < time * (1 - 1e-9);
-      query.timed = true;
-      EXPECT_NEAR(pass.least_bound, time, time * 1e-12) << "trial " << trial;
-      ASSERT_FALSE(pass.plans.empty()) << "trial " << trial;
-      for (std::size_t i = 0; i < pass.plans.size(); ++i) {
-        const detail::DpPlan& plan = pass.plans[i];
-        const detail::Evaluation ev = detail::evaluate(cost, plan.spec, in.global_batch);
-        EXPECT_TRUE(ev.fits) << "trial " << trial;
-        EXPECT_NEAR(plan.lower_bound, simulate(ev.plan.shape()).makespan, time * 1e-12)
-            << "trial " << trial;
-        if (i > 0) {
-          EXPECT_LE(pass.plans[i - 1].lower_bound, plan.lower_bound) << "trial " << trial;
-        }
-      }
-      // Within a cutoff at the fastest plan it finds that plan; below it, none.
-      query.bound = time;
-      EXPECT_NEAR(detail::best_pipeline(cost, query).least_bound, time, time * 1e-12);
-      query.bound = time * (1 - 1e-6);
-      EXPECT_GT(detail::best_pipeline(cost, query).least_bound, time * (1 - 1e-6));
+  each_shape(20261201, random_trials(120), [&](const ShapeCase& c) {
+    const detail::CostModel& cost = *c.cost;
+    const int trial = c.trial;
+    const Seconds time = c.fastest;
+    const auto& [replicas, micro_batch, micro_batches, schedule] = c.key;
+    detail::DpQuery query{replicas, c.devices / replicas, micro_batch, micro_batches, schedule};
+    query.timed = true;
+    const detail::DpResult pass = detail::best_pipeline(cost, query);
+    ASSERT_FALSE(pass.stopped);
+    if (micro_batches > detail::kTimedMicroBatches) {
+      // The first passes' terms (kFirstPassTerms): a bound no larger than every plan's.
+      EXPECT_LE(pass.least_bound, c.least_bound * (1 + 1e-12)) << "trial " << trial;
+      return;
     }
-  }
+    ++timed;
+    // The first exact passes' bound (kFirstPassTerms, untimed): no larger.
+    query.timed = false;
+    const Seconds plain = detail::best_pipeline(cost, query).least_bound;
+    EXPECT_LE(plain, time * (1 + 1e-12)) << "trial " << trial;
+    below += plain < time * (1 - 1e-9);
+    query.timed = true;
+    EXPECT_NEAR(pass.least_bound, time, time * 1e-12) << "trial " << trial;
+    ASSERT_FALSE(pass.plans.empty()) << "trial " << trial;
+    for (std::size_t i = 0; i < pass.plans.size(); ++i) {
+      const detail::DpPlan& plan = pass.plans[i];
+      const detail::Evaluation ev = detail::evaluate(cost, plan.spec, c.global_batch);
+      EXPECT_TRUE(ev.fits) << "trial " << trial;
+      EXPECT_NEAR(plan.lower_bound, simulate(ev.plan.shape()).makespan, time * 1e-12)
+          << "trial " << trial;
+      if (i > 0) {
+        EXPECT_LE(pass.plans[i - 1].lower_bound, plan.lower_bound) << "trial " << trial;
+      }
+    }
+    // Within a cutoff at the fastest plan it finds that plan; below it, none.
+    query.bound = time;
+    EXPECT_NEAR(detail::best_pipeline(cost, query).least_bound, time, time * 1e-12);
+    query.bound = time * (1 - 1e-6);
+    EXPECT_GT(detail::best_pipeline(cost, query).least_bound, time * (1 - 1e-6));
+  });
   EXPECT_GT(timed, random_trials(120));
   // On some shapes the first passes' least bound lies below every plan's simulated time,
   // where the timed pass settles the shape (a few of them: not among the tenth of the trials
@@ -172,70 +197,58 @@ TEST(PipelineDp, TimedPassFindsTheFastestSimulatedPlanOfEachShape) {
 // more than their simulated times, enumerating within 1 % above that plan it finds it, and on
 // some shapes it is above the path bound's least, which bounds every untimed pass.
 TEST(PipelineDp, RelaxedTimedPassNeverAboveTheFastestSimulatedPlan) {
-  std::mt19937 rng(20261204);
   int shapes = 0, above_path = 0, many = 0, close = 0, enumerated = 0;
-  for (int trial = 0; trial < random_trials(120); ++trial) {
-    const int devices = trial % 2 ? 8 : 4;
-    const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
-    const detail::CostModel cost(in.model, in.cluster, in.settings);
-    std::map<ShapeKey, Seconds> fastest;
-    testing::for_each_plan(
-        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-          if (p.uneven_micro_batches()) return;
-          const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
-          const Seconds time = simulate(p.shape()).makespan;
-          if (!fastest.count(key) || time < fastest[key]) fastest[key] = time;
-        });
-    const std::map<ShapeKey, Seconds> bounds = least_bound_by_shape(cost, in.global_batch);
-    for (const auto& [key, time] : fastest) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      if (!detail::relaxed_timeable(micro_batches, schedule)) continue;
-      ++shapes;
-      many += micro_batches > detail::kTimedMicroBatches;
-      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
-      query.relaxed = true;
-      query.timed = true;
-      query.terms.arrivals = true;
-      Seconds tightest = 0;
-      for (const int buckets : {0, 16, 256}) {
-        query.buckets = buckets;
-        query.bound = buckets > 0 ? time * 1.5 : std::numeric_limits<Seconds>::infinity();
-        const detail::DpResult pass = detail::best_pipeline(cost, query);
-        ASSERT_FALSE(pass.stopped);
-        EXPECT_LE(pass.least_bound, time * (1 + 1e-12))
-            << "trial " << trial << " buckets " << buckets << " M " << micro_batches;
-        tightest = std::max(tightest, pass.least_bound);
-        for (const detail::DpPlan& plan : pass.plans) {
-          const detail::Evaluation ev = detail::evaluate(cost, plan.spec, in.global_batch);
-          EXPECT_TRUE(ev.fits) << "trial " << trial;
-          EXPECT_EQ((ShapeKey{ev.plan.pipeline_replicas, ev.plan.micro_batch_size,
-                              ev.plan.micro_batches, ev.plan.schedule}),
-                    key)
-              << "trial " << trial;
-          EXPECT_LE(plan.lower_bound, simulate(ev.plan.shape()).makespan * (1 + 1e-12))
-              << "trial " << trial;
-        }
+  each_shape(20261204, random_trials(120), [&](const ShapeCase& c) {
+    const detail::CostModel& cost = *c.cost;
+    const int trial = c.trial, devices = c.devices;
+    const Seconds time = c.fastest;
+    const ShapeKey& key = c.key;
+    const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+    if (!detail::relaxed_timeable(micro_batches, schedule)) return;
+    ++shapes;
+    many += micro_batches > detail::kTimedMicroBatches;
+    detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+    query.relaxed = true;
+    query.timed = true;
+    query.terms.arrivals = true;
+    Seconds tightest = 0;
+    for (const int buckets : {0, 16, 256}) {
+      query.buckets = buckets;
+      query.bound = buckets > 0 ? time * 1.5 : std::numeric_limits<Seconds>::infinity();
+      const detail::DpResult pass = detail::best_pipeline(cost, query);
+      ASSERT_FALSE(pass.stopped);
+      EXPECT_LE(pass.least_bound, time * (1 + 1e-12))
+          << "trial " << trial << " buckets " << buckets << " M " << micro_batches;
+      tightest = std::max(tightest, pass.least_bound);
+      for (const detail::DpPlan& plan : pass.plans) {
+        const detail::Evaluation ev = detail::evaluate(cost, plan.spec, c.global_batch);
+        EXPECT_TRUE(ev.fits) << "trial " << trial;
+        EXPECT_EQ((ShapeKey{ev.plan.pipeline_replicas, ev.plan.micro_batch_size,
+                            ev.plan.micro_batches, ev.plan.schedule}),
+                  key)
+            << "trial " << trial;
+        EXPECT_LE(plan.lower_bound, simulate(ev.plan.shape()).makespan * (1 + 1e-12))
+            << "trial " << trial;
       }
-      above_path += tightest > bounds.at(key) * (1 + 1e-9);
-      close += tightest >= 0.9 * time;
-      // Enumerating within 1 % of the fastest plan (Search::refine_timed), it finds that plan:
-      // a merged timing never hides a plan.
-      query.buckets = 16;
-      query.bound = time * 1.01;
-      query.enumerate = 16;
-      query.enumerate_bound = query.bound;
-      query.enumerate_plans = 100000;
-      const detail::DpResult listed = detail::best_pipeline(cost, query);
-      ASSERT_TRUE(listed.enumerated) << "trial " << trial;
-      Seconds found = std::numeric_limits<Seconds>::infinity();
-      for (const detail::DpPlan& plan : listed.plans)
-        found = std::min(
-            found,
-            simulate(detail::evaluate(cost, plan.spec, in.global_batch).plan.shape()).makespan);
-      EXPECT_NEAR(found, time, time * 1e-12) << "trial " << trial;
-      ++enumerated;
     }
-  }
+    above_path += tightest > c.least_bound * (1 + 1e-9);
+    close += tightest >= 0.9 * time;
+    // Enumerating within 1 % of the fastest plan (Search::refine_timed), it finds that plan:
+    // a merged timing never hides a plan.
+    query.buckets = 16;
+    query.bound = time * 1.01;
+    query.enumerate = 16;
+    query.enumerate_bound = query.bound;
+    query.enumerate_plans = 100000;
+    const detail::DpResult listed = detail::best_pipeline(cost, query);
+    ASSERT_TRUE(listed.enumerated) << "trial " << trial;
+    Seconds found = std::numeric_limits<Seconds>::infinity();
+    for (const detail::DpPlan& plan : listed.plans)
+      found = std::min(
+          found, simulate(detail::evaluate(cost, plan.spec, c.global_batch).plan.shape()).makespan);
+    EXPECT_NEAR(found, time, time * 1e-12) << "trial " << trial;
+    ++enumerated;
+  });
   EXPECT_GT(shapes, random_trials(300));
   EXPECT_GT(many, 0);
   EXPECT_EQ(enumerated, shapes);

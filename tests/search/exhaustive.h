@@ -80,18 +80,33 @@ inline void for_each_plan(const detail::CostModel& cost, int global_batch,
 /// A shape: copies, micro-batch size, micro-batches, schedule.
 using ShapeKey = std::tuple<int, int, int, Schedule>;
 
-/// The least path bound of the plans of each shape (even micro-batches), both schedules,
-/// enumerated exhaustively.
-inline std::map<ShapeKey, Seconds> least_bound_by_shape(const detail::CostModel& cost,
-                                                        int global_batch) {
+/// The least of value(plan) over the plans of each shape (even micro-batches), both
+/// schedules, enumerated exhaustively.
+template <typename Value>
+std::map<ShapeKey, Seconds> least_by_shape(const detail::CostModel& cost, int global_batch,
+                                           Value value) {
   std::map<ShapeKey, Seconds> least;
   for_each_plan(cost, global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
     if (p.uneven_micro_batches()) return;
     const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
+    const Seconds v = value(p);
     const auto it = least.find(key);
-    if (it == least.end() || p.lower_bound < it->second) least[key] = p.lower_bound;
+    if (it == least.end() || v < it->second) least[key] = v;
   });
   return least;
+}
+
+/// The least path bound of the plans of each shape.
+inline std::map<ShapeKey, Seconds> least_bound_by_shape(const detail::CostModel& cost,
+                                                        int global_batch) {
+  return least_by_shape(cost, global_batch, [](const Plan& p) { return p.lower_bound; });
+}
+
+/// The fastest simulated plan of each shape.
+inline std::map<ShapeKey, Seconds> fastest_by_shape(const detail::CostModel& cost,
+                                                    int global_batch) {
+  return least_by_shape(cost, global_batch,
+                        [](const Plan& p) { return simulate(p.shape()).makespan; });
 }
 
 /// The same on the cluster's first machines (all but its last; none when it has one).

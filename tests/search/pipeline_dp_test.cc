@@ -32,6 +32,7 @@
 namespace pe {
 namespace {
 
+using testing::fastest_by_shape;
 using testing::least_bound_by_shape;
 using testing::ShapeKey;
 
@@ -62,21 +63,8 @@ bool expect_plans_of_shape(const detail::DpResult& pass, const detail::CostModel
   return reaches;
 }
 
-// The fastest simulated plan of each shape (of even micro-batches), every plan enumerated.
-std::map<ShapeKey, Seconds> fastest_by_shape(const detail::CostModel& cost, int global_batch) {
-  std::map<ShapeKey, Seconds> fastest;
-  testing::for_each_plan(
-      cost, global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-        if (p.uneven_micro_batches()) return;
-        const ShapeKey key{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule};
-        const Seconds time = simulate(p.shape()).makespan;
-        if (!fastest.count(key) || time < fastest[key]) fastest[key] = time;
-      });
-  return fastest;
-}
-
-// One shape of a random instance: the fastest simulated plan of the shape and its least path
-// bound (kFirstPassTerms' full terms), both over every plan enumerated.
+// One shape of a random instance: the fastest simulated plan of the shape and the least path
+// bound of its plans (every term), both over every plan enumerated.
 struct ShapeCase {
   int trial = 0, devices = 0, global_batch = 0;
   const detail::CostModel* cost = nullptr;

@@ -61,6 +61,14 @@ constexpr double kEnumerateNear = 0.001;
 constexpr double kTimedEnumerateNear = 0.01;
 constexpr int kTimedEnumeratingPasses = 2;
 
+// The buckets of a shape's refining pass after `passes` of its kind: kFirstBuckets, then
+// kBucketGrowth times as many each.
+int buckets_after(int passes) {
+  int buckets = kFirstBuckets;
+  for (int p = 0; p < passes; ++p) buckets *= static_cast<int>(kBucketGrowth);
+  return buckets;
+}
+
 }  // namespace
 
 // Refining relaxed passes (DpQuery::buckets) of the open shapes (count_bounds), of the
@@ -142,9 +150,7 @@ void Search::refine() {
         found[j] = first_class_bound(*s.cost, s.shape, target, wave[j].steps, width);
       } else {
         // A shape no relaxed pass bounded gets one (no buckets) first.
-        int buckets = open_[i].unrelaxed ? 0 : kFirstBuckets;
-        for (int p = 0; p < passes[i] && buckets > 0; ++p)
-          buckets *= static_cast<int>(kBucketGrowth);
+        const int buckets = open_[i].unrelaxed ? 0 : buckets_after(passes[i]);
         const bool near = open_bound(i) >= target * (1 - kEnumerateNear);
         found[j] = refined_bound(*s.cost, s.shape, target, wave[j].steps, width, buckets,
                                  open_[i].worst, near ? target : Seconds{0});
@@ -223,8 +229,7 @@ void Search::refine_timed() {
     if (s.holder >= 0 || s.closing >= 0 || s.unrelaxed || s.timed_done ||
         !relaxed_timeable(s.on.shape.micro_batches, s.on.shape.schedule))
       return;
-    int buckets = kFirstBuckets;
-    for (int p = 0; p < s.timed_passes; ++p) buckets *= static_cast<int>(kBucketGrowth);
+    const int buckets = buckets_after(s.timed_passes);
     const bool near = s.timed_passes < kTimedEnumeratingPasses &&
                       open_bound(least) >= target * (1 - kTimedEnumerateNear);
     const PassBound pass =

@@ -519,7 +519,7 @@ class Dp {
         compact_cuts_(cost.largest_machine() > 1 &&
                       cost.cluster().network.intra != cost.cluster().network.inter_p2p),
         largest_machine_(cost.largest_machine()),
-        timed_(q.timed && !q.greedy && c_ == 1 && b_ == 1 && period_ == 0 &&
+        timed_(q.timed && !q.greedy && c_ == 1 && period_ == 0 &&
                (q.relaxed ? relaxed_timeable(q.micro_batches, q.schedule)
                           : timeable(q.micro_batches, q.schedule))),
         bound_(q.bound * (1 + kSlack)) {

@@ -193,7 +193,7 @@ struct DpQuery {
   Seconds enumerate_bound = 0;
   Seconds enumerate_from = 0;
   int enumerate_plans = 0;
-  /// A timed pass (granule and class 1, not greedy, free-width or block; an exact pass of at
+  /// A timed pass (granule and class 1, not greedy or free-width; an exact pass of at
   /// most kTimedMicroBatches micro-batches, a relaxed one of at most kRelaxedTimedMicroBatches,
   /// 1F1B or GPipe; elsewhere ignored): each suffix also
   /// carries its simulated times (cost/suffix_timing.h), entries are compared by those
@@ -210,6 +210,8 @@ struct DpQuery {
   /// more than that of any plan the entry ends. Its buckets (DpQuery::buckets) are pairs of the
   /// suffix's end (timed_makespan) and of the mean of its timing's entries, whatever
   /// `worst_buckets` says. Its least bound is then a lower bound on the simulated time itself.
+  /// So is a timed block pass's (state_block): its stages take the least times, transfers and
+  /// exposed all-reduces of the stages they stand for, and the timings only grow with each.
   bool timed = false;
 };
 

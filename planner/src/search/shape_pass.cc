@@ -264,7 +264,8 @@ PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& sh
 }
 
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width, int least_states) {
+                      std::uint64_t effort, int max_width, int least_states, bool timed,
+                      int buckets) {
   const auto states = static_cast<int>(cost.states());
   PassBound found;
   std::uint64_t last = 0;  // steps of the last pass
@@ -278,6 +279,8 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
     if (last > left / kBlockGrowth) break;
     DpQuery query = relaxed_query(cost, shape, bound, left, max_width);
     query.state_block = block;
+    query.buckets = buckets;
+    if (timed) query.timed = query.terms.arrivals = true;  // as refined_bound's
     const DpResult pass = best_pipeline(cost, query);
     found.steps += pass.steps;
     last = pass.steps;

@@ -105,9 +105,12 @@ PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& sh
 /// while the last finished with its bound below `bound`, the blocks still hold two states or
 /// more, and the next, at about 4 times the last one's steps, fits what is left. Each bounds
 /// every plan of the shape (looser than the relaxed pass by about a block's work at each
-/// cut), so the greatest does; they look at where devices sit.
+/// cut), so the greatest does; they look at where devices sit. With `buckets`, refining
+/// passes (DpQuery::buckets); with `timed` too, where relaxed_timeable, timed ones
+/// (refined_bound's): each then bounds the simulated time of every plan of the shape.
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width, int least_states);
+                      std::uint64_t effort, int max_width, int least_states, bool timed = false,
+                      int buckets = 0);
 
 /// Whether a shape gets free-width passes (free_bound): on machines of one size and one GPU
 /// type (uniform_machines), copies wider than two machines.

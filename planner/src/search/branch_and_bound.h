@@ -249,14 +249,15 @@ class Search {
     // No relaxed pass bounded it yet (they ran out, or none ran): its bound is its floor or
     // its class passes', and `steps` the most a relaxed pass of it ran out with.
     bool unrelaxed;
-    std::uint64_t steps;       // of its last bounding pass: relaxed, then refining
-    std::uint64_t before = 0;  // of the refining pass before that one (0: none)
-    bool blocked = false;      // its block passes ran (blocks_first)
-    bool freed = false;        // its free-width pass ran (frees_first)
-    bool classed = false;      // its first class pass ran (classes_first)
-    bool worst = false;        // its refining passes have buckets of worst term (refine)
-    int timed_passes = 0;      // its relaxed timed passes (refine_timed)
-    bool timed_done = false;   // refine_timed passes it no more
+    std::uint64_t steps;         // of its last bounding pass: relaxed, then refining
+    std::uint64_t before = 0;    // of the refining pass before that one (0: none)
+    bool blocked = false;        // its block passes ran (blocks_first)
+    bool freed = false;          // its free-width pass ran (frees_first)
+    bool classed = false;        // its first class pass ran (classes_first)
+    bool worst = false;          // its refining passes have buckets of worst term (refine)
+    int timed_passes = 0;        // its relaxed timed passes (refine_timed)
+    bool timed_done = false;     // refine_timed passes it no more
+    bool timed_blocked = false;  // its timed block passes ran (refine_timed)
     bool last_closed = false;  // its closing pass with the effort refine() left ran (last_closing)
     // The whole cluster's shape that holds its plans (held_by) where that one's closing passes
     // are pending (its entry in unclosed_), or -1.

@@ -87,6 +87,32 @@ void each_shape(std::uint32_t seed, int trials, Visit visit) {
   }
 }
 
+// A bounding pass (block, timed block or free-width) that finished, returned no plans and is
+// no more than `bound`; counted in `shapes`, and in `close` where it keeps half of `bound`.
+void expect_bounding_pass(const detail::DpResult& pass, Seconds bound, const std::string& where,
+                          int& shapes, int& close) {
+  ASSERT_FALSE(pass.stopped) << where;
+  EXPECT_TRUE(pass.plans.empty()) << where;
+  EXPECT_LE(pass.least_bound, bound * (1 + 1e-12)) << where;
+  ++shapes;
+  close += pass.least_bound >= 0.5 * bound;
+}
+
+// Calls visit(cost, trial, devices, key, value) for each shape of `trials` varied random chains
+// (varied_instance: up to 6 or 8 states on 6 or 8 GPUs) drawn from `seed`, with `value` the
+// shape's entry of by_shape(cost, global batch): least_bound_by_shape or fastest_by_shape.
+template <typename ByShape, typename Visit>
+void each_varied_shape(std::uint32_t seed, int trials, ByShape by_shape, Visit visit) {
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < trials; ++trial) {
+    const int devices = trial % 2 ? 8 : 6;
+    const testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 6 : 8, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    for (const auto& [key, value] : by_shape(cost, in.global_batch))
+      visit(cost, trial, devices, key, value);
+  }
+}
+
 TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
   std::mt19937 rng(20261125);
   int shapes = 0, close = 0, represented = 0;
@@ -444,34 +470,26 @@ TEST(PipelineDp, OneCopysClassPassSeesWhereMachinesEnd) {
 // every shape and blocks of 2 and 3 states, it is never above the least path bound of any plan
 // of the shape; and it is not vacuous. With classes of devices it is the class pass.
 TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
-  std::mt19937 rng(20261129);
   int shapes = 0, close = 0, blocked = 0;
-  for (int trial = 0; trial < random_trials(80); ++trial) {
-    const int devices = trial % 2 ? 8 : 6;
-    const testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 6 : 8, devices);
-    const detail::CostModel cost(in.model, in.cluster, in.settings);
-    for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
-      query.relaxed = query.terms.windows = true;
+  auto check = [&](const detail::CostModel& cost, int trial, int devices, const ShapeKey& key,
+                   Seconds bound) {
+    const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+    detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+    query.relaxed = query.terms.windows = true;
+    query.device_class = 2;
+    const Seconds classes = detail::best_pipeline(cost, query).least_bound;
+    for (const int block : {2, 3}) {
+      query.state_block = block;
       query.device_class = 2;
-      const Seconds classes = detail::best_pipeline(cost, query).least_bound;
-      for (const int block : {2, 3}) {
-        query.state_block = block;
-        query.device_class = 2;
-        EXPECT_EQ(detail::best_pipeline(cost, query).least_bound, classes) << "trial " << trial;
-        query.device_class = 1;
-        const detail::DpResult pass = detail::best_pipeline(cost, query);
-        ASSERT_FALSE(pass.stopped);
-        EXPECT_TRUE(pass.plans.empty());
-        EXPECT_LE(pass.least_bound, bound * (1 + 1e-12))
-            << "trial " << trial << ", block " << block;
-        ++shapes;
-        close += pass.least_bound >= 0.5 * bound;
-        blocked += cost.states() > static_cast<std::size_t>(block);
-      }
+      EXPECT_EQ(detail::best_pipeline(cost, query).least_bound, classes) << "trial " << trial;
+      query.device_class = 1;
+      const std::string where =
+          "trial " + std::to_string(trial) + ", block " + std::to_string(block);
+      expect_bounding_pass(detail::best_pipeline(cost, query), bound, where, shapes, close);
+      blocked += cost.states() > static_cast<std::size_t>(block);
     }
-  }
+  };
+  each_varied_shape(20261129, random_trials(80), least_bound_by_shape, check);
   EXPECT_GT(shapes, random_trials(400));
   EXPECT_GT(blocked, shapes / 2);
   // A third of the shapes keep half their bound (about half do; a block is up to half of
@@ -486,36 +504,29 @@ TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
 // (enumerated exhaustively) and returns no plans; and on some shapes it is above the untimed
 // block pass, whose bound lies below the path bound's least (BlockPassNeverAboveAnyPlansBound).
 TEST(PipelineDp, TimedBlockPassNeverAboveTheFastestSimulatedPlan) {
-  std::mt19937 rng(20261204);
   int shapes = 0, above_untimed = 0, close = 0;
-  for (int trial = 0; trial < random_trials(40); ++trial) {
-    const int devices = trial % 2 ? 8 : 6;
-    const testing::Instance in = testing::varied_instance(rng, trial, trial % 3 ? 6 : 8, devices);
-    const detail::CostModel cost(in.model, in.cluster, in.settings);
-    for (const auto& [key, time] : fastest_by_shape(cost, in.global_batch)) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      if (!detail::relaxed_timeable(micro_batches, schedule)) continue;
-      detail::DpQuery query{replicas,      devices / replicas, micro_batch,
-                            micro_batches, schedule,           time * 1.5};
-      query.relaxed = query.terms.windows = query.terms.arrivals = true;
-      for (const int block : {2, 3})
-        for (const int buckets : {0, 16}) {
-          query.state_block = block;
-          query.buckets = buckets;
-          query.timed = false;
-          const Seconds untimed = detail::best_pipeline(cost, query).least_bound;
-          query.timed = true;
-          const detail::DpResult pass = detail::best_pipeline(cost, query);
-          ASSERT_FALSE(pass.stopped);
-          EXPECT_TRUE(pass.plans.empty());
-          EXPECT_LE(pass.least_bound, time * (1 + 1e-12))
-              << "trial " << trial << ", block " << block << ", buckets " << buckets;
-          ++shapes;
-          above_untimed += pass.least_bound > untimed * (1 + 1e-9);
-          close += pass.least_bound >= 0.5 * time;
-        }
-    }
-  }
+  auto check = [&](const detail::CostModel& cost, int trial, int devices, const ShapeKey& key,
+                   Seconds time) {
+    const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+    if (!detail::relaxed_timeable(micro_batches, schedule)) return;
+    detail::DpQuery query{replicas,      devices / replicas, micro_batch,
+                          micro_batches, schedule,           time * 1.5};
+    query.relaxed = query.terms.windows = query.terms.arrivals = true;
+    for (const int block : {2, 3})
+      for (const int buckets : {0, 16}) {
+        query.state_block = block;
+        query.buckets = buckets;
+        query.timed = false;
+        const Seconds untimed = detail::best_pipeline(cost, query).least_bound;
+        query.timed = true;
+        const detail::DpResult pass = detail::best_pipeline(cost, query);
+        const std::string where = "trial " + std::to_string(trial) + ", block " +
+                                  std::to_string(block) + ", buckets " + std::to_string(buckets);
+        expect_bounding_pass(pass, time, where, shapes, close);
+        above_untimed += pass.least_bound > untimed * (1 + 1e-9);
+      }
+  };
+  each_varied_shape(20261204, random_trials(40), fastest_by_shape, check);
   EXPECT_GT(shapes, random_trials(1000));
   // About 3 % of them (43 of 1,548; none among the tenth drawn under the sanitizers).
   if (!trials_reduced()) {
@@ -545,13 +556,9 @@ TEST(PipelineDp, FreeWidthPassNeverAboveAnyPlansBound) {
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
       query.relaxed = query.terms.windows = true;
       query.free_widths = machine;
-      const detail::DpResult pass = detail::best_pipeline(cost, query);
-      ASSERT_FALSE(pass.stopped);
-      EXPECT_TRUE(pass.plans.empty());
-      EXPECT_LE(pass.least_bound, bound * (1 + 1e-12))
-          << "trial " << trial << ", machines of " << machine;
-      ++shapes;
-      close += pass.least_bound >= 0.5 * bound;
+      const std::string where =
+          "trial " + std::to_string(trial) + ", machines of " + std::to_string(machine);
+      expect_bounding_pass(detail::best_pipeline(cost, query), bound, where, shapes, close);
     }
   }
   EXPECT_GT(periods, random_trials(30));

@@ -362,18 +362,20 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& ti
 // entry keeps the first stage and next entry of its candidate of least bound (the same group:
 // the same transfer and terms), whose plan it then returns (DpQuery::relaxed). Returns the
 // steps. `keys` is scratch space.
-// With `by_worst` (DpQuery::worst_buckets) a bucket is a pair: y's bucket and that of y + e;
-// with `waves` too (M - 1 under GPipe, else 0), those of `waves` x the forward wave and of
-// `waves` x the backward wave instead. Any grouping keeps the bound valid.
+// With `by_worst` (DpQuery::worst_buckets) a bucket is a triple under 1F1B: y's bucket, that
+// of y + e and that of M / 2 x the head's f + g (head_work), which the cycles of the stage in
+// front take; under GPipe (`waves`: M - 1, else 0) a pair of `waves` x the forward wave and
+// `waves` x the backward wave. Any grouping keeps the bound valid.
 // In a relaxed timed pass (DpQuery::timed) the entry's timing (in `kept_timings`, from the
 // candidates' `timed`) is the least of each entry of the group's, and a bucket is a pair of
 // the suffix's end (timed_makespan) and of the mean of its timing's entries, whatever
 // `by_worst` says: suffixes of one round trip and worst term can differ in their timings.
 // The key is (k, head, t, bucket, arrival) packed into two words, in that order: k and t are
 // positive ints, a bucket is below `buckets` (offer() keeps no round trip above the bound) and
-// is capped at 2^31 anyway (a pair's halves at 2^15 and 2^16; a cap would only merge buckets:
-// a looser, still valid bound), and arrivals are below 2^32 (as many candidates would take a
-// terabyte).
+// is capped at 2^31 anyway (a pair's halves at 2^15 and 2^16, a triple's thirds at 2^9, 2^13
+// and 2^10, y's and the head's buckets at most kCoarseBuckets a bound wide; a cap would only
+// merge buckets: a looser, still valid bound), and arrivals are below 2^32 (as many
+// candidates would take a terabyte).
 struct LeastKey {
   std::uint64_t group = 0, rest = 0;
   std::uint64_t bucket() const { return rest >> 32; }
@@ -382,28 +384,46 @@ struct LeastKey {
     return group != o.group ? group < o.group : rest < o.rest;
   }
 };
-LeastKey least_key(const Entry& e, Seconds bucket, bool by_worst, double waves, std::size_t arrival,
-                   const Timings& timed) {
-  auto index = [&](Seconds y, double cap) { return std::min(std::floor(y / bucket), cap); };
-  const double b = bucket <= 0 ? 0
-                   : e.timed() ? index(timed_makespan(timed.of(e), timed.m), 0x1p15) * 0x1p16 +
-                                     index(timed.sum(e) / timed.n(), 0x1p16 - 1)
-                   : by_worst && waves > 0 ? index(waves * e.bound.forward_wave, 0x1p15) * 0x1p16 +
-                                                 index(waves * e.bound.backward_wave, 0x1p16 - 1)
-                   : by_worst ? index(e.bound.round_trip, 0x1p15) * 0x1p16 +
-                                    index(e.bound.round_trip + e.bound.worst, 0x1p16 - 1)
-                              : index(e.bound.round_trip, 0x1p31);
+// How a relaxed pass's cells group their candidates (DpQuery::buckets, worst_buckets): a
+// bucket's width (0: one entry a group), whether by worst term, GPipe's waves (M - 1, else 0),
+// and the widths of the coarser buckets of a 1F1B triple's y and head (bound / kCoarseBuckets
+// where there are more buckets) with the head's factor (M / 2).
+struct Bucketing {
+  Seconds width = 0;
+  bool by_worst = false;
+  double waves = 0;
+  Seconds coarse_width = 0;
+  double halves = 0;
+};
+constexpr int kCoarseBuckets = 256;
+LeastKey least_key(const Entry& e, const Bucketing& by, std::size_t arrival, const Timings& timed) {
+  auto index = [](Seconds y, double cap, Seconds width) {
+    return std::min(std::floor(y / width), cap);
+  };
+  const Seconds w = by.width, c = by.coarse_width;
+  const SuffixBound& f = e.bound;
+  const double b = w <= 0      ? 0
+                   : e.timed() ? index(timed_makespan(timed.of(e), timed.m), 0x1p15, w) * 0x1p16 +
+                                     index(timed.sum(e) / timed.n(), 0x1p16 - 1, w)
+                   : by.by_worst && by.waves > 0
+                       ? index(by.waves * f.forward_wave, 0x1p15, w) * 0x1p16 +
+                             index(by.waves * f.backward_wave, 0x1p16 - 1, w)
+                   : by.by_worst ? (index(f.round_trip, 0x1p9 - 1, c) * 0x1p13 +
+                                    index(f.round_trip + f.worst, 0x1p13 - 1, w)) *
+                                           0x1p10 +
+                                       index(by.halves * f.head_work, 0x1p10 - 1, c)
+                                 : index(f.round_trip, 0x1p31, w);
   return {static_cast<std::uint64_t>(e.k()) << 32 | std::uint64_t{!e.head} << 31 |
               static_cast<std::uint32_t>(e.t()),
           static_cast<std::uint64_t>(b) << 32 | arrival};
 }
 std::uint64_t keep_least(std::vector<Entry>& candidates, const Timings& timed,
-                         std::vector<Entry>& cell, Timings& kept_timings, Seconds bucket,
-                         bool by_worst, double waves, std::vector<LeastKey>& keys) {
+                         std::vector<Entry>& cell, Timings& kept_timings, const Bucketing& by,
+                         std::vector<LeastKey>& keys) {
   // Sorted by key through their indices (entries are large), ties in arrival order.
   keys.clear();
   for (std::size_t i = 0; i < candidates.size(); ++i)
-    keys.push_back(least_key(candidates[i], bucket, by_worst, waves, i, timed));
+    keys.push_back(least_key(candidates[i], by, i, timed));
   std::sort(keys.begin(), keys.end());
   Seconds kept = 0;  // the bound of the plan the last entry kept stands for
   for (std::size_t j = 0; j < keys.size(); ++j) {
@@ -526,7 +546,10 @@ class Dp {
     main_.limit = q.step_limit;
     blank_.m = timed_ ? q.micro_batches : 0;
     terms_.paced = terms_.paced && !q.greedy;  // a greedy pass ranks without it
-    if (q.relaxed && q.buckets > 1 && std::isfinite(q.bound)) bucket_ = q.bound / q.buckets;
+    if (q.relaxed && q.buckets > 1 && std::isfinite(q.bound))
+      bucketing_ = {q.bound / q.buckets, q.worst_buckets,
+                    q.schedule == Schedule::GPipe ? q.micro_batches - 1.0 : 0.0,
+                    q.bound / std::min(q.buckets, kCoarseBuckets), q.micro_batches / 2.0};
     if (b_ > 1) rows_ = blocks();
     floor_sends();
   }
@@ -768,9 +791,8 @@ class Dp {
     stages_from(w, a, o);
     w.spend(q_.greedy ? keep_greedy(w.candidates, cell(a, o))
             : q_.relaxed
-                ? keep_least(w.candidates, w.timings, cell(a, o), timings(index(a, o)), bucket_,
-                             q_.worst_buckets,
-                             q_.schedule == Schedule::GPipe ? q_.micro_batches - 1.0 : 0.0, w.keys)
+                ? keep_least(w.candidates, w.timings, cell(a, o), timings(index(a, o)), bucketing_,
+                             w.keys)
                 : keep_undominated(w.candidates, w.timings, cell(a, o), timings(index(a, o))) /
                       kComparisonsPerStep);
     w.timings.clear();
@@ -864,7 +886,7 @@ class Dp {
   std::vector<Timings> timings_;
   Timings blank_;
   Seconds bound_;
-  Seconds bucket_ = 0;               // DpQuery::buckets' width, 0 for none
+  Bucketing bucketing_;              // DpQuery::buckets and worst_buckets (width 0: none)
   std::vector<Bytes> inside_cut_;    // a block pass: per block, its least cut but its last
   std::vector<std::size_t> starts_;  // a block pass: block a's states [starts_[a], starts_[a + 1])
   // But in a class, free-width or coarse pass (floor_sends): per state, the least transfer across

@@ -69,10 +69,12 @@ struct DpQuery {
   /// round trips differ; where many suffixes share one (a chain of equal layers on one GPU
   /// each: their f + g add up to the same), see worst_buckets.
   int buckets = 0;
-  /// With buckets: a bucket is one of round trip (y), one of y plus the worst term (e) and
-  /// one of M / 2 times the head's f + g (`head_work`, which the cycles of the stage in front
-  /// take: P, Z), y's and the head's at most 256 a bound: suffixes of one round trip keep their
-  /// own worst terms, and a small head no longer stands for a large one. GNMT-16 at GBS 384 on
+  /// With buckets: a bucket is one of round trip (y) and one of y plus the worst term (e), and
+  /// under 1F1B beyond kRelaxedTimedMicroBatches one of M / 2 times the head's f + g too
+  /// (`head_work`, which the cycles of the stage in front take: P, Z), y's and the head's at
+  /// most 256 a bound: suffixes of one round trip keep their own worst terms, and a small head
+  /// no longer stands for a large one (with fewer micro-batches the relaxed timed passes that
+  /// follow need the steps the extra entries take). GNMT-16 at GBS 384 on
   /// 8 machines of 8 GPUs, one copy of 96 micro-batches of 4: without the head's buckets the
   /// passes returned no plan faster than 95.0 ms, with them one of 78.8 ms (21 % faster).
   /// Before the head's buckets, on BERT-48 at GBS 512 on 1,024 GPUs, a pass of 256 buckets of

@@ -405,20 +405,23 @@ LeastKey least_key(const Entry& e, const Bucketing& by, std::size_t arrival, con
     return std::min(std::floor(y / width), cap);
   };
   const Seconds w = by.width, c = by.coarse_width;
+  // A pair of buckets of width w: the first capped at 2^15, the second at 2^16 - 1.
+  auto pair = [&](Seconds first, Seconds second) {
+    return index(first, 0x1p15, w) * 0x1p16 + index(second, 0x1p16 - 1, w);
+  };
+  // A 1F1B triple: y's and the head's buckets of width c, y + e's of width w.
+  auto triple = [&](Seconds y, Seconds y_e, Seconds head) {
+    return (index(y, 0x1p9 - 1, c) * 0x1p13 + index(y_e, 0x1p13 - 1, w)) * 0x1p10 +
+           index(head, 0x1p10 - 1, c);
+  };
   const SuffixBound& f = e.bound;
   const double b =
-      w <= 0      ? 0
-      : e.timed() ? index(timed_makespan(timed.of(e), timed.m), 0x1p15, w) * 0x1p16 +
-                        index(timed.sum(e) / timed.n(), 0x1p16 - 1, w)
-      : by.by_worst && by.waves > 0 ? index(by.waves * f.forward_wave, 0x1p15, w) * 0x1p16 +
-                                          index(by.waves * f.backward_wave, 0x1p16 - 1, w)
-      : by.by_worst && by.halves <= 0
-          ? index(f.round_trip, 0x1p15, w) * 0x1p16 + index(f.round_trip + f.worst, 0x1p16 - 1, w)
-      : by.by_worst ? (index(f.round_trip, 0x1p9 - 1, c) * 0x1p13 +
-                       index(f.round_trip + f.worst, 0x1p13 - 1, w)) *
-                              0x1p10 +
-                          index(by.halves * f.head_work, 0x1p10 - 1, c)
-                    : index(f.round_trip, 0x1p31, w);
+      w <= 0          ? 0
+      : e.timed()     ? pair(timed_makespan(timed.of(e), timed.m), timed.sum(e) / timed.n())
+      : !by.by_worst  ? index(f.round_trip, 0x1p31, w)
+      : by.waves > 0  ? pair(by.waves * f.forward_wave, by.waves * f.backward_wave)
+      : by.halves > 0 ? triple(f.round_trip, f.round_trip + f.worst, by.halves * f.head_work)
+                      : pair(f.round_trip, f.round_trip + f.worst);
   return {static_cast<std::uint64_t>(e.k()) << 32 | std::uint64_t{!e.head} << 31 |
               static_cast<std::uint32_t>(e.t()),
           static_cast<std::uint64_t>(b) << 32 | arrival};

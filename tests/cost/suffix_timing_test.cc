@@ -119,6 +119,23 @@ TEST(SuffixTiming, AFasterSuffixNeverMakesThePipelineSlower) {
   EXPECT_GT(strictly, random_trials(5000) / 4);
 }
 
+// The widths of relaxed and block passes (up to 10 and 16 micro-batches) time as exactly.
+TEST(SuffixTiming, TimingsOfUpToSixteenMicroBatchesAreTheSimulatedMakespan) {
+  std::mt19937 rng(20261205);
+  int wide = 0;  // pipelines beyond the relaxed passes' 10 micro-batches
+  for (int trial = 0; trial < random_trials(2000); ++trial) {
+    const PipelineShape shape = testing::random_pipeline(rng, detail::kBlockTimedMicroBatches);
+    const Seconds makespan = simulated_makespan(shape);
+    const Seconds timed =
+        detail::timed_makespan(all_suffix_timings(shape).front().data(), shape.micro_batches);
+    ASSERT_NEAR(timed, makespan, makespan * 1e-12)
+        << "trial " << trial << ": " << shape.stages.size() << " stages, " << shape.micro_batches
+        << " micro-batches, " << to_string(shape.schedule);
+    wide += shape.micro_batches > detail::kRelaxedTimedMicroBatches;
+  }
+  EXPECT_GT(wide, random_trials(2000) / 8);
+}
+
 TEST(SuffixTiming, OneStageOfOneMicroBatchIsItsForwardBackwardAndAllReduce) {
   std::vector<Seconds> after(timing_entries(1));
   detail::prepend_timing({1, 2, 0, 4}, 0, nullptr, 1, Schedule::OneFOneB, 1, after.data());

@@ -147,12 +147,14 @@ void compose(const StageTimes& stage, Seconds send, const Seconds* next, int mic
 
 void prepend_timing(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches,
                     Schedule schedule, int stages, Seconds* after) {
-  if (!relaxed_timeable(micro_batches, schedule))
+  if (!block_timeable(micro_batches, schedule))
     throw std::logic_error("prepend_timing: not a timed suffix");
   if (timing_width(micro_batches) == kTimedMicroBatches)
     compose<kTimedMicroBatches>(stage, send, next, micro_batches, schedule, stages, after);
-  else
+  else if (timing_width(micro_batches) == kRelaxedTimedMicroBatches)
     compose<kRelaxedTimedMicroBatches>(stage, send, next, micro_batches, schedule, stages, after);
+  else
+    compose<kBlockTimedMicroBatches>(stage, send, next, micro_batches, schedule, stages, after);
 }
 
 }  // namespace pe::detail

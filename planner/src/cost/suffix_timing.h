@@ -44,6 +44,13 @@ inline constexpr int kTimedMicroBatches = 5;
 // at timing_steps.
 inline constexpr int kRelaxedTimedMicroBatches = 2 * kTimedMicroBatches;
 
+// A timed block pass (DpQuery::timed with DpQuery::state_block) on a long chain tries about
+// (n / s)^2 stages where a relaxed timed pass tries n^2, so it can afford up to 16
+// micro-batches, (M + 1) M = 272 entries a suffix: NASNet-A large at GBS 32 on 2 x 8 GPUs,
+// one copy of 16 micro-batches of 2, whose untimed refining passes stopped at 63.7 ms (the
+// fastest plan 71.9 ms), is bound at 64.5 ms by them in 50 M steps (docs/timeline.md).
+inline constexpr int kBlockTimedMicroBatches = 16;
+
 /// The entries of a suffix's timing of M micro-batches: after[i * M + j] is A[i][j] (i < M)
 /// or Z[j] (i = M), -infinity where no path exists, each row in its latest form (entry j
 /// the largest of entries j .. M-1: arrivals come in order, so the map is the same).
@@ -57,9 +64,11 @@ constexpr bool timeable(int micro_batches, Schedule schedule) {
 }
 
 /// The micro-batches prepend_timing's times hold for M of them (each operation costs about
-/// as many): kTimedMicroBatches or kRelaxedTimedMicroBatches.
+/// as many): kTimedMicroBatches, kRelaxedTimedMicroBatches or kBlockTimedMicroBatches.
 constexpr int timing_width(int micro_batches) {
-  return micro_batches <= kTimedMicroBatches ? kTimedMicroBatches : kRelaxedTimedMicroBatches;
+  return micro_batches <= kTimedMicroBatches          ? kTimedMicroBatches
+         : micro_batches <= kRelaxedTimedMicroBatches ? kRelaxedTimedMicroBatches
+                                                      : kBlockTimedMicroBatches;
 }
 
 /// The steps prepend_timing counts as (DpQuery::step_limit) for M micro-batches: it runs 2M
@@ -79,10 +88,17 @@ constexpr bool relaxed_timeable(int micro_batches, Schedule schedule) {
          schedule != Schedule::Interleaved;
 }
 
+/// Whether suffixes of `micro_batches` under `schedule` can be timed in a block pass: 1 to
+/// kBlockTimedMicroBatches micro-batches, 1F1B or GPipe.
+constexpr bool block_timeable(int micro_batches, Schedule schedule) {
+  return micro_batches >= 1 && micro_batches <= kBlockTimedMicroBatches &&
+         schedule != Schedule::Interleaved;
+}
+
 /// Writes to `after` (timing_entries(M) of them) the timing of stage b (its times; `send`
 /// the transfer to the next stage, 0 when it is the last) in front of the suffix timed by
 /// `next` (null for the last stage), with `stages` the stages from b to the end (1F1B runs
-/// min(M, stages) forwards before its first backward). Needs relaxed_timeable(micro_batches,
+/// min(M, stages) forwards before its first backward). Needs block_timeable(micro_batches,
 /// schedule).
 void prepend_timing(const StageTimes& stage, Seconds send, const Seconds* next, int micro_batches,
                     Schedule schedule, int stages, Seconds* after);

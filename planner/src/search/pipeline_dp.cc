@@ -549,8 +549,9 @@ class Dp {
                       cost.cluster().network.intra != cost.cluster().network.inter_p2p),
         largest_machine_(cost.largest_machine()),
         timed_(q.timed && !q.greedy && c_ == 1 && period_ == 0 &&
-               (q.relaxed ? relaxed_timeable(q.micro_batches, q.schedule)
-                          : timeable(q.micro_batches, q.schedule))),
+               (!q.relaxed ? timeable(q.micro_batches, q.schedule)
+                : b_ > 1   ? block_timeable(q.micro_batches, q.schedule)
+                           : relaxed_timeable(q.micro_batches, q.schedule))),
         bound_(q.bound * (1 + kSlack)) {
     main_.limit = q.step_limit;
     blank_.m = timed_ ? q.micro_batches : 0;
@@ -1270,7 +1271,7 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index, co
   e.staged = any_count ? 0 : e.k();
   e.sited = e.head && compact_cuts_;
   if (timed_) {
-    std::array<Seconds, timing_entries(kRelaxedTimedMicroBatches)>
+    std::array<Seconds, timing_entries(kBlockTimedMicroBatches)>
         timing;  // `after` and `to` may be one
     prepend_timing(s.times, send, next ? after.of(*next) : nullptr, q_.micro_batches, q_.schedule,
                    e.k(), timing.data());

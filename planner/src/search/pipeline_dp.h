@@ -201,7 +201,8 @@ struct DpQuery {
   int enumerate_plans = 0;
   /// A timed pass (granule and class 1, not greedy or free-width; an exact pass of at
   /// most kTimedMicroBatches micro-batches, a relaxed one of at most kRelaxedTimedMicroBatches,
-  /// 1F1B or GPipe; elsewhere ignored): each suffix also
+  /// a block pass of at most kBlockTimedMicroBatches, 1F1B or GPipe; elsewhere ignored): each
+  /// suffix also
   /// carries its simulated times (cost/suffix_timing.h), entries are compared by those
   /// alone, and plans are ranked by their simulated makespan (DpPlan::lower_bound). Its
   /// least bound is then the fastest simulated plan of the shape within `bound`, where the

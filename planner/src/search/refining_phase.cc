@@ -229,17 +229,23 @@ void Search::refine_timed() {
         least = i;
     if (least == open_.size() || refine_left_ == 0) return;
     OpenShape& s = open_[least];
-    // Held, or pending its closing passes: its own bound is not the certificate's.
-    if (s.holder >= 0 || s.closing >= 0 || s.unrelaxed || s.timed_done ||
-        !relaxed_timeable(s.on.shape.micro_batches, s.on.shape.schedule))
-      return;
-    if (!s.timed_blocked) {  // its timed block passes first, then the least shape again
+    // Its timed block passes, where its chain is long enough, come first, then the least
+    // shape again; then its relaxed timed passes, where it has a relaxed pass and few enough
+    // micro-batches. Held, or pending its closing passes: its own bound is not the
+    // certificate's.
+    const bool blocks = !s.timed_blocked && s.on.cost->chain() &&
+                        s.on.cost->states() >= static_cast<std::size_t>(kBlockPassStates) &&
+                        block_timeable(s.on.shape.micro_batches, s.on.shape.schedule);
+    const bool relaxed =
+        !s.unrelaxed && relaxed_timeable(s.on.shape.micro_batches, s.on.shape.schedule);
+    if (s.holder >= 0 || s.closing >= 0 || s.timed_done || !(blocks || relaxed)) return;
+    if (blocks) {
       s.timed_blocked = true;
-      const PassBound blocks =
+      const PassBound timed =
           block_bound(*s.on.cost, s.on.shape, target, refine_left_, options_.max_stage_width,
                       kBlockPassStates, true, kFirstBuckets);
-      refine_left_ -= std::min(refine_left_, blocks.steps);
-      if (blocks.finished) s.bound = std::max(s.bound, std::min(blocks.least_bound, target));
+      refine_left_ -= std::min(refine_left_, timed.steps);
+      if (timed.finished) s.bound = std::max(s.bound, std::min(timed.least_bound, target));
       continue;
     }
     const int buckets = buckets_after(s.timed_passes);

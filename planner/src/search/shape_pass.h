@@ -106,8 +106,9 @@ PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& sh
 /// more, and the next, at about 4 times the last one's steps, fits what is left. Each bounds
 /// every plan of the shape (looser than the relaxed pass by about a block's work at each
 /// cut), so the greatest does; they look at where devices sit. With `buckets`, refining
-/// passes (DpQuery::buckets); with `timed` too, where relaxed_timeable, timed ones
-/// (refined_bound's): each then bounds the simulated time of every plan of the shape.
+/// passes (DpQuery::buckets); with `timed` too, where block_timeable (up to 16 micro-batches),
+/// timed ones (refined_bound's): each then bounds the simulated time of every plan of the
+/// shape.
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width, int least_states, bool timed = false,
                       int buckets = 0);

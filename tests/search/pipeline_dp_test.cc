@@ -530,10 +530,11 @@ TEST(PipelineDp, TimedBlockPassNeverAboveTheFastestSimulatedPlan) {
   };
   each_varied_shape(20261204, random_trials(40), fastest_by_shape, check);
   EXPECT_GT(shapes, random_trials(1000));
-  EXPECT_GT(beyond_relaxed, 0);
-  // About 3 % of them (43 of 1,548; none among the tenth drawn under the sanitizers).
+  // About 3 % of them (43 of 1,548; none among the tenth drawn under the sanitizers), and
+  // 12 shapes of 11 to 16 micro-batches, beyond what relaxed passes time (none in that tenth).
   if (!trials_reduced()) {
     EXPECT_GT(above_untimed, shapes / 50);
+    EXPECT_GE(beyond_relaxed, 10);
   }
   EXPECT_GT(close, shapes / 3);
 }

@@ -56,11 +56,16 @@ inline constexpr int kBlockTimedMicroBatches = 16;
 /// the largest of entries j .. M-1: arrivals come in order, so the map is the same).
 constexpr int timing_entries(int micro_batches) { return (micro_batches + 1) * micro_batches; }
 
+/// Whether suffixes of `micro_batches` under `schedule` can be timed with at most `most`
+/// micro-batches: 1 to `most`, 1F1B or GPipe.
+constexpr bool timeable_within(int most, int micro_batches, Schedule schedule) {
+  return micro_batches >= 1 && micro_batches <= most && schedule != Schedule::Interleaved;
+}
+
 /// Whether suffixes of `micro_batches` under `schedule` can be timed: 1 to kTimedMicroBatches
 /// micro-batches, 1F1B or GPipe.
 constexpr bool timeable(int micro_batches, Schedule schedule) {
-  return micro_batches >= 1 && micro_batches <= kTimedMicroBatches &&
-         schedule != Schedule::Interleaved;
+  return timeable_within(kTimedMicroBatches, micro_batches, schedule);
 }
 
 /// The micro-batches prepend_timing's times hold for M of them (each operation costs about
@@ -84,15 +89,13 @@ constexpr std::uint64_t timing_steps(int micro_batches) {
 /// Whether suffixes of `micro_batches` under `schedule` can be timed in a relaxed pass: 1 to
 /// kRelaxedTimedMicroBatches micro-batches, 1F1B or GPipe.
 constexpr bool relaxed_timeable(int micro_batches, Schedule schedule) {
-  return micro_batches >= 1 && micro_batches <= kRelaxedTimedMicroBatches &&
-         schedule != Schedule::Interleaved;
+  return timeable_within(kRelaxedTimedMicroBatches, micro_batches, schedule);
 }
 
 /// Whether suffixes of `micro_batches` under `schedule` can be timed in a block pass: 1 to
 /// kBlockTimedMicroBatches micro-batches, 1F1B or GPipe.
 constexpr bool block_timeable(int micro_batches, Schedule schedule) {
-  return micro_batches >= 1 && micro_batches <= kBlockTimedMicroBatches &&
-         schedule != Schedule::Interleaved;
+  return timeable_within(kBlockTimedMicroBatches, micro_batches, schedule);
 }
 
 /// Writes to `after` (timing_entries(M) of them) the timing of stage b (its times; `send`

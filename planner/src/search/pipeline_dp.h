@@ -202,9 +202,8 @@ struct DpQuery {
   /// A timed pass (granule and class 1, not greedy or free-width; an exact pass of at
   /// most kTimedMicroBatches micro-batches, a relaxed one of at most kRelaxedTimedMicroBatches,
   /// a block pass of at most kBlockTimedMicroBatches, 1F1B or GPipe; elsewhere ignored): each
-  /// suffix also
-  /// carries its simulated times (cost/suffix_timing.h), entries are compared by those
-  /// alone, and plans are ranked by their simulated makespan (DpPlan::lower_bound). Its
+  /// suffix also carries its simulated times (cost/suffix_timing.h), entries are compared by
+  /// those alone, and plans are ranked by their simulated makespan (DpPlan::lower_bound). Its
   /// least bound is then the fastest simulated plan of the shape within `bound`, where the
   /// path bound's least may lie below it: on simplified GNMT-32's shape of 2 micro-batches of
   /// 64 at GBS 128 on 16 single-GPU machines, with the best plan as its bound, it settles the

@@ -231,24 +231,23 @@ void Search::refine_timed() {
         least = i;
     if (least == open_.size() || refine_left_ == 0) return;
     OpenShape& s = open_[least];
-    // Its timed block passes, where its chain is long enough, come first, then the least
-    // shape again; then its relaxed timed passes, where it has a relaxed pass and few enough
-    // micro-batches. Beyond those (more micro-batches, or its relaxed pass ran out), timed
-    // block passes only under 1F1B: for GPipe the path bound is the simulated time, which
-    // its untimed passes bound already (16 single-GPU machines at GBS 32: two copies of 16
-    // micro-batches, 86 M steps for nothing). Held, or pending its closing passes: its own
-    // bound is not the certificate's.
+    // Its timed block passes come first (on a chain of kBlockPassStates states or more:
+    // block_bound), then the least shape again; then its relaxed timed passes, where it has a
+    // relaxed pass and few enough micro-batches. Beyond those (more micro-batches, or its
+    // relaxed pass ran out), timed block passes only under 1F1B: for GPipe the path bound is
+    // the simulated time, which its untimed passes bound already (16 single-GPU machines at
+    // GBS 32: two copies of 16 micro-batches, 86 M steps for nothing). Held, or pending its
+    // closing passes: its own bound is not the certificate's.
     const PipelineShapeChoice& shape = s.on.shape;
     const bool relaxed = !s.unrelaxed && relaxed_timeable(shape.micro_batches, shape.schedule);
-    const bool blocks = !s.timed_blocked && s.on.cost->chain() &&
-                        s.on.cost->states() >= static_cast<std::size_t>(kBlockPassStates) &&
-                        (relaxed || (shape.schedule == Schedule::OneFOneB &&
-                                     block_timeable(shape.micro_batches, shape.schedule)));
+    const bool blocks =
+        !s.timed_blocked && (relaxed || (shape.schedule == Schedule::OneFOneB &&
+                                         block_timeable(shape.micro_batches, shape.schedule)));
     if (s.holder >= 0 || s.closing >= 0 || s.timed_done || !(blocks || relaxed)) return;
     if (blocks) {
       s.timed_blocked = true;
       const PassBound timed =
-          block_bound(*s.on.cost, s.on.shape, target, refine_left_, options_.max_stage_width,
+          block_bound(*s.on.cost, shape, target, refine_left_, options_.max_stage_width,
                       kBlockPassStates, true, kFirstBuckets);
       refine_left_ -= std::min(refine_left_, timed.steps);
       if (timed.finished) s.bound = std::max(s.bound, std::min(timed.least_bound, target));

@@ -904,6 +904,40 @@ TEST(PipelineDp, APassStopsExactlyAtItsStepLimit) {
   EXPECT_GT(tried, random_trials(20)) << tried;
 }
 
+// A stage of micro-batches of one sample has one device (max_stage_width), so one copy of a
+// chain of at most 8 states can reach no further than its first machine (a one-stage plan,
+// which may be wider, kept to it too): on 8 machines of 8 GPUs an exact pass finds the same
+// least bound and plans as on that machine alone, for no more steps than its empty cells add
+// (Dp::reachable: the cells beyond are not filled).
+TEST(PipelineDp, CellsNoPlanReachesAreNotFilled) {
+  std::mt19937 rng(20261204);
+  for (int trial = 0; trial < random_trials(40); ++trial) {
+    testing::Instance in = testing::random_instance(rng, 8, 8);
+    const Network network = in.cluster.network;
+    auto on = [&](const std::vector<int>& ends) {
+      Cluster cluster = cluster_from_machine_ends(ends);
+      cluster.network = network;
+      cluster.device_memory = in.cluster.device_memory;
+      return detail::CostModel(in.model, cluster, in.settings);
+    };
+    const detail::CostModel machine = on({8});
+    const detail::CostModel cluster = on({8, 16, 24, 32, 40, 48, 56, 64});
+    detail::DpQuery query{1, 8, 1, 4, trial % 2 ? Schedule::OneFOneB : Schedule::GPipe};
+    query.max_stage_width = 8;  // a one-stage plan too, which may be wider
+    const detail::DpResult narrow = detail::best_pipeline(machine, query);
+    query.replica_width = 64;
+    const detail::DpResult wide = detail::best_pipeline(cluster, query);
+    ASSERT_FALSE(narrow.stopped || wide.stopped);
+    EXPECT_EQ(wide.least_bound, narrow.least_bound) << "trial " << trial;
+    ASSERT_EQ(wide.plans.size(), narrow.plans.size()) << "trial " << trial;
+    for (std::size_t i = 0; i < wide.plans.size(); ++i)
+      EXPECT_EQ(wide.plans[i].lower_bound, narrow.plans[i].lower_bound) << "trial " << trial;
+    // The wider copy's only extra steps are its empty cells (8 times as many offsets a row).
+    const std::uint64_t cells = static_cast<std::uint64_t>(in.model.states.size()) * 65;
+    EXPECT_LE(wide.steps, narrow.steps + cells) << "trial " << trial;
+  }
+}
+
 // The cells of a row are filled in parallel where rows are large (Dp::fill_row), with the steps
 // counted as if one after another: on VGG-19 over 3 machines of 8 GPUs (one copy, 8
 // micro-batches of 8: rows of about a million steps), exact and relaxed passes give the same

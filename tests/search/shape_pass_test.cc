@@ -30,9 +30,10 @@ detail::CostModel profile_on(const std::string& name, int machines) {
 detail::CostModel bert_48_on(int machines) { return profile_on("bert_48", machines); }
 
 // The best plan of BERT-48 at GBS 512 on 1,024 GPUs takes 0.832 s; no plan of one copy of 32
-// micro-batches of 16 makes 0.8 s. Without the screen, the relaxed pass runs out (with 2 M
-// steps, about the search's share there) and the class passes after it settle the shape;
-// the screen does alone, in a tenth of the steps or less.
+// micro-batches of 16 makes 0.8 s. Without the screen, the relaxed pass settles the shape in
+// about 1 M steps (it ran out of 2 M, about the search's share there, and the class passes
+// after it settled the shape, until its cells that no plan reaches went unfilled); the
+// screen does alone, in a tenth of the steps or less.
 TEST(ShapePass, ScreenSettlesAWideShapeForAFractionOfARelaxedPass) {
   const detail::CostModel cost = bert_48_on(128);
   const detail::PipelineShapeChoice shape{1, 16, 32, Schedule::OneFOneB};
@@ -46,7 +47,6 @@ TEST(ShapePass, ScreenSettlesAWideShapeForAFractionOfARelaxedPass) {
   EXPECT_TRUE(screened.settled);
   EXPECT_DOUBLE_EQ(screened.lower_bound, plain.lower_bound);
   EXPECT_GE(screened.anywhere, plain.anywhere);
-  EXPECT_GT(plain.steps, effort);
   EXPECT_LT(10 * screened.steps, plain.steps);
 }
 

@@ -472,5 +472,41 @@ TEST(PathBound, AnEarlierLinkDelaysALaterStagesOperationsAndAllReduce) {
   EXPECT_NEAR(detail::path_lower_bound(shape, {.forwards = false}), 14.8, 1e-12);
 }
 
+// stage_terms, which the search uses to drop a stage before building its suffix, is never
+// above the worst term of the suffix prepend_stage builds, nor, with the stage's all-reduce,
+// its all-reduce term; with every set of terms (each off leaves fields at 0). The check is
+// not vacuous: the terms are positive on most stages.
+TEST(PathBound, AStagesOwnTermsNeverExceedItsSuffixTerms) {
+  std::mt19937 rng(20261204);
+  const detail::BoundTerms each[] = {{},
+                                     {.windows = false},
+                                     {.paced = false},
+                                     {.windows = false, .paced = false},
+                                     {.last_pairs = false, .arrivals = false}};
+  int positive = 0;
+  const int trials = random_trials(5000);
+  for (int trial = 0; trial < trials; ++trial) {
+    const PipelineShape shape = random_shape(rng);
+    const int stages = static_cast<int>(shape.stages.size());
+    for (const detail::BoundTerms& terms : each) {
+      detail::SuffixBound suffix;
+      for (int b = stages - 1; b >= 0; --b) {
+        const StageTimes& t = shape.stages[b];
+        const Seconds send = b + 1 < stages ? t.send : 0;
+        const detail::SuffixBound* next = b + 1 < stages ? &suffix : nullptr;
+        const detail::SuffixBound built =
+            detail::prepend_stage(t, send, next, shape.micro_batches, shape.schedule, terms);
+        const Seconds own = detail::stage_terms(t, send, built.stages, built.round_trip,
+                                                shape.micro_batches, shape.schedule);
+        ASSERT_LE(own, built.worst) << "trial " << trial << ", stage " << b;
+        ASSERT_LE(own + t.allreduce, built.exposed) << "trial " << trial << ", stage " << b;
+        if (own > 0) ++positive;
+        suffix = built;
+      }
+    }
+  }
+  EXPECT_GT(positive, trials);
+}
+
 }  // namespace
 }  // namespace pe

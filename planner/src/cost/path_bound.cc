@@ -340,6 +340,19 @@ Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
 
 }  // namespace
 
+// The same expressions as stage_paths: each is one of the values it takes the largest of.
+Seconds stage_terms(const StageTimes& t, Seconds send, int stages, Seconds round_trip,
+                    int micro_batches, Schedule schedule) {
+  const double m = micro_batches;
+  const Seconds f = t.forward, g = t.backward;
+  const int warmup = schedule == Schedule::GPipe ? micro_batches : std::min(micro_batches, stages);
+  const Seconds q = (m - 1) * f + (m - warmup) * g;
+  Seconds terms = std::max({q, m * (f + g) - round_trip, (m - 1) * g});  // Q, B, G
+  if (schedule == Schedule::GPipe) return terms;
+  // A (late is never negative) and L (nor is the next stage's lateness).
+  return std::max({terms, (m - 1) * g + (m - warmup) * f, (m - 1) * send});
+}
+
 SuffixBound prepend_stage(const StageTimes& t, Seconds send, const SuffixBound* next,
                           int micro_batches, Schedule schedule, const BoundTerms& terms) {
   const bool windows = terms.windows, paced = terms.paced, last_pairs = terms.last_pairs;

@@ -220,6 +220,13 @@ struct BoundTerms {
 SuffixBound prepend_stage(const StageTimes& stage, Seconds send, const SuffixBound* next,
                           int micro_batches, Schedule schedule, const BoundTerms& terms = {});
 
+/// The terms of stage b alone that prepend_stage takes into `worst` whatever the suffix
+/// behind it (Q, B, G; 1F1B: A, L), for a stage with `stages` stages from it to the end
+/// (capped at M) and the suffix's `round_trip` from it: never above the `worst` of any
+/// suffix it builds, so a search can drop a stage before building its suffix.
+Seconds stage_terms(const StageTimes& stage, Seconds send, int stages, Seconds round_trip,
+                    int micro_batches, Schedule schedule);
+
 /// fill_drain + max(worst, exposed): a lower bound on the simulated makespan of a pipeline
 /// whose suffix of stage 0 this is.
 inline Seconds bound_of(const SuffixBound& s) {

@@ -115,6 +115,7 @@ std::vector<PointResult> sweep_with_progress(const Planner& planner,
     });
   }
   if (progress && shown >= 0) *progress << "\r\033[K" << std::flush;
+  planner.share_plans(results);
   return results;
 }
 

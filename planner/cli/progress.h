@@ -29,7 +29,8 @@ std::string progress_line(const SweepProgress& progress);
 /// yet started are skipped (global_batch 0, no plans); points in progress finish. With
 /// `progress` not null, a progress_line is written there after a point finishes (at most
 /// every 0.1 s, and for the last one) and every 0.5 s in between, so that the time moves
-/// while slow points run; the line is erased at the end.
+/// while slow points run; the line is erased at the end. Then the points share their plans
+/// (Planner::share_plans), as Planner::sweep's do.
 std::vector<PointResult> sweep_with_progress(const Planner& planner,
                                              const std::vector<int>& batches,
                                              const std::atomic<bool>* cancel,

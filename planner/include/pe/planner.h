@@ -126,9 +126,17 @@ class Planner {
   /// one device, when the search finishes (within the simplicity margin of README's
   /// "Exactness and gaps": the simplest plan within 0.1% of the fastest is reported).
   PointResult plan(int global_batch) const;
-  /// plan() for every batch size, in parallel; results in the order given.
+  /// plan() for every batch size, in parallel, then share_plans(); results in the order given.
   std::vector<PointResult> sweep(const std::vector<int>& global_batches,
                                  const SweepControl& control = {}) const;
+  /// What sweep() does once every point is planned: each point whose search stopped short
+  /// also tries the best plans of the other points, with the micro-batches of its own batch
+  /// size (the same copies, stages, devices and micro-batch size), and reports the fastest
+  /// where it beats its own plan by more than the simplicity margin (README, "Sweeps share their
+  /// plans"). Its lower bound stays, so its gap only shrinks. For callers that plan() the points
+  /// themselves (the command line does, to show progress); points with global_batch 0 or
+  /// without a plan take no part. Deterministic for any thread count.
+  void share_plans(std::vector<PointResult>& points) const;
   /// The cost of a hand-written plan at `global_batch` under the same model as the search's
   /// plans (see PlanLayout for how it is placed and split). A plan that does not fit memory
   /// is an answer (LayoutCost::fits false, with the numbers); UsageError, naming the stage,

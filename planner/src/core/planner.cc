@@ -14,6 +14,7 @@
 #include "search/hybrid_search.h"
 #include "search/pipeline_shapes.h"
 #include "search/runners_up.h"
+#include "search/sweep_plans.h"
 
 namespace pe {
 namespace {
@@ -197,7 +198,13 @@ std::vector<PointResult> Planner::sweep(const std::vector<int>& global_batches,
     std::lock_guard<std::mutex> lock(progress_mutex);
     control.progress(++done, global_batches.size());
   });
+  share_plans(results);
   return results;
+}
+
+void Planner::share_plans(std::vector<PointResult>& points) const {
+  const detail::CostModel cost(model_, cluster_, settings_);
+  detail::share_sweep_plans(model_, cost, settings_, options_, points);
 }
 
 }  // namespace pe

@@ -4,8 +4,11 @@
 #include <optional>
 #include <utility>
 
+#include "cost/evaluate.h"
 #include "cost/pipeline_spec.h"
+#include "pe/timeline.h"
 #include "search/candidate_pool.h"
+#include "search/pipeline_shapes.h"
 #include "search/polish.h"
 
 namespace pe::detail {
@@ -47,6 +50,15 @@ PipelineSpec spec_of(const Plan& plan, int copy) {
   return spec;
 }
 
+// The width of `plan`'s copies on the cluster of `cost`: copy k's devices of a stage follow
+// copy k - 1's (PlanStage::devices); one copy counts the whole cluster.
+int copy_width(const CostModel& cost, const Plan& plan) {
+  const PlanStage& first = plan.stages.front();
+  return plan.pipeline_replicas > 1
+             ? first.devices[static_cast<std::size_t>(first.width)] - first.devices.front()
+             : cost.cluster().device_count();
+}
+
 }  // namespace
 
 std::int64_t final_pairs(std::uint64_t effort) {
@@ -61,12 +73,8 @@ FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Pl
                       std::int64_t budget) {
   FinalPlan answer{plan, std::min(fastest, plan.iteration_time)};
   if (plan.chunks > 1 || plan.stages.empty() || plan.stages.front().devices.empty()) return answer;
-  const PlanStage& first = plan.stages.front();
   const int replicas = plan.pipeline_replicas;
-  // Copy k's devices of a stage follow copy k - 1's (PlanStage::devices).
-  const int copy =
-      replicas > 1 ? first.devices[static_cast<std::size_t>(first.width)] - first.devices.front()
-                   : cost.cluster().device_count();
+  const int copy = copy_width(cost, plan);
   const std::optional<Cluster> on = cluster_of(cost.cluster(), replicas, copy);
   const bool whole = on && on->device_count() == cost.cluster().device_count();
   if (!on || (!whole && !part)) return answer;
@@ -90,6 +98,42 @@ FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Pl
           simplify(model, spec, global_batch, answer.fastest, kSimpler, width_limit, pairs))
     answer.plan = simpler->plan;
   return answer;
+}
+
+}  // namespace pe::detail
+
+namespace pe::detail {
+
+std::optional<Plan> rescaled_plan(const CostModel& cost, const PartCostModel& part,
+                                  const Plan& plan, int global_batch,
+                                  const SearchOptions& options) {
+  const int replicas = plan.pipeline_replicas, micro_batch = plan.micro_batch_size;
+  if (plan.chunks > 1 || plan.stages.size() < 2 || plan.stages.front().devices.empty() ||
+      global_batch % (replicas * micro_batch) != 0)
+    return std::nullopt;
+  const int copy = copy_width(cost, plan);
+  const std::optional<Cluster> on = cluster_of(cost.cluster(), replicas, copy);
+  if (!on) return std::nullopt;
+  const bool whole = on->device_count() == cost.cluster().device_count();
+  if (!whole && !part) return std::nullopt;
+  // A shape the search takes at `global_batch` on those devices: its bound covers the plan.
+  const PipelineShapeChoice shape{replicas, micro_batch, global_batch / (replicas * micro_batch),
+                                  plan.schedule};
+  const std::vector<PipelineShapeChoice> shapes =
+      pipeline_shapes(global_batch, on->device_count(), cost.settings().min_micro_batch,
+                      options.schedules, options.max_pipeline_copies);
+  if (std::none_of(shapes.begin(), shapes.end(),
+                   [&](const PipelineShapeChoice& s) { return same_shape(s, shape); }))
+    return std::nullopt;
+  const std::optional<CostModel> own = whole ? std::nullopt : std::optional<CostModel>(part(*on));
+  PipelineSpec spec = spec_of(plan, copy);
+  spec.micro_batches = shape.micro_batches;
+  if (static_cast<double>(spec.stages.size()) * spec.micro_batches > kMaxSimulatedPairs)
+    return std::nullopt;
+  Evaluation ev = evaluate(own ? *own : cost, spec, global_batch);
+  if (!ev.fits) return std::nullopt;
+  set_simulated(ev.plan, simulated_makespan(ev.plan.shape()));
+  return std::move(ev.plan);
 }
 
 }  // namespace pe::detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "cost/cost_model.h"
 #include "pe/plan.h"
@@ -45,5 +46,16 @@ FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Pl
 /// effort, the never-worse suite's sweeps at 20,000 steps a point took up to 5 times as long
 /// (GNMT-32 on 2 x 8 GPUs: 2.2 -> 12.1 s).
 std::int64_t final_pairs(std::uint64_t effort);
+
+/// `plan`, the plan of another batch size, at `global_batch`: the same copies, stages,
+/// devices, micro-batch size and schedule, with global_batch / (copies x micro-batch size)
+/// micro-batches, costed and simulated on the cluster of `cost` or on the part of it that
+/// holds its copies (`part`, as finish_plan places it). Empty where that is no plan of the
+/// search space at `global_batch`: the micro-batches are not whole, the search takes no such
+/// shape there (pipeline_shapes, under `options` and the minimum micro-batch), the plan is
+/// interleaved or of one stage (gradient accumulation: the search's own seeds), it does not
+/// fit memory, or it has more pairs than the search simulates (kMaxSimulatedPairs).
+std::optional<Plan> rescaled_plan(const CostModel& cost, const PartCostModel& part,
+                                  const Plan& plan, int global_batch, const SearchOptions& options);
 
 }  // namespace pe::detail

@@ -80,7 +80,9 @@ void bind_planner(py::module_& m) {
           "plan", [](const BoundPlanner& p, int gbs) { return std::move(sweep(p, {gbs}).front()); },
           py::arg("gbs"), "Baselines and best plans of one global batch size")
       .def("sweep", &sweep, py::arg("batch_sizes"),
-           "plan() for every batch size (a list), in parallel; results in the order given")
+           "plan() for every batch size (a list), in parallel, then the points that stopped short "
+           "try each other's plans (README, \"Sweeps share their plans\"); results in the order "
+           "given")
       .def(
           "sweep",
           [](const BoundPlanner& p, const std::string& text) {

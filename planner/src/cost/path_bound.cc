@@ -132,8 +132,10 @@ StagePaths stage_paths(const StageTimes& t, Seconds send, const SuffixBound* nex
   const int k = s.stages;
   const int warmup = schedule == Schedule::GPipe ? micro_batches : std::min(micro_batches, k);
   StagePaths p;
-  p.forward = (m - 1) * f + (m - warmup) * g;                                   // Q
-  p.backward = std::max({p.forward, m * (f + g) - s.round_trip, (m - 1) * g});  // Q, B, G
+  p.forward = (m - 1) * f + (m - warmup) * g;  // Q
+  // Q, B, G (1F1B: A and L too, which the terms below reach anyway): what the search checks
+  // before it builds the suffix, the same numbers.
+  p.backward = stage_terms(t, send, k, s.round_trip, micro_batches, schedule);
   // T (GPipe: every stage runs its M forwards first, so the last one's round trip to the
   // end comes back before micro-batch 0's backward)
   if (schedule == Schedule::GPipe) {
@@ -340,7 +342,6 @@ Seconds other_terms(const StageTimes& t, Seconds send, const SuffixBound* next,
 
 }  // namespace
 
-// The same expressions as stage_paths: each is one of the values it takes the largest of.
 Seconds stage_terms(const StageTimes& t, Seconds send, int stages, Seconds round_trip,
                     int micro_batches, Schedule schedule) {
   const double m = micro_batches;

@@ -50,13 +50,31 @@ PipelineSpec spec_of(const Plan& plan, int copy) {
   return spec;
 }
 
-// The width of `plan`'s copies on the cluster of `cost`: copy k's devices of a stage follow
-// copy k - 1's (PlanStage::devices); one copy counts the whole cluster.
-int copy_width(const CostModel& cost, const Plan& plan) {
+// Where `plan`, laid out by a search on the cluster of a cost model or on one of its parts,
+// sits: its copies' width (copy k's devices of a stage follow copy k - 1's,
+// PlanStage::devices; one copy counts the whole cluster) and the cluster they fill
+// (cluster_of), which is `whole` or a part whose cost model `part` makes.
+struct Placement {
+  int copy = 0;
+  Cluster on;
+  bool whole = true;
+};
+// Empty where the local searches cannot rebuild the plan's layout: interleaved plans, copies
+// that match no part of the cluster, or a part with no `part` to cost it.
+std::optional<Placement> placement(const CostModel& cost, const PartCostModel& part,
+                                   const Plan& plan) {
+  if (plan.chunks > 1 || plan.stages.empty() || plan.stages.front().devices.empty())
+    return std::nullopt;
   const PlanStage& first = plan.stages.front();
-  return plan.pipeline_replicas > 1
-             ? first.devices[static_cast<std::size_t>(first.width)] - first.devices.front()
-             : cost.cluster().device_count();
+  const int copy =
+      plan.pipeline_replicas > 1
+          ? first.devices[static_cast<std::size_t>(first.width)] - first.devices.front()
+          : cost.cluster().device_count();
+  std::optional<Cluster> on = cluster_of(cost.cluster(), plan.pipeline_replicas, copy);
+  if (!on) return std::nullopt;
+  const bool whole = on->device_count() == cost.cluster().device_count();
+  if (!whole && !part) return std::nullopt;
+  return Placement{copy, std::move(*on), whole};
 }
 
 }  // namespace
@@ -72,15 +90,12 @@ FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Pl
                       int global_batch, Seconds fastest, bool exact, int width_limit,
                       std::int64_t budget) {
   FinalPlan answer{plan, std::min(fastest, plan.iteration_time)};
-  if (plan.chunks > 1 || plan.stages.empty() || plan.stages.front().devices.empty()) return answer;
-  const int replicas = plan.pipeline_replicas;
-  const int copy = copy_width(cost, plan);
-  const std::optional<Cluster> on = cluster_of(cost.cluster(), replicas, copy);
-  const bool whole = on && on->device_count() == cost.cluster().device_count();
-  if (!on || (!whole && !part)) return answer;
-  const std::optional<CostModel> own = whole ? std::nullopt : std::optional<CostModel>(part(*on));
+  const std::optional<Placement> at = placement(cost, part, plan);
+  if (!at) return answer;
+  const std::optional<CostModel> own =
+      at->whole ? std::nullopt : std::optional<CostModel>(part(at->on));
   const CostModel& model = own ? *own : cost;
-  PipelineSpec spec = spec_of(plan, copy);
+  PipelineSpec spec = spec_of(plan, at->copy);
   std::int64_t pairs = budget;
   if (!exact)
     if (const std::optional<CostedPlan> faster =
@@ -100,33 +115,25 @@ FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Pl
   return answer;
 }
 
-}  // namespace pe::detail
-
-namespace pe::detail {
-
 std::optional<Plan> rescaled_plan(const CostModel& cost, const PartCostModel& part,
                                   const Plan& plan, int global_batch,
                                   const SearchOptions& options) {
   const int replicas = plan.pipeline_replicas, micro_batch = plan.micro_batch_size;
-  if (plan.chunks > 1 || plan.stages.size() < 2 || plan.stages.front().devices.empty() ||
-      global_batch % (replicas * micro_batch) != 0)
-    return std::nullopt;
-  const int copy = copy_width(cost, plan);
-  const std::optional<Cluster> on = cluster_of(cost.cluster(), replicas, copy);
-  if (!on) return std::nullopt;
-  const bool whole = on->device_count() == cost.cluster().device_count();
-  if (!whole && !part) return std::nullopt;
+  if (plan.stages.size() < 2 || global_batch % (replicas * micro_batch) != 0) return std::nullopt;
+  const std::optional<Placement> at = placement(cost, part, plan);
+  if (!at) return std::nullopt;
   // A shape the search takes at `global_batch` on those devices: its bound covers the plan.
   const PipelineShapeChoice shape{replicas, micro_batch, global_batch / (replicas * micro_batch),
                                   plan.schedule};
   const std::vector<PipelineShapeChoice> shapes =
-      pipeline_shapes(global_batch, on->device_count(), cost.settings().min_micro_batch,
+      pipeline_shapes(global_batch, at->on.device_count(), cost.settings().min_micro_batch,
                       options.schedules, options.max_pipeline_copies);
   if (std::none_of(shapes.begin(), shapes.end(),
                    [&](const PipelineShapeChoice& s) { return same_shape(s, shape); }))
     return std::nullopt;
-  const std::optional<CostModel> own = whole ? std::nullopt : std::optional<CostModel>(part(*on));
-  PipelineSpec spec = spec_of(plan, copy);
+  const std::optional<CostModel> own =
+      at->whole ? std::nullopt : std::optional<CostModel>(part(at->on));
+  PipelineSpec spec = spec_of(plan, at->copy);
   spec.micro_batches = shape.micro_batches;
   if (static_cast<double>(spec.stages.size()) * spec.micro_batches > kMaxSimulatedPairs)
     return std::nullopt;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 
@@ -19,6 +21,7 @@
 #include "search/random_instances.h"
 #include "search/shape_pass.h"
 #include "search/spine_search.h"
+#include "search/transfer_fill.h"
 
 namespace pe {
 namespace {
@@ -115,6 +118,42 @@ TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
   EXPECT_GT(branching, random_trials(30));
   EXPECT_GT(shapes, random_trials(100));
   EXPECT_GT(raised, shapes / 10);
+}
+
+// The transfer fill's check (search/transfer_fill.h) at the least path bound of a shape's plans
+// of two stages or more never says Impossible on a graph, whose stages' times need not grow
+// with their states (it stops a stage only past the least a longer one may take), and below
+// that bound it sometimes does.
+TEST(CutSearch, TransferFillNeverRulesOutATimeAPipelineMakesOnRandomDags) {
+  std::mt19937 rng(23);
+  int shapes = 0, branching = 0, ruled_out = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    const int devices = trial % 2 ? 4 : 3;
+    const testing::Instance in = dag_instance(rng, devices, 3 + trial % 4);
+    branching += !in.model.chain();
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const auto pipelines = testing::least_by_shape(cost, in.global_batch, [](const Plan& plan) {
+      return plan.stages.size() > 1 ? plan.lower_bound : std::numeric_limits<Seconds>::infinity();
+    });
+    for (const auto& [key, bound] : pipelines) {
+      if (bound == std::numeric_limits<Seconds>::infinity()) continue;
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
+      const int width = devices / replicas;
+      auto check = [&](Seconds time) {
+        std::uint64_t steps = 0;
+        return detail::transfer_fill_check(cost, shape, width, width, time,
+                                           std::numeric_limits<std::uint64_t>::max(), steps);
+      };
+      EXPECT_EQ(check(bound * (1 + 1e-9)), detail::FillCheck::Possible) << "trial " << trial;
+      ++shapes;
+      const Seconds floor = detail::shape_floor(cost, shape, width).own;
+      ruled_out += floor < bound && check((floor + bound) / 2) == detail::FillCheck::Impossible;
+    }
+  }
+  EXPECT_GT(branching, random_trials(30));
+  EXPECT_GT(shapes, random_trials(60));
+  EXPECT_GT(ruled_out, shapes / 20);
 }
 
 // With an effort limit small enough to stop the search on every cut, the plan is never

@@ -258,7 +258,8 @@ class Search {
     int timed_passes = 0;        // its relaxed timed passes (refine_timed)
     bool timed_done = false;     // refine_timed passes it no more
     bool timed_blocked = false;  // its timed block passes ran (refine_timed)
-    bool last_closed = false;  // its closing pass with the effort refine() left ran (last_closing)
+    bool last_closed = false;   // its closing pass with the effort refine() left ran (last_closing)
+    bool fill_checked = false;  // transfer_screen checked its transfer fill
     // The whole cluster's shape that holds its plans (held_by) where that one's closing passes
     // are pending (its entry in unclosed_), or -1.
     int closing = -1;
@@ -373,6 +374,9 @@ class Search {
   void narrow_wave(const CostModel& part, const std::vector<PipelineShapeChoice>& shapes,
                    const std::vector<std::size_t>& which, std::size_t wave, bool all,
                    std::vector<Seconds>& least, std::vector<char>& finished);
+
+  // transfer_screen.cc
+  void transfer_screen();
 
   // refining_phase.cc
   bool blocks_first(std::size_t i) const;

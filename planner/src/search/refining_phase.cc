@@ -71,11 +71,12 @@ int buckets_after(int passes) {
 
 }  // namespace
 
-// Refining relaxed passes (DpQuery::buckets) of the open shapes (count_bounds), of the
-// whole cluster and its parts, while some has a bound below the fastest plan (each pass
-// prunes with it: only the certificate needs them): the kRefineWave of
-// least bound, each with an equal part of the effort kept for them (refine_left_), with
-// kFirstBuckets buckets, then kBucketGrowth times as many; a shape no relaxed pass bounded
+// First the transfer screen (transfer_screen.cc) settles the open shapes where no plan of two
+// stages or more makes the fastest plan's time. Then refining relaxed passes (DpQuery::buckets)
+// of the open shapes (count_bounds), of the whole cluster and its parts, while some has a bound
+// below the fastest plan (each pass prunes with it: only the certificate needs them): the
+// kRefineWave of least bound, each with an equal part of the effort kept for them (refine_left_),
+// with kFirstBuckets buckets, then kBucketGrowth times as many; a shape no relaxed pass bounded
 // gets a plain one first (after a free-width pass on wide copies: frees_first; on a chain,
 // after block passes: blocks_first; on copies of 32 devices or more, after its first class
 // pass: classes_first). A shape whose holder is
@@ -99,6 +100,7 @@ int buckets_after(int passes) {
 // closing passes short of effort resume with what is left (resume_closing), and then relaxed
 // timed passes of the least open shape (refine_timed).
 void Search::refine() {
+  transfer_screen();
   std::vector<int> passes(open_.size(), 0), stalls(open_.size(), 0);
   std::vector<char> done(open_.size(), 0);
   for (;;) {

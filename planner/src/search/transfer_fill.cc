@@ -52,15 +52,24 @@ std::vector<FillWay> stage_ways(const CostModel& cost, const PipelineShapeChoice
   return ways;
 }
 
-// The least share of a stage's round trip its forward and transfers take, f / (f + g) of any
-// state and 1/2 (a transfer each way; tensor-parallel all-reduces and weight gathers, the same
-// in both passes, only move a stage's share towards 1/2): P_f >= share x P.
+// The least share of a stage's round trip its forward and transfers take: f / (f + g) of any
+// stage, and 1/2 (a transfer each way; tensor-parallel all-reduces and weight gathers, the same
+// in both passes, only move a stage's share towards 1/2), so P_f >= share x P. On a chain a
+// stage's f and g add up its states', so the least over single states; on a graph a state's
+// are differences of two cuts', so the least over every stage.
 double forward_share(const CostModel& cost) {
   double share = 0.5;
-  for (std::size_t i = 0; i < cost.states(); ++i) {
-    const Seconds f = cost.forward(i, i, 1), g = cost.backward(i, i, 1);
-    if (f + g > 0) share = std::min(share, f / (f + g));
-  }
+  auto take = [&](std::size_t first, std::size_t last) {
+    const Seconds f = cost.forward(first, last, 1), g = cost.backward(first, last, 1);
+    if (f + g > 0) share = std::min(share, std::max(0.0, f) / (f + g));
+  };
+  for (std::size_t i = 0; i < cost.states(); ++i)
+    if (cost.chain()) {
+      take(i, i);
+    } else {
+      for (std::size_t j = i; j < cost.states(); ++j)
+        if (cost.stage(i, j)) take(i, j);
+    }
   return share;
 }
 

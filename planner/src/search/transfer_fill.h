@@ -29,7 +29,7 @@ enum class FillCheck {
 ///     micro-batch 0's forward reached it and the stage ran its M forwards and backwards:
 ///     T >= P_f + M (f + g)_k + what is left of it then (CostModel::ExposedScan), where P_f,
 ///     the forwards and transfers of P_k, is at least s P_k, s the least f / (f + g) of any
-///     state, and at most 1/2;
+///     stage (on a chain, of any state), and at most 1/2;
 ///   - the copy's devices: the stages' widths add up to at most `width`.
 /// A stage of w replicas of t GPUs runs ceil(b / w) samples on each at the fastest GPUs'
 /// speed, and its all-reduce is overlapped with the slowest's backward, across machines or

@@ -29,8 +29,7 @@ constexpr std::uint64_t kFillScreenShare = 4;
 // less; the checks run side by side, and the steps they took leave the refining effort). Where no
 // plan of two stages or more makes that time, its bound rises to it, or to its one-stage plans'
 // floor where that is lower. NASNet-A large at GBS 512 on 1,024 GPUs: 41 of 90 shapes settled,
-// gap 67.4 %
-// -> 42.1 %; ResNet-101's graph there on 4,096 GPUs 43.9 % -> 1.5 % (docs/timeline.md).
+// gap 67.4 % -> 42.1 %; ResNet-101's graph on 4,096 GPUs: 43.9 % -> 1.5 % (docs/timeline.md).
 void Search::transfer_screen() {
   const Seconds target = pool_.fastest() * (1 - kTie);
   std::vector<std::size_t> open;

@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "cost/stage_samples.h"
+#include "search/stage_runs.h"
 
 namespace pe::detail {
 namespace {
@@ -14,41 +14,28 @@ constexpr Seconds kUnfilled = std::numeric_limits<Seconds>::infinity();
 // A copy's devices are counted in at most this many units.
 constexpr int kFillUnits = 64;
 
-// How a stage of the shape can run: its variant, the samples each device times, its devices,
-// the units they count, whether they are at least a machine, and whether its all-reduce may
-// stay inside one (its devices in every copy fit one: as stage_floor's each_run).
+// How a stage of the shape can run (StageRun, where `intra` says its all-reduce may stay inside
+// a machine), its devices, the units they count and whether they are at least a machine.
 struct FillWay {
-  StageVariant variant;
-  double samples = 0;
-  int reducers = 1;
+  StageRun run;
   int devices = 0;
   int units = 0;
   bool wide = false;
-  bool intra = false;
 };
 
-// Each way a stage of at most `width` devices, copies at least `stride` apart, can run without
-// recomputation (it only adds compute): of replicas that time the same samples only the fewest.
+// Each way a stage of at most `width` devices, copies at least `stride` apart, can run
+// (each_run, which visits a way inside a machine right after the same way across).
 std::vector<FillWay> stage_ways(const CostModel& cost, const PipelineShapeChoice& shape, int width,
                                 int stride, int units) {
   std::vector<FillWay> ways;
-  const int share = shape.micro_batch * shape.micro_batches;
-  const int machine = cost.largest_machine();
-  for (int t = 1; t <= cost.max_tensor_parallel() && t <= width; ++t) {
-    if (!cost.tensor_parallel_allowed(t)) continue;
-    double last = -1;
-    for (int replicas = 1; replicas <= std::min(width / t, shape.micro_batch); ++replicas) {
-      const double samples =
-          stage_samples(false, share, shape.micro_batch, shape.micro_batches, replicas).timed;
-      if (samples == last) continue;
-      last = samples;
-      const int devices = replicas * t;
-      const bool intra =
-          shape.replicas * devices <= machine && (shape.replicas - 1) * stride + devices <= machine;
-      ways.push_back({StageVariant{t, false}, samples, replicas * shape.replicas, devices,
-                      devices * units / width, devices >= machine, intra});
+  each_run(cost, shape, width, stride, false, [&](const StageRun& run) {
+    if (run.intra) {
+      ways.back().run.intra = true;
+      return;
     }
-  }
+    const int devices = run.reducers / shape.replicas * run.variant.tensor_parallel;
+    ways.push_back({run, devices, devices * units / width, devices >= cost.largest_machine()});
+  });
   return ways;
 }
 
@@ -93,9 +80,11 @@ std::vector<Seconds> largest_drops(const CostModel& cost) {
 class Exposure {
  public:
   Exposure(const CostModel& cost, std::size_t first, const FillWay& way)
-      : across_(cost, first, way.samples, way.reducers, false, way.variant, cost.slowest()),
-        inside_(cost, first, way.samples, way.reducers, true, way.variant, cost.slowest()),
-        intra_(way.intra) {}
+      : across_(cost, first, way.run.samples, way.run.reducers, false, way.run.variant,
+                cost.slowest()),
+        inside_(cost, first, way.run.samples, way.run.reducers, true, way.run.variant,
+                cost.slowest()),
+        intra_(way.run.intra) {}
   Seconds to(std::size_t last) {
     const Seconds across = across_.extend_to(last);
     return std::max(0.0, intra_ ? std::min(across, inside_.extend_to(last)) : across);
@@ -156,7 +145,7 @@ class FillProgram {
   // machines where a stage next to it is a machine wide, else either way (either link may be
   // the faster).
   Seconds transfer(std::size_t last, const FillWay& way, bool wide_before) const {
-    const Bytes bytes = cost_.crossing(last, shape_.micro_batch) / way.variant.tensor_parallel;
+    const Bytes bytes = cost_.crossing(last, shape_.micro_batch) / way.run.variant.tensor_parallel;
     const Seconds across = cost_.transfer(bytes, false);
     return way.wide || wide_before ? across : std::min(across, cost_.transfer(bytes, true));
   }
@@ -172,17 +161,19 @@ class FillProgram {
       const Seconds before = p + 2 * c;  // P of the stage
       if (before + (m - 1) * c > time_) continue;
       Exposure exposed(cost_, i, way);
-      const bool plain = way.variant.tensor_parallel == 1;  // its times scale the profile's
+      const bool plain = way.run.variant.tensor_parallel == 1;  // its times scale the profile's
       for (std::size_t j = i; j < n_; ++j) {
         if (++steps > limit) return false;
-        const Seconds t = cost_.forward(i, j, way.samples, way.variant, 0, cost_.fastest()) +
-                          cost_.backward(i, j, way.samples, way.variant, 0, cost_.fastest());
+        const Seconds t =
+            cost_.forward(i, j, way.run.samples, way.run.variant, 0, cost_.fastest()) +
+            cost_.backward(i, j, way.run.samples, way.run.variant, 0, cost_.fastest());
         auto late = [&](Seconds time) {  // its operations or its cut's end after T
           return before + std::max(m * time, (m - 1) * c + time) > time_;
         };
         // On a chain a longer stage takes no less; on a graph no less than the least of the
         // longer ones (drop_), for stages that scale the profile's times.
-        if (cost_.chain() ? late(t) : plain && late(t + drop_[j] * way.samples / cost_.fastest()))
+        if (cost_.chain() ? late(t)
+                          : plain && late(t + drop_[j] * way.run.samples / cost_.fastest()))
           break;
         if (!cost_.stage(i, j) || late(t)) continue;
         // Its all-reduce: after its last backward, which ends no earlier than P_f + M (f + g).

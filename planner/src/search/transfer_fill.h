@@ -34,7 +34,7 @@ enum class FillCheck {
 /// A stage of w replicas of t GPUs runs ceil(b / w) samples on each at the fastest GPUs'
 /// speed, and its all-reduce is overlapped with the slowest's backward, across machines or
 /// inside one where its devices in every copy may fit one, whichever leaves less (as the stage
-/// floor takes them: stage_floor.h). Its cut to the next stage carries the micro-batch's
+/// floor takes them: stage_runs.h). Its cut to the next stage carries the micro-batch's
 /// crossing bytes / t (the least of the two stages' degrees is at most t), across machines
 /// where a stage next to it is at least a machine wide (two stages then span more than the
 /// largest machine), otherwise over the faster link. So every plan passes the tests with its own

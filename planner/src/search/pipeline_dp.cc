@@ -1343,14 +1343,12 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
     // micro-batches: kTimedMicroBatches) or more than one (timing_steps).
     if (timed_ && !w.spend(timing_steps(q_.micro_batches))) return;
     // Nor can the stage's own terms (stage_terms), which its worst and all-reduce terms
-    // take whatever the suffix: offer() would drop the entry, whose bound costs far more to
-    // build (ResNet-101 at GBS 512 on 256 GPUs: 222 M suffixes built, 83 M of them dropped
-    // there; now 161 M and 24 M).
+    // take whatever the suffix (the next entry's worst passed above): offer() would drop the
+    // entry, whose bound costs far more to build (ResNet-101 at GBS 512 on 256 GPUs: 222 M
+    // suffixes built, 83 M of them dropped there; now 161 M and 24 M).
     const Seconds own = stage_terms(s.times, c, std::min(after.k + 1, q_.micro_batches), round_trip,
                                     q_.micro_batches, q_.schedule);
-    if (before + round_trip + std::max(after.worst, own) > bound_ ||
-        round_trip + (own + ar) > bound_)
-      continue;
+    if (before + round_trip + own > bound_ || round_trip + (own + ar) > bound_) continue;
     Entry e = prepend(s, &next[i], c, static_cast<int>(i), timings(index(s.next, to)), w.timings);
     if (last != none && w.candidates[last].group() == e.group() &&
         w.timings.no_worse(w.candidates[last], w.timings, e)) {

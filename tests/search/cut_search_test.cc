@@ -21,7 +21,7 @@
 #include "search/random_instances.h"
 #include "search/shape_pass.h"
 #include "search/spine_search.h"
-#include "search/transfer_fill.h"
+#include "search/transfer_fill_cases.h"
 
 namespace pe {
 namespace {
@@ -132,24 +132,8 @@ TEST(CutSearch, TransferFillNeverRulesOutATimeAPipelineMakesOnRandomDags) {
     const testing::Instance in = dag_instance(rng, devices, 3 + trial % 4);
     branching += !in.model.chain();
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const auto pipelines = testing::least_by_shape(cost, in.global_batch, [](const Plan& plan) {
-      return plan.stages.size() > 1 ? plan.lower_bound : std::numeric_limits<Seconds>::infinity();
-    });
-    for (const auto& [key, bound] : pipelines) {
-      if (bound == std::numeric_limits<Seconds>::infinity()) continue;
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
-      const int width = devices / replicas;
-      auto check = [&](Seconds time) {
-        std::uint64_t steps = 0;
-        return detail::transfer_fill_check(cost, shape, width, width, time,
-                                           std::numeric_limits<std::uint64_t>::max(), steps);
-      };
-      EXPECT_EQ(check(bound * (1 + 1e-9)), detail::FillCheck::Possible) << "trial " << trial;
-      ++shapes;
-      const Seconds floor = detail::shape_floor(cost, shape, width).own;
-      ruled_out += floor < bound && check((floor + bound) / 2) == detail::FillCheck::Impossible;
-    }
+    testing::expect_fill_never_rules_out_a_pipeline(cost, in.global_batch, devices, trial, shapes,
+                                                    ruled_out);
   }
   EXPECT_GT(branching, random_trials(30));
   EXPECT_GT(shapes, random_trials(60));

@@ -18,30 +18,15 @@
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
 #include "random_trials.h"
-#include "search/exhaustive.h"
 #include "search/random_instances.h"
 #include "search/shape_pass.h"
 #include "search/stage_floor.h"
+#include "search/transfer_fill_cases.h"
 
 namespace pe {
 namespace {
 
 constexpr std::uint64_t kAnySteps = std::numeric_limits<std::uint64_t>::max();
-
-// The least path bound of each shape's plans of two stages or more (infinity where it has
-// none).
-std::map<testing::ShapeKey, Seconds> least_pipeline_bounds(const detail::CostModel& cost,
-                                                           int global_batch) {
-  return testing::least_by_shape(cost, global_batch, [](const Plan& plan) {
-    return plan.stages.size() > 1 ? plan.lower_bound : std::numeric_limits<Seconds>::infinity();
-  });
-}
-
-detail::FillCheck check_at(const detail::CostModel& cost, const detail::PipelineShapeChoice& shape,
-                           int width, Seconds time) {
-  std::uint64_t steps = 0;
-  return detail::transfer_fill_check(cost, shape, width, width, time, kAnySteps, steps);
-}
 
 TEST(TransferFill, NeverRulesOutATimeAPipelineMakes) {
   std::mt19937 rng(20261205);
@@ -52,19 +37,8 @@ TEST(TransferFill, NeverRulesOutATimeAPipelineMakes) {
     // Transfers inside a machine slower than across machines, every fourth trial.
     if (trial % 4 == 3) std::swap(in.cluster.network.intra, in.cluster.network.inter_p2p);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    for (const auto& [key, bound] : least_pipeline_bounds(cost, in.global_batch)) {
-      if (bound == std::numeric_limits<Seconds>::infinity()) continue;
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
-      const int width = devices / replicas;
-      EXPECT_EQ(check_at(cost, shape, width, bound * (1 + 1e-9)), detail::FillCheck::Possible)
-          << "trial " << trial << ", " << replicas << " copies of " << micro_batches << " x "
-          << micro_batch;
-      ++shapes;
-      const Seconds floor = detail::shape_floor(cost, shape, width).own;
-      ruled_out += floor < bound && check_at(cost, shape, width, (floor + bound) / 2) ==
-                                        detail::FillCheck::Impossible;
-    }
+    testing::expect_fill_never_rules_out_a_pipeline(cost, in.global_batch, devices, trial, shapes,
+                                                    ruled_out);
   }
   EXPECT_GT(shapes, random_trials(300));
   EXPECT_GT(ruled_out, shapes / 20);
@@ -99,8 +73,8 @@ TEST(TransferFill, BindsWhereCutsCarryLargeMicroBatchesAcrossMachines) {
   const detail::CostModel cost(model, cluster_from_machine_ends(ends), training_settings(e));
   const detail::PipelineShapeChoice shape{1, 64, 8, Schedule::OneFOneB};
   const Seconds floor = detail::shape_floor(cost, shape, 1024).own;
-  EXPECT_EQ(check_at(cost, shape, 1024, 2 * floor), detail::FillCheck::Impossible);
-  EXPECT_EQ(check_at(cost, shape, 1024, 20 * floor), detail::FillCheck::Possible);
+  EXPECT_EQ(testing::fill_check_at(cost, shape, 1024, 2 * floor), detail::FillCheck::Impossible);
+  EXPECT_EQ(testing::fill_check_at(cost, shape, 1024, 20 * floor), detail::FillCheck::Possible);
   EXPECT_GT(detail::one_stage_floor(cost, shape, 1024, 1024), 4 * floor);
 }
 

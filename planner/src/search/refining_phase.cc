@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "cost/suffix_timing.h"
 #include "search/pipeline_dp.h"
+#include "search/polish.h"
 #include "search/shape_pass.h"
 
 namespace pe::detail::hybrid {
@@ -32,7 +34,7 @@ constexpr std::uint64_t kBlocksShare = 2;
 // share of the cluster idle (it uses at most 1 / kFreeIdle of the devices).
 constexpr int kFreeIdle = 2;
 
-// A refining pass of a shape already bounded within kEnumerateNear of the fastest plan also
+// A refining pass whose own least bound comes within kEnumerateNear of the fastest plan also
 // enumerates the plans of its cells whose bound is below the fastest plan (DpQuery::enumerate,
 // as the closing passes do), within its part: a cell's entry holds the least of each field of
 // the suffixes it stands for, so no plan is missed, and once it finishes every plan of the
@@ -52,6 +54,10 @@ constexpr int kFreeIdle = 2;
 // GPUs and on 16 single-GPU machines gives the same answers in the same time. Further from
 // the fastest plan the band holds more plans than an enumeration reaches: NASNet-A large at
 // GBS 32 and 64 on 16 single-GPU machines, shapes 1.0 and 1.5 % below, gained nothing with 2 %.
+// The pass decides by its own bound, once its cells are filled (DpQuery::enumerate_from), not by
+// the shape's before it: at GBS 32 there, the first pass of 64 buckets of worst term comes 0.6 %
+// below the best plan from 1.0 %, and enumerates its band in 76 M steps with its pass, where the
+// next (256 buckets) would need 292 M; the point is exact.
 constexpr double kEnumerateNear = 0.01;
 
 // The first kTimedEnumeratingPasses relaxed timed passes of a shape (refine_timed) within
@@ -65,6 +71,10 @@ constexpr double kEnumerateNear = 0.01;
 // 110 (156 s with the first two).
 constexpr double kTimedEnumerateNear = 0.01;
 constexpr int kTimedEnumeratingPasses = 2;
+
+// The refining passes' plan of least bound is polished (polish.h) within this many simulated
+// pairs, where that bound is below the fastest plan.
+constexpr std::int64_t kPassPolishPairs = std::int64_t{1} << 22;
 
 // The buckets of a shape's refining pass after `passes` of its kind: kFirstBuckets, then
 // kBucketGrowth times as many each.
@@ -90,7 +100,8 @@ int buckets_after(int passes) {
 // pass's growth over the one before times its last, at first its relaxed pass: 16 buckets took 3
 // times a relaxed pass's steps on GNMT large, four times the buckets 2.5 to 3 times the steps on
 // GNMT-32), and a later one waits when its part is too small. Each pass that finishes raises its
-// shape's bound, and its plans are candidates (DpQuery::relaxed), which may lower the fastest plan
+// shape's bound, and its plans are candidates (DpQuery::relaxed), the one of least bound polished
+// (offer_polished), which may lower the fastest plan
 // and so what the certificate must reach (on GNMT-32 simplified at GBS 192 on 16 single-GPU
 // machines they led to a plan 4.3 % faster than the best found before, 0.45 % from the optimum;
 // bench/README.md). A shape is refined no more when its pass ran out or could not run, raised its
@@ -98,15 +109,17 @@ int buckets_after(int passes) {
 // buckets only approach; within kStallBand of the fastest plan, for the kStalls-th time), or after
 // kRefinements passes; where passes with buckets of round trip stall so, up to
 // kWorstRefinements more follow with buckets of the worst term too (DpQuery::worst_buckets),
-// until one of them stalls. The certificate is the least bound: refining any shape
-// but the least is wasted until that one rises, and once the least is refined no more (unless
-// a closing pass with what is left settles it: last_closing), or the relaxed passes of
-// the shapes tied with it cannot all run (relaxed_passes_fit), so is every other. Then the
-// closing passes short of effort resume with what is left (resume_closing), and then relaxed
-// timed passes of the least open shape (refine_timed).
+// until one of them stalls (raises the bound of the one before by less). The certificate is the
+// least bound: refining any shape but the least is wasted until that one rises, and once the least
+// is refined no more (unless a closing pass with what is left settles it: last_closing), or the
+// relaxed passes of the shapes tied with it cannot all run (relaxed_passes_fit), so is every other.
+// Then the closing passes short of effort resume with what is left (resume_closing), and then
+// relaxed timed passes of the least open shape (refine_timed).
 void Search::refine() {
   transfer_screen();
   std::vector<int> passes(open_.size(), 0), stalls(open_.size(), 0);
+  // The least bound of each shape's last pass with buckets of worst term (0: none yet).
+  std::vector<Seconds> worst_least(open_.size(), 0);
   std::vector<char> done(open_.size(), 0);
   for (;;) {
     // A shape whose bound meets the fastest plan no longer holds the certificate back.
@@ -158,9 +171,8 @@ void Search::refine() {
       } else {
         // A shape no relaxed pass bounded gets one (no buckets) first.
         const int buckets = open_[i].unrelaxed ? 0 : buckets_after(passes[i]);
-        const bool near = open_bound(i) >= target * (1 - kEnumerateNear);
         found[j] = refined_bound(*s.cost, s.shape, target, wave[j].steps, width, buckets,
-                                 open_[i].worst, near ? target : Seconds{0});
+                                 open_[i].worst, target, false, kEnumerateNear);
       }
     });
     for (std::size_t j = 0; j < order.size(); ++j) {
@@ -184,8 +196,15 @@ void Search::refine() {
       if (open_[i].unrelaxed) {  // its refining passes come next
         done[i] = !pass.finished;
       } else {
-        const bool stalled = pass.finished && raised < open_[i].bound + kLeastRefinement * target &&
-                             (raised < target * (1 - kStallBand) || ++stalls[i] == kStalls);
+        // Buckets of worst term start again from kFirstBuckets, below the bound that those of
+        // round trip left: they stall where they no longer raise their own last pass's bound.
+        const bool worst = open_[i].worst;
+        const Seconds before = worst ? worst_least[i] : open_[i].bound;
+        const Seconds reached =
+            worst ? std::max(before, std::min(pass.least_bound, target)) : raised;
+        if (worst && pass.finished) worst_least[i] = reached;
+        const bool stalled = pass.finished && reached < before + kLeastRefinement * target &&
+                             (reached < target * (1 - kStallBand) || ++stalls[i] == kStalls);
         // Buckets of round trip that stall leave those of the worst term to try, from
         // kFirstBuckets again.
         const bool to_worst = stalled && !open_[i].worst;
@@ -205,12 +224,38 @@ void Search::refine() {
       if (pass.finished) open_[i].bound = raised, open_[i].unrelaxed = false;
       open_[i].before = refining ? open_[i].steps : 0;
       open_[i].steps = pass.steps;
-      offer(*open_[i].on.cost, pass.plans);
+      offer_polished(*open_[i].on.cost, pass.plans);
     }
     pool_.simulate_promising();
   }
   resume_closing();
   refine_timed();
+}
+
+// The plans of a refining pass on the cluster of `cost`, as candidates (offer), and the one of
+// least bound polished (polish.h) where that bound is below the fastest plan: the passes' plans
+// are those of least merged bound, real plans of the shape, but seldom the fastest near them, and
+// a faster plan makes the passes after them prune more and enumerate sooner (kEnumerateNear).
+// NASNet-A large at GBS 32 on 16 single-GPU machines, two copies of 16 micro-batches of 1 under
+// GPipe: a pass's plan of least bound polishes to 89.87 ms, the best plan, which the search had
+// found only in the final polish after the refining passes; against it the pass of 64 buckets
+// of worst term enumerates its band, and the point is exact (it was 1.0 % open).
+void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& plans) {
+  std::vector<CostedPlan> costed;
+  add_fitting(cost, global_batch_, plans, costed);
+  const CostedPlan* least = nullptr;
+  for (const CostedPlan& plan : costed) {
+    add(cost, plan);
+    if (!least || plan.plan.lower_bound < least->plan.lower_bound) least = &plan;
+  }
+  pool_.simulate_promising();
+  if (!least || least->plan.lower_bound >= pool_.fastest()) return;
+  std::int64_t pairs = kPassPolishPairs;
+  if (std::optional<CostedPlan> faster =
+          polish(cost, least->spec, global_batch_, options_.max_stage_width, pairs)) {
+    add(cost, *faster);
+    pool_.simulate_promising();
+  }
 }
 
 // After the refining passes and the closing passes they resume, with what they left: relaxed

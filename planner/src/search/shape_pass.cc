@@ -177,14 +177,15 @@ DpResult first_class_pass(const CostModel& cost, const PipelineShapeChoice& shap
 }
 
 // Makes `query` enumerate the plans of `shape` whose bound is within `within`, in at most
-// `effort` steps with its pass (DpQuery::enumerate).
+// `effort` steps with its pass (DpQuery::enumerate), where the pass's least bound is within
+// `band` of it.
 void enumerate_in(const CostModel& cost, const PipelineShapeChoice& shape, Seconds within,
-                  std::uint64_t effort, DpQuery& query) {
+                  std::uint64_t effort, DpQuery& query, double band = kEnumerateBand) {
   const int width = cost.cluster().device_count() / shape.replicas;
   query.enumerate = kEnumerateFactor;
   query.enumerate_step_limit = effort;
   query.enumerate_bound = within;
-  query.enumerate_from = within * (1 - kEnumerateBand);
+  query.enumerate_from = within * (1 - band);
   query.enumerate_plans = static_cast<int>(std::max(
       kEnumeratedPlans,
       kEnumeratedPairs /
@@ -308,13 +309,15 @@ PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Se
 
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                         std::uint64_t effort, int max_width, int buckets, bool worst_buckets,
-                        Seconds enumerate_within, bool timed) {
+                        Seconds enumerate_within, bool timed, double enumerate_band) {
   DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
   query.plans = kPlansPerPass;
   query.buckets = buckets;
   query.worst_buckets = worst_buckets;
   query.timed = timed;
-  if (enumerate_within > 0) enumerate_in(cost, shape, enumerate_within, effort, query);
+  if (enumerate_within > 0)
+    enumerate_in(cost, shape, enumerate_within, effort, query,
+                 enumerate_band > 0 ? enumerate_band : kEnumerateBand);
   // The delayed arrivals too, which certificates need: they cost every entry extended more
   // time, for no change in the first relaxed passes, which prune shapes (every bundled
   // profile's default sweep on 2 x 8 GPUs gave the same answers with them there, NASNet-A

@@ -127,15 +127,16 @@ PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Se
 /// finishes, every plan of the shape has a bound no less than its least bound, and its plans
 /// are those of its entries (DpQuery::relaxed). With `enumerate_within` above 0 (at most
 /// `bound`) it also enumerates, within `effort`, the plans whose bound is within it
-/// (DpQuery::enumerate): where that finishes, they are its plans, and its least bound is
-/// `enumerate_within` (every plan left out has a bound above it). With `timed`, where
-/// relaxed_timeable, a relaxed timed pass (DpQuery::timed): its entries carry the least of
+/// (DpQuery::enumerate), where its own least bound lies within `enumerate_band` (a fraction)
+/// below `enumerate_within`, 5 % where 0: where that finishes, they are its plans, and its
+/// least bound is `enumerate_within` (every plan left out has a bound above it). With `timed`,
+/// where relaxed_timeable, a relaxed timed pass (DpQuery::timed): its entries carry the least of
 /// each entry of their suffixes' simulated times, its buckets are of those, and its bound
 /// is of the simulated time itself, not of the path bound alone.
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                         std::uint64_t effort, int max_width, int buckets,
                         bool worst_buckets = false, Seconds enumerate_within = 0,
-                        bool timed = false);
+                        bool timed = false, double enumerate_band = 0);
 
 /// What one shape's pass found: its candidates, the least bound of any of its plans (a
 /// valid lower bound, also when the pass stopped), whether the shape is settled (searched,

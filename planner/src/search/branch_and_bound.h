@@ -131,7 +131,8 @@ inline constexpr int kWorstRefinements = 3;
 inline constexpr int kNearWorstRefinements = 5;
 // The open shape of least bound, once the refining passes and the closing passes they resume
 // are done, gets up to kTimedRefinements relaxed timed passes (Search::refine_timed), from
-// kFirstBuckets buckets on, while they raise its bound, where its micro-batches can be timed
+// kFirstBuckets buckets on, while each raises the bound of the one before (the first often
+// comes below the bound the passes before left), where its micro-batches can be timed
 // (relaxed_timeable). ResNet-101's graph at GBS 64 on 8 machines of 8 GPUs, 8 copies of 8
 // micro-batches of 1: the passes before stalled at 33.8 ms against the best plan's 36.2 ms
 // (gap 6.6 %) with 595 M steps left; these bound it at 35.97 ms and find a plan 0.26 % faster
@@ -259,6 +260,7 @@ class Search {
     bool classed = false;        // its first class pass ran (classes_first)
     bool worst = false;          // its refining passes have buckets of worst term (refine)
     int timed_passes = 0;        // its relaxed timed passes (refine_timed)
+    Seconds timed_least = 0;     // the bound of the last of them (0: none yet)
     bool timed_done = false;     // refine_timed passes it no more
     bool timed_blocked = false;  // its timed block passes ran (refine_timed)
     bool last_closed = false;   // its closing pass with the effort refine() left ran (last_closing)

@@ -261,19 +261,19 @@ void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& pl
 // After the refining passes and the closing passes they resume, with what they left: relaxed
 // timed passes (refined_bound's `timed`, DpQuery::timed) of the open shape of least bound, from
 // kFirstBuckets buckets on, kBucketGrowth times as many each, while it holds the certificate,
-// its micro-batches can be timed (relaxed_timeable), and they raise it (by kLeastRefinement of
-// the fastest plan, at most kTimedRefinements passes a shape): where the path bound of every
-// plan of that shape lies below its simulated time, the passes before could only approach the
-// path bound. Each pass gets all that is left; near the fastest plan the first ones also
-// enumerate (kTimedEnumerateNear). After the others: in the waves of refine() they
-// took steps the closing passes resumed after them needed (ResNet-101 at GBS 512 on 1,024 GPUs:
-// gap 3.4 -> 12.5 %). On a chain of kBlockPassStates states or more, a shape's timed block
-// passes (block_bound's `timed`) come first, then the least shape again: NASNet-A large at
-// GBS 32 on 2 x 8 GPUs, one copy of 8 micro-batches of 4, whose relaxed timed pass ran out of
-// the 176 M steps left, is bound at 66.7 ms (fastest plan 71.5) in 53 M, and the point takes
-// 24 s instead of 75, with a gap of 10.95 % instead of 12.46. Under 1F1B they also time shapes
-// of up to 16 micro-batches (block_timeable) and those no relaxed pass bounded: there one copy
-// of 16 micro-batches of 2 (63.7 -> 64.5 ms) and one of 4 of 8 (64.4 -> 68.0 ms), gap 9.80 %.
+// its micro-batches can be timed (relaxed_timeable), and each raises the bound of the one before
+// (by kLeastRefinement of the fastest plan, at most kTimedRefinements passes a shape): where the
+// path bound of every plan of that shape lies below its simulated time, the passes before could
+// only approach the path bound. Each pass gets all that is left; near the fastest plan the first
+// ones also enumerate (kTimedEnumerateNear). After the others: in the waves of refine() they took
+// steps the closing passes resumed after them needed (ResNet-101 at GBS 512 on 1,024 GPUs: gap 3.4
+// -> 12.5 %). On a chain of kBlockPassStates states or more, a shape's timed block passes
+// (block_bound's `timed`) come first, then the least shape again: NASNet-A large at GBS 32 on 2 x 8
+// GPUs, one copy of 8 micro-batches of 4, whose relaxed timed pass ran out of the 176 M steps left,
+// is bound at 66.7 ms (fastest plan 71.5) in 53 M, and the point takes 24 s instead of 75, with a
+// gap of 10.95 % instead of 12.46. Under 1F1B they also time shapes of up to 16 micro-batches
+// (block_timeable) and those no relaxed pass bounded: there one copy of 16 micro-batches of 2 (63.7
+// -> 64.5 ms) and one of 4 of 8 (64.4 -> 68.0 ms), gap 9.80 %.
 void Search::refine_timed() {
   for (;;) {
     const Seconds target = pool_.fastest() * (1 - kTie);
@@ -312,11 +312,13 @@ void Search::refine_timed() {
         refined_bound(*s.on.cost, s.on.shape, target, refine_left_, options_.max_stage_width,
                       buckets, false, near ? target : Seconds{0}, true);
     refine_left_ -= std::min(refine_left_, pass.steps);
-    const Seconds raised = std::max(s.bound, std::min(pass.least_bound, target));
-    s.timed_done = !pass.finished || raised < s.bound + kLeastRefinement * target ||
+    // Like buckets of worst term (refine), timed passes start from kFirstBuckets, often below
+    // the bound the passes before left: they go on while each raises the one before.
+    const Seconds reached = std::max(s.timed_least, std::min(pass.least_bound, target));
+    s.timed_done = !pass.finished || reached < s.timed_least + kLeastRefinement * target ||
                    ++s.timed_passes == kTimedRefinements;
-    if (pass.finished) s.bound = raised;
-    offer(*s.on.cost, pass.plans);
+    if (pass.finished) s.timed_least = reached, s.bound = std::max(s.bound, reached);
+    offer_polished(*s.on.cost, pass.plans);
     pool_.simulate_promising();
   }
 }

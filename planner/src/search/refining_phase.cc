@@ -198,11 +198,9 @@ void Search::refine() {
       } else {
         // Buckets of worst term start again from kFirstBuckets, below the bound that those of
         // round trip left: they stall where they no longer raise their own last pass's bound.
-        const bool worst = open_[i].worst;
-        const Seconds before = worst ? worst_least[i] : open_[i].bound;
-        const Seconds reached =
-            worst ? std::max(before, std::min(pass.least_bound, target)) : raised;
-        if (worst && pass.finished) worst_least[i] = reached;
+        const Seconds before = open_[i].worst ? worst_least[i] : open_[i].bound;
+        const Seconds reached = std::max(before, std::min(pass.least_bound, target));
+        if (open_[i].worst && pass.finished) worst_least[i] = reached;
         const bool stalled = pass.finished && reached < before + kLeastRefinement * target &&
                              (reached < target * (1 - kStallBand) || ++stalls[i] == kStalls);
         // Buckets of round trip that stall leave those of the worst term to try, from
@@ -243,13 +241,12 @@ void Search::refine() {
 void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& plans) {
   std::vector<CostedPlan> costed;
   add_fitting(cost, global_batch_, plans, costed);
-  const CostedPlan* least = nullptr;
-  for (const CostedPlan& plan : costed) {
-    add(cost, plan);
-    if (!least || plan.plan.lower_bound < least->plan.lower_bound) least = &plan;
-  }
-  pool_.simulate_promising();
-  if (!least || least->plan.lower_bound >= pool_.fastest()) return;
+  offer(cost, costed, 0);
+  const auto least =
+      std::min_element(costed.begin(), costed.end(), [](const CostedPlan& a, const CostedPlan& b) {
+        return a.plan.lower_bound < b.plan.lower_bound;
+      });
+  if (least == costed.end() || least->plan.lower_bound >= pool_.fastest()) return;
   std::int64_t pairs = kPassPolishPairs;
   if (std::optional<CostedPlan> faster =
           polish(cost, least->spec, global_batch_, options_.max_stage_width, pairs)) {

@@ -712,7 +712,7 @@ TEST(Planner, PolishedRefiningPlansAndWorstTermBucketsProveNasnetOptimalAtGbs32)
 // refining passes' plans were polished, those with buckets of round trip went on further
 // (30.23 ms), the first timed pass (16 buckets, 30.03 ms) came out below them, and the timed
 // passes stopped there: gap 4.4 %, with a plan 1.3 % slower. Timed passes now go on while each
-// raises the bound of the one before (64 and 256 buckets: 30.8 and 30.9 ms). Release build only
+// raises the bound of the one before (64 and 256 buckets: 30.88 and 30.94 ms). Release build only
 // (.ci/sanitize.sh).
 TEST(Planner, TimedPassesGoOnWhileTheyRaiseTheirOwnBound) {
   Loaded l = load("inception_v3");

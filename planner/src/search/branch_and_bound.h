@@ -263,7 +263,10 @@ class Search {
     Seconds timed_least = 0;     // the bound of the last of them (0: none yet)
     bool timed_done = false;     // refine_timed passes it no more
     bool timed_blocked = false;  // its timed block passes ran (refine_timed)
-    bool last_closed = false;   // its closing pass with the effort refine() left ran (last_closing)
+    bool last_closed = false;  // its closing pass with the effort refine() left ran (last_closing)
+    // Where its refining passes stalled (refine), the number of its series' next pass
+    // (buckets_after), which refine_past_stall may run; 0: they did not stall.
+    int stalled_before = 0;
     bool fill_checked = false;  // transfer_screen checked its transfer fill
     // The whole cluster's shape that holds its plans (held_by) where that one's closing passes
     // are pending (its entry in unclosed_), or -1.
@@ -372,6 +375,7 @@ class Search {
   bool relaxed_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound, std::uint64_t& left);
   void resume_closing();
   void refine_timed();
+  void refine_past_stall();
   bool resume(Unclosed& u);
   Closing first_closings(Unclosed& u, std::uint64_t& left, bool resumed);
   Closing last_closings(Unclosed& u, std::uint64_t& left, bool resumed);
@@ -390,6 +394,7 @@ class Search {
   bool frees_first(std::size_t i) const;
   std::uint64_t needs(std::size_t i) const;
   bool last_closing(std::size_t i);
+  std::size_t least_open(Seconds target) const;
   bool relaxed_passes_fit(const std::vector<std::size_t>& order, Seconds target) const;
   std::uint64_t pass_limit(std::size_t i, WavePass::Kind kind, std::uint64_t share) const;
 

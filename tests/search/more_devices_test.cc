@@ -93,6 +93,28 @@ TEST(MoreDevices, NeverSlowerOnBundledProfiles) {
   }
 }
 
+// The largest cluster a cluster file takes, 100,000 single-GPU machines, plans VGG-19 at
+// GBS 32 as 256 machines do (the best plan uses 5 GPUs). Every first-machines part of it can
+// beat the whole cluster's first plans, so the search visits nearly 100,000 parts: they are
+// built one at a time, and a part whose shapes the whole cluster's bounds settle keeps no cost
+// model. Before, every part was built up front and kept: 15 GB on 32,768 machines, and out of
+// memory on 100,000 (24 GB).
+TEST(MoreDevices, TheLargestClusterAFileTakesPlansAsItsFirstMachinesDo) {
+  const ProfileEntry e = find_profile("vgg19");
+  const ModelProfile model = import_pipedream_graph(e.path, e.profile_batch_size);
+  const TrainingSettings settings = training_settings(e);
+  Cluster huge = reference_links();
+  huge.machine_gpus.assign(100000, 1);
+  const PointResult small = Planner(model, machines_of(1, 256, huge), settings).plan(32);
+  const PointResult large = Planner(model, huge, settings).plan(32);
+  ASSERT_NE(small.best(), nullptr);
+  ASSERT_NE(large.best(), nullptr);
+  EXPECT_TRUE(small.exact);
+  EXPECT_TRUE(large.exact);
+  EXPECT_EQ(stages_string(*large.best()), stages_string(*small.best()));
+  EXPECT_DOUBLE_EQ(large.best()->iteration_time, small.best()->iteration_time);
+}
+
 TEST(MoreDevices, NeverSlowerOnRandomSmallModels) {
   std::mt19937 rng(20261125);
   int faster = 0;

@@ -70,14 +70,18 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
   if (max_tensor_parallel_ > 1) tensor_parallel_ = prefix(model, &CutState::tensor_parallel);
   if (recomputable_) largest_activation_ = range_maxima(model, &CutState::activation);
   if (model.chain()) largest_parameters_ = range_maxima(model, &CutState::parameters);
-  for (int m = 0; m < cluster.machine_count(); ++m) {
-    const bool typed = !cluster.machine_gpu.empty() && cluster.machine_gpu[m].peak_flops > 0 &&
-                       model.gpu.peak_flops > 0;
+  // Machines without GPU types all run at the model's speed with device_memory (place() needs
+  // no table then): a cost model of 100,000 single-GPU machines needs no 200,000 entries.
+  for (int m = 0; m < cluster.machine_count() && !cluster.machine_gpu.empty(); ++m) {
+    const bool typed = cluster.machine_gpu[m].peak_flops > 0 && model.gpu.peak_flops > 0;
     speed_.push_back(typed ? cluster.machine_gpu[m].peak_flops / model.gpu.peak_flops : 1.0);
     memory_.push_back(typed ? cluster.machine_gpu[m].memory : cluster.device_memory);
   }
   for (int gpus : cluster.machine_gpus) largest_machine_ = std::max(largest_machine_, gpus);
-  if (!speed_.empty()) {
+  if (cluster.machine_gpu.empty() && cluster.machine_count() > 0) {
+    fastest_ = slowest_ = 1.0;
+    smallest_memory_ = largest_memory_ = cluster.device_memory;
+  } else if (!speed_.empty()) {
     fastest_ = *std::max_element(speed_.begin(), speed_.end());
     slowest_ = *std::min_element(speed_.begin(), speed_.end());
     smallest_memory_ = *std::min_element(memory_.begin(), memory_.end());

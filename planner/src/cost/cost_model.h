@@ -230,7 +230,8 @@ class CostModel {
   std::vector<std::vector<double>> largest_activation_, largest_parameters_;
   double largest(const std::vector<std::vector<double>>& table, std::size_t first,
                  std::size_t last) const;
-  // Per machine: speed relative to the model's GPU and device memory.
+  // Per machine, where the cluster has GPU types: speed relative to the model's GPU and
+  // device memory.
   std::vector<double> speed_;
   std::vector<Bytes> memory_;
   double fastest_ = 1, slowest_ = 1;

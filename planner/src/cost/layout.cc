@@ -7,8 +7,6 @@ namespace pe::detail {
 
 Layout::Layout(const Cluster& cluster, int replicas, int width)
     : replicas_(replicas), width_(width) {
-  int end = 0;
-  for (int gpus : cluster.machine_gpus) ends_.push_back(end += gpus);
   const bool uniform = !cluster.machine_gpus.empty() &&
                        std::all_of(cluster.machine_gpus.begin(), cluster.machine_gpus.end(),
                                    [&](int gpus) { return gpus == cluster.machine_gpus.front(); });
@@ -17,7 +15,10 @@ Layout::Layout(const Cluster& cluster, int replicas, int width)
     // Copy k starts at k * width; its position in a machine repeats every
     // machine_size / gcd(width, machine_size) copies.
     period_ = machine_size_ / std::gcd(width, machine_size_);
+    return;  // machine_of needs no ends
   }
+  int end = 0;
+  for (int gpus : cluster.machine_gpus) ends_.push_back(end += gpus);
 }
 
 int Layout::machine_of(int device) const {

@@ -31,7 +31,7 @@ class Layout {
   int machine_of(int device) const;
 
   int replicas_, width_;
-  std::vector<int> ends_;  // cumulative exclusive ends of the machines' device ids
+  std::vector<int> ends_;  // machines of unequal sizes: cumulative ends of their device ids
   int machine_size_ = 0;   // the GPUs of every machine when they are all alike, else 0
   int period_ = 1;         // copies after which positions in a machine repeat (alike only)
 };

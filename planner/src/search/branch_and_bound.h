@@ -190,7 +190,9 @@ class Search {
   }
 
   // After the runs, where the answer is still open.
-  void narrow_passes(const CostModel& whole, const std::vector<const CostModel*>& parts);
+  // `parts` parts, `part(i)` the i-th's cost model (built when a pass needs it).
+  void narrow_passes(const CostModel& whole, std::size_t parts,
+                     const std::function<const CostModel&(std::size_t)>& part);
   void refine();
   // The refining phase's effort: what it has left, and more for it (effort another search
   // of the same batch left unused: search_with_spine), saturating as the effort does.

@@ -25,8 +25,8 @@ namespace pe::detail {
 namespace {
 
 // Whether each plan of a shape on the first `part` devices is, or is no faster than, a plan of
-// `whole`, a shape of the whole cluster of `cost` with the same copies, micro-batches and
-// schedule, whose bound then bounds it too:
+// `whole`, a shape of the whole cluster of `cost` (`devices` GPUs) with the same copies,
+// micro-batches and schedule, whose bound then bounds it too:
 // - one copy: the same devices (the whole cluster's copy leaves its last devices idle);
 // - on machines of one size and one GPU type (`machine` GPUs each, 0 otherwise), copies that
 //   start on machine boundaries in both: each copy sits on its machines as the first does, so
@@ -42,11 +42,11 @@ namespace {
 //   on NASNet-A large at GBS 512 on 8 machines of 8 GPUs the shapes of 2 to 8 copies on the
 //   first 6 and 7 machines were left at their floor (gap 24.1 %; 11.5 % with these bounds).
 bool held_by(const CostModel& cost, const PipelineShapeChoice& shape, int part,
-             const PipelineShapeChoice& whole, int machine) {
+             const PipelineShapeChoice& whole, int machine, int devices) {
   const int r = shape.replicas;
   if (!same_shape(shape, whole)) return false;
   if (r == 1) return true;
-  if (machine == 0 || (cost.cluster().device_count() / r) % machine != 0) return false;
+  if (machine == 0 || (devices / r) % machine != 0) return false;
   const int width = part / r;
   if (width % machine == 0) return true;
   const Network& links = cost.cluster().network;
@@ -55,20 +55,29 @@ bool held_by(const CostModel& cost, const PipelineShapeChoice& shape, int part,
 }
 
 // The parts of a cluster: its first machines (largest first), and its first device when
-// its first machine has more.
-std::vector<Cluster> cluster_parts(const Cluster& cluster) {
-  std::vector<Cluster> parts;
+// its first machine has more. Each is built when it is searched (part_cluster), never all at
+// once: on 100,000 single-GPU machines they would hold 5 * 10^9 machine entries.
+struct Parts {
+  std::vector<int> machines;  // each part's machines; 0: the first device alone
+  std::vector<int> devices;   // and its devices
+};
+Parts cluster_parts(const Cluster& cluster) {
+  Parts parts;
+  int devices = cluster.device_count();
   for (int m = cluster.machine_count() - 1; m >= 1; --m) {
-    Cluster part = cluster;
-    part.machine_gpus.resize(static_cast<std::size_t>(m));
-    parts.push_back(std::move(part));
+    devices -= cluster.machine_gpus[static_cast<std::size_t>(m)];
+    parts.machines.push_back(m), parts.devices.push_back(devices);
   }
-  if (cluster.machine_gpus.front() > 1) {
-    Cluster one = cluster;
-    one.machine_gpus = {1};
-    parts.push_back(std::move(one));
-  }
+  if (cluster.machine_gpus.front() > 1) parts.machines.push_back(0), parts.devices.push_back(1);
   return parts;
+}
+Cluster part_cluster(const Cluster& cluster, int machines) {
+  Cluster part = cluster;
+  const auto kept = static_cast<std::size_t>(std::max(machines, 1));
+  part.machine_gpus.resize(kept);
+  if (machines == 0) part.machine_gpus = {1};
+  if (!part.machine_gpu.empty()) part.machine_gpu.resize(kept);
+  return part;
 }
 
 // Every plan of `global_batch` on `used` devices of the cluster of `cost` takes at least the
@@ -85,16 +94,17 @@ using hybrid::ShapeOn;
 struct HybridSearch::State {
   SearchOptions options;
   Search search;
-  // The parts searched, which refine() goes back to, and those of narrow passes.
+  // The cost models of the parts with shapes searched, which refine() goes back to, and of
+  // those of narrow passes; each part's (in the order of cluster_parts), or none. A part whose
+  // shapes the whole cluster's bounds settle keeps none.
   std::deque<CostModel> part_models;
+  std::vector<const CostModel*> model_of;
   // For narrow passes (refined()), where the search had parts: the whole cluster, the batch,
-  // how to cost a part, the cutoff once the parts were searched, and how many were searched
-  // (part_models' first ones, in the order of cluster_parts).
+  // how to cost a part, and the cutoff once the parts were searched.
   const CostModel* whole = nullptr;
   int batch;
   PartCostModel part_cost;
   Seconds parts_cutoff = 0;
-  std::size_t searched_parts = 0;
   ShapeBounds whole_bounds;  // shape_bounds()
 
   State(int global_batch, const SearchOptions& o)
@@ -124,17 +134,22 @@ SearchResult HybridSearch::refined(const std::vector<Plan>& more, std::uint64_t 
 }
 
 // Narrow passes on the parts of at least two devices that could beat the cutoff once the
-// parts were searched, fewest devices first. Those searched keep their cost models; the
-// others get one.
+// parts were searched, fewest devices first. Those whose shapes were searched keep their cost
+// models; the others get one when their passes run.
 void HybridSearch::narrow(State& s) {
-  const std::vector<Cluster> parts = cluster_parts(s.whole->cluster());
-  std::vector<const CostModel*> models;
-  for (std::size_t k = parts.size(); k-- > 0;)
-    if (parts[k].device_count() > 1 &&
-        work_floor(*s.whole, s.batch, parts[k].device_count()) <= s.parts_cutoff)
-      models.push_back(k < s.searched_parts ? &s.part_models[k]
-                                            : &s.part_models.emplace_back(s.part_cost(parts[k])));
-  if (!models.empty()) s.search.narrow_passes(*s.whole, models);
+  const Parts parts = cluster_parts(s.whole->cluster());
+  std::vector<std::size_t> which;
+  for (std::size_t k = parts.devices.size(); k-- > 0;)
+    if (parts.devices[k] > 1 && work_floor(*s.whole, s.batch, parts.devices[k]) <= s.parts_cutoff)
+      which.push_back(k);
+  s.model_of.resize(parts.devices.size(), nullptr);
+  s.search.narrow_passes(*s.whole, which.size(), [&](std::size_t i) -> const CostModel& {
+    const CostModel*& model = s.model_of[which[i]];
+    if (!model)
+      model = &s.part_models.emplace_back(
+          s.part_cost(part_cluster(s.whole->cluster(), parts.machines[which[i]])));
+    return *model;
+  });
 }
 
 HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const SearchOptions& options,
@@ -168,25 +183,27 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
   bool classed = false;                                 // whole_classes is filled
   const int devices = cost.cluster().device_count();
   const int machine = uniform_machines(cost);
-  const std::vector<Cluster> parts = cluster_parts(cost.cluster());
+  const Parts parts = cluster_parts(cost.cluster());
+  state_->model_of.assign(parts.devices.size(), nullptr);
   auto floor_on = [&](int used) { return work_floor(cost, global_batch, used); };
   // The fewest devices of a part that can beat the cutoff (which only falls): class_bounds
   // bound the plans of the parts searched.
   auto least_used = [&] {
     int least = devices;
-    for (const Cluster& part : parts)
-      if (floor_on(part.device_count()) <= search.cutoff()) least = part.device_count();
+    for (int used : parts.devices)
+      if (floor_on(used) <= search.cutoff()) least = used;
     return least;
   };
-  for (const Cluster& part : parts) {
-    const int used = part.device_count();
+  for (std::size_t k = 0; k < parts.devices.size(); ++k) {
+    const int used = parts.devices[k];
     // Once a part cannot beat the cutoff, neither can the smaller ones.
     const Seconds floor = floor_on(used);
     if (floor > search.cutoff()) {
       search.bound_unsearched(floor, false);
       break;
     }
-    const CostModel& part_model = state_->part_models.emplace_back(part_cost(part));
+    const CostModel& part_model = state_->part_models.emplace_back(
+        part_cost(part_cluster(cost.cluster(), parts.machines[k])));
     // A shape whose plans a shape of the whole cluster holds (or plans no faster than each,
     // held_by), and whose bound there is no less than the best time, has no faster plan; nor has
     // one whose plans that shape's placement-free bound covers (the same copies, micro-batches and
@@ -206,7 +223,7 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
       int holder = -1;
       for (std::size_t i = 0; i < whole.size(); ++i)
         if (same_shape(s.shape, whole[i].shape)) {
-          const bool holds = held_by(cost, s.shape, used, whole[i].shape, machine);
+          const bool holds = held_by(cost, s.shape, used, whole[i].shape, machine, devices);
           holder = holds ? static_cast<int>(i) : -1;
           bound = std::max(whole_anywhere[i], whole_classes[i]);
           if (holds) bound = std::max(bound, whole_bounds[i]);
@@ -234,11 +251,15 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
       search.bound_only(part_model, unheld, unheld_bounds);
     } else
       search.run(part_model, shapes, bounds, holders);
+    // Its seeds are plans (values); with no shape searched, no pass holds its cost model.
+    if (shapes.empty())
+      state_->part_models.pop_back();
+    else
+      state_->model_of[k] = &part_model;
   }
   state_->whole = &cost;
   state_->part_cost = part_cost;
   state_->parts_cutoff = search.cutoff();
-  state_->searched_parts = state_->part_models.size();
 }
 
 SearchResult search_plans(const CostModel& cost, int global_batch, const SearchOptions& options,

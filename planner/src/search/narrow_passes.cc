@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <vector>
 
@@ -17,21 +18,24 @@ namespace pe::detail::hybrid {
 // open with a bound below the cutoff, on one copy of its first machines, `parts` (each a
 // machine more than the last, the fewest devices that can beat the cutoff first): the
 // same micro-batches and schedule, on fewer devices, whose plans are the shape's too (the
-// other devices idle). Their plans are candidates; they prove nothing. On each part the
-// shapes get equal parts of what narrow_left_ has left, kNarrowWave at a time (what one
-// leaves passes on), then those that ran out get all that is left, one at a time, the
-// least bound on the part before first (at first the whole cluster's bound): a shape
-// whose plans beat the cutoff on fewer devices is the one likely to beat it on more. A
-// shape that ran out is not tried on wider parts (its pass would need more).
-void Search::narrow_passes(const CostModel& whole, const std::vector<const CostModel*>& parts) {
+// other devices idle; a part's cost model is built when its passes run). Their plans are
+// candidates; they prove nothing. On each part the shapes get equal parts of what
+// narrow_left_ has left, kNarrowWave at a time (what one leaves passes on), then those that
+// ran out get all that is left, one at a time, the least bound on the part before first (at
+// first the whole cluster's bound): a shape whose plans beat the cutoff on fewer devices is
+// the one likely to beat it on more. A shape that ran out is not tried on wider parts (its
+// pass would need more).
+void Search::narrow_passes(const CostModel& whole, std::size_t parts,
+                           const std::function<const CostModel&(std::size_t)>& part_model) {
   std::vector<PipelineShapeChoice> shapes;
   std::vector<Seconds> least;  // each shape's least bound so far
   for (std::size_t i = 0; i < open_.size(); ++i)
     if (open_[i].on.cost == &whole && open_[i].on.shape.replicas == 1 &&
         open_bound(i) < pool_.cutoff_for(open_[i].on.shape))
       shapes.push_back(open_[i].on.shape), least.push_back(open_bound(i));
-  for (const CostModel* part : parts) {
+  for (std::size_t k = 0; k < parts; ++k) {
     if (shapes.empty() || narrow_left_ < shapes.size()) break;
+    const CostModel* part = &part_model(k);
     std::vector<std::size_t> all(shapes.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
     std::vector<char> finished(shapes.size(), 0);

@@ -30,7 +30,7 @@ std::string no_plan_reason(const detail::CostModel& cost, int global_batch, bool
   int t = cost.max_tensor_parallel();
   while (!cost.tensor_parallel_allowed(t)) --t;
   const detail::StageVariant least{t, cost.recomputable()};
-  const int reducers = cost.cluster().device_count() / t;
+  const int reducers = cost.device_count() / t;
   Bytes worst = 0;
   std::size_t at = 0;
   for (std::size_t i = 0; i < cost.states(); ++i) {

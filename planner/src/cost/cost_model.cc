@@ -78,6 +78,8 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
     memory_.push_back(typed ? cluster.machine_gpu[m].memory : cluster.device_memory);
   }
   for (int gpus : cluster.machine_gpus) largest_machine_ = std::max(largest_machine_, gpus);
+  devices_ = cluster.device_count();
+  machine_size_ = uniform_machine_size(cluster);
   if (cluster.machine_gpu.empty() && cluster.machine_count() > 0) {
     fastest_ = slowest_ = 1.0;
     smallest_memory_ = largest_memory_ = cluster.device_memory;

@@ -30,6 +30,14 @@ class CostModel {
   /// strictly inside state last's (ModelProfile::nested).
   bool stage(std::size_t first, std::size_t last) const;
   const Cluster& cluster() const { return cluster_; }
+  /// The cluster's GPUs (Cluster::device_count, kept: that sums every machine).
+  int device_count() const { return devices_; }
+  /// The GPUs of every machine when all have as many, else 0 (uniform_machine_size).
+  int machine_size() const { return machine_size_; }
+  /// The layout of `replicas` copies of `width` devices on the cluster (Layout).
+  Layout layout(int replicas, int width) const {
+    return Layout(cluster_, replicas, width, machine_size_);
+  }
   const TrainingSettings& settings() const { return settings_; }
 
   /// Forward time of states [first, last] for `samples` samples on one device.
@@ -237,6 +245,8 @@ class CostModel {
   double fastest_ = 1, slowest_ = 1;
   Bytes smallest_memory_ = 0, largest_memory_ = 0;
   int largest_machine_ = 0;
+  int devices_ = 0;
+  int machine_size_ = 0;  // uniform_machine_size(cluster_)
   int max_tensor_parallel_ = 1;
   int tensor_parallel_unit_ = 0;
   bool recomputable_ = false;

@@ -173,7 +173,7 @@ int spec_in_flight(const PipelineSpec& spec, int stage) {
 }
 
 Evaluation evaluate(const CostModel& cost, const PipelineSpec& spec, int global_batch) {
-  const Layout layout(cost.cluster(), spec.replicas, spec.replica_width);
+  const Layout layout = cost.layout(spec.replicas, spec.replica_width);
   Evaluation result;
   Plan& plan = result.plan;
   plan.global_batch = global_batch;

@@ -5,13 +5,20 @@
 
 namespace pe::detail {
 
-Layout::Layout(const Cluster& cluster, int replicas, int width)
-    : replicas_(replicas), width_(width) {
+int uniform_machine_size(const Cluster& cluster) {
   const bool uniform = !cluster.machine_gpus.empty() &&
                        std::all_of(cluster.machine_gpus.begin(), cluster.machine_gpus.end(),
                                    [&](int gpus) { return gpus == cluster.machine_gpus.front(); });
-  if (uniform) {
-    machine_size_ = cluster.machine_gpus.front();
+  return uniform ? cluster.machine_gpus.front() : 0;
+}
+
+Layout::Layout(const Cluster& cluster, int replicas, int width)
+    : Layout(cluster, replicas, width, uniform_machine_size(cluster)) {}
+
+Layout::Layout(const Cluster& cluster, int replicas, int width, int machine_size)
+    : replicas_(replicas), width_(width) {
+  if (machine_size > 0) {
+    machine_size_ = machine_size;
     // Copy k starts at k * width; its position in a machine repeats every
     // machine_size / gcd(width, machine_size) copies.
     period_ = machine_size_ / std::gcd(width, machine_size_);

@@ -12,6 +12,8 @@ namespace pe::detail {
 class Layout {
  public:
   Layout(const Cluster& cluster, int replicas, int width);
+  /// The same, given uniform_machine_size(cluster) (CostModel::layout, which keeps it).
+  Layout(const Cluster& cluster, int replicas, int width, int machine_size);
 
   int replicas() const { return replicas_; }
   int width() const { return width_; }
@@ -35,5 +37,8 @@ class Layout {
   int machine_size_ = 0;   // the GPUs of every machine when they are all alike, else 0
   int period_ = 1;         // copies after which positions in a machine repeat (alike only)
 };
+
+/// The GPUs of every machine of `cluster` when they all have as many, else 0.
+int uniform_machine_size(const Cluster& cluster);
 
 }  // namespace pe::detail

@@ -76,9 +76,9 @@ Search::Search(int global_batch, const SearchOptions& options)
 std::vector<ShapeOn> Search::shapes(
     const CostModel& cost, const std::function<bool(const PipelineShapeChoice&)>& keep) const {
   std::vector<ShapeOn> on;
-  for (const PipelineShapeChoice& shape : pipeline_shapes(
-           global_batch_, cost.cluster().device_count(), cost.settings().min_micro_batch,
-           options_.schedules, options_.max_pipeline_copies))
+  for (const PipelineShapeChoice& shape :
+       pipeline_shapes(global_batch_, cost.device_count(), cost.settings().min_micro_batch,
+                       options_.schedules, options_.max_pipeline_copies))
     if (keep(shape)) on.push_back({&cost, shape});
   std::stable_partition(on.begin(), on.end(),
                         [](const ShapeOn& s) { return s.shape.schedule == Schedule::OneFOneB; });

@@ -275,9 +275,7 @@ class Search {
     int closing = -1;
   };
 
-  static int width_of(const ShapeOn& s) {
-    return s.cost->cluster().device_count() / s.shape.replicas;
-  }
+  static int width_of(const ShapeOn& s) { return s.cost->device_count() / s.shape.replicas; }
   // The narrowest copies of a shape on parts of at least `used` devices (at most its own).
   static int narrowest_copy(const ShapeOn& s, int used) {
     return std::clamp(used / s.shape.replicas, 1, width_of(s));

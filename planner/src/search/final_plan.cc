@@ -69,10 +69,10 @@ std::optional<Placement> placement(const CostModel& cost, const PartCostModel& p
   const int copy =
       plan.pipeline_replicas > 1
           ? first.devices[static_cast<std::size_t>(first.width)] - first.devices.front()
-          : cost.cluster().device_count();
+          : cost.device_count();
   std::optional<Cluster> on = cluster_of(cost.cluster(), plan.pipeline_replicas, copy);
   if (!on) return std::nullopt;
-  const bool whole = on->device_count() == cost.cluster().device_count();
+  const bool whole = on->device_count() == cost.device_count();
   if (!whole && !part) return std::nullopt;
   return Placement{copy, std::move(*on), whole};
 }

@@ -181,7 +181,7 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
   const std::vector<Seconds>& whole_anywhere = proved.anywhere;
   std::vector<Seconds> whole_classes(whole.size(), 0);  // Search::class_bounds
   bool classed = false;                                 // whole_classes is filled
-  const int devices = cost.cluster().device_count();
+  const int devices = cost.device_count();
   const int machine = uniform_machines(cost);
   const Parts parts = cluster_parts(cost.cluster());
   state_->model_of.assign(parts.devices.size(), nullptr);

@@ -55,13 +55,13 @@ std::vector<StageSpec> chunks_of(const CostModel& cost, int groups, int chunks, 
 std::vector<PipelineSpec> interleaved_specs(const CostModel& cost, int global_batch,
                                             const SearchOptions& options) {
   std::vector<PipelineSpec> specs;
-  const int devices = cost.cluster().device_count();
+  const int devices = cost.device_count();
   const int states = static_cast<int>(cost.states());
   for (int r : divisors_of(std::gcd(global_batch, devices))) {
     if (options.max_pipeline_copies > 0 && r > options.max_pipeline_copies) break;
     const int copy = devices / r, share = global_batch / r;
     const int floor = std::min(cost.settings().min_micro_batch, share);
-    const Layout layout(cost.cluster(), r, copy);
+    const Layout layout = cost.layout(r, copy);
     for (int w : divisors_of(copy)) {
       const int p = copy / w;
       if (p < 2 || (options.max_stage_width > 0 && w > options.max_stage_width)) continue;

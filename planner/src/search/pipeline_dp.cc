@@ -532,7 +532,7 @@ class Dp {
   Dp(const CostModel& cost, const DpQuery& q)
       : cost_(cost),
         q_(q),
-        layout_(cost.cluster(), q.replicas, q.replica_width),
+        layout_(cost.layout(q.replicas, q.replica_width)),
         n_(cost.states()),
         b_(q.relaxed && cost.chain() && q.device_class <= 1 && q.granule <= 1 && q.free_widths <= 0
                ? std::max(1, q.state_block)

@@ -19,7 +19,7 @@ constexpr std::int64_t kEvaluationPairs = 8192;
 // Whether every stage of `spec` is a stage of the model, within the width limits and in a
 // variant its devices allow; offsets are recomputed from the widths first.
 bool valid(const CostModel& cost, PipelineSpec& spec, int width_limit) {
-  const Layout layout(cost.cluster(), spec.replicas, spec.replica_width);
+  const Layout layout = cost.layout(spec.replicas, spec.replica_width);
   const bool one = spec.stages.size() == 1;
   int offset = 0;
   for (StageSpec& s : spec.stages) {

@@ -435,7 +435,7 @@ bool Search::classes_first(std::size_t i) const {
 bool Search::frees_first(std::size_t i) const {
   const CostModel& cost = *open_[i].on.cost;
   return open_[i].unrelaxed && !open_[i].freed &&
-         kFreeIdle * pool_.fastest_devices() <= cost.cluster().device_count() &&
+         kFreeIdle * pool_.fastest_devices() <= cost.device_count() &&
          free_widths_apply(cost, open_[i].on.shape);
 }
 

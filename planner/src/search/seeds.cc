@@ -45,8 +45,8 @@ void seed_variant(const CostModel& cost, const Layout& layout, int global_batch,
 
 void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape, int max_width,
           std::vector<CostedPlan>& seeds) {
-  const int width = cost.cluster().device_count() / shape.replicas;
-  const Layout layout(cost.cluster(), shape.replicas, width);
+  const int width = cost.device_count() / shape.replicas;
+  const Layout layout = cost.layout(shape.replicas, width);
   std::vector<int> used{width};
   for (int part = cost.cluster().machine_gpus.front(); part < width; part *= 2)
     used.push_back(part);
@@ -82,10 +82,10 @@ void seed(const CostModel& cost, int global_batch, const PipelineShapeChoice& sh
 
 std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_batch,
                                               int replicas) {
-  const int width = cost.cluster().device_count() / replicas;
+  const int width = cost.device_count() / replicas;
   const int share = global_batch / replicas;
   const int per_device = (share + width - 1) / width;
-  const int step = largest_micro_step(cost, per_device, cost.cluster().device_count());
+  const int step = largest_micro_step(cost, per_device, cost.device_count());
   if (step < 1) return std::nullopt;
   const int steps = (per_device + step - 1) / step;
   if (share / steps < std::min(cost.settings().min_micro_batch, share)) return std::nullopt;
@@ -100,7 +100,7 @@ std::optional<PipelineSpec> accumulation_spec(const CostModel& cost, int global_
 void seed_accumulation(const CostModel& cost, int global_batch, const SearchOptions& options,
                        std::vector<CostedPlan>& seeds) {
   if (!searches(options.schedules, Schedule::OneFOneB)) return;
-  const int devices = cost.cluster().device_count();
+  const int devices = cost.device_count();
   for (int r : divisors(std::gcd(global_batch, devices))) {
     // Its one stage spans the whole copy.
     if (options.max_pipeline_copies > 0 && r > options.max_pipeline_copies) continue;

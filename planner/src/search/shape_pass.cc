@@ -145,7 +145,7 @@ Seconds path_floor(const CostModel& cost) {
 // The relaxed pass of a shape (DpQuery::relaxed, with the window cycles) within `effort`.
 DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width) {
-  const int width = cost.cluster().device_count() / shape.replicas;
+  const int width = cost.device_count() / shape.replicas;
   DpQuery query{
       shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule, bound,
       effort,         0,     max_width};  // no plans: only its bound is wanted
@@ -172,7 +172,7 @@ DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Sec
 // screen's (relaxed_bound) and first_class_bound's.
 DpResult first_class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                           std::uint64_t effort, int max_width) {
-  const int width = cost.cluster().device_count() / shape.replicas;
+  const int width = cost.device_count() / shape.replicas;
   return class_pass(cost, shape, bound, effort, max_width, 0, class_devices(width, kClassCells));
 }
 
@@ -181,7 +181,7 @@ DpResult first_class_pass(const CostModel& cost, const PipelineShapeChoice& shap
 // `band` of it.
 void enumerate_in(const CostModel& cost, const PipelineShapeChoice& shape, Seconds within,
                   std::uint64_t effort, DpQuery& query, double band = kEnumerateBand) {
-  const int width = cost.cluster().device_count() / shape.replicas;
+  const int width = cost.device_count() / shape.replicas;
   query.enumerate = kEnumerateFactor;
   query.enumerate_step_limit = effort;
   query.enumerate_bound = within;
@@ -213,25 +213,18 @@ ShapeFloor shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, 
           anywhere};
 }
 
-int equal_machines(const Cluster& cluster) {
-  const std::vector<int>& gpus = cluster.machine_gpus;
-  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return g == gpus.front(); })
-             ? gpus.front()
-             : 0;
-}
-
 int uniform_machines(const CostModel& cost) {
   const bool one_type =
       cost.fastest() == cost.slowest() && cost.smallest_memory() == cost.largest_memory();
-  return one_type ? equal_machines(cost.cluster()) : 0;
+  return one_type ? cost.machine_size() : 0;
 }
 
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, int max_width, int narrowest_copy,
                       const DpResult* first) {
-  const int width = cost.cluster().device_count() / shape.replicas;
+  const int width = cost.device_count() / shape.replicas;
   // One copy of more than 2 kClassCells machines of one size: a machine's classes second.
-  const int machine = equal_machines(cost.cluster());
+  const int machine = cost.machine_size();
   const bool by_machine = shape.replicas == 1 && machine > 1 && width % machine == 0 &&
                           width / machine > 2 * kClassCells;
   PassBound found;
@@ -258,7 +251,7 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
 
 PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                             std::uint64_t effort, int max_width) {
-  const int width = cost.cluster().device_count() / shape.replicas;
+  const int width = cost.device_count() / shape.replicas;
   if (width < kFirstClassWidth) return {};
   const DpResult pass = first_class_pass(cost, shape, bound, effort, max_width);
   return {pass.least_bound, !pass.stopped, pass.steps, {}};
@@ -295,7 +288,7 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
 
 bool free_widths_apply(const CostModel& cost, const PipelineShapeChoice& shape) {
   const int machine = uniform_machines(cost);
-  return machine > 0 && cost.cluster().device_count() / shape.replicas > 2 * machine;
+  return machine > 0 && cost.device_count() / shape.replicas > 2 * machine;
 }
 
 PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
@@ -330,7 +323,7 @@ PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape,
 
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                            std::uint64_t effort, int max_width, bool screen, Seconds meets) {
-  const int width = cost.cluster().device_count() / shape.replicas;
+  const int width = cost.device_count() / shape.replicas;
   const ShapeFloor floors = shape_floor(cost, shape, width);
   Seconds floor = floors.own;
   if (floor > bound) return {floor, true, 0, false, floors.anywhere};
@@ -416,7 +409,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
                          int max_width, int closing, Seconds enumerate_within,
                          std::uint64_t enumerate_effort, bool screen, bool timed, int max_stages,
                          Seconds meets, int lead) {
-  const int width = cost.cluster().device_count() / shape.replicas;
+  const int width = cost.device_count() / shape.replicas;
   // No plan of the shape can make the bound: its floor is a bound of every one of them.
   const ShapeFloor floors = shape_floor(cost, shape, width);
   if (floors.own > bound) return {{}, floors.own, true, 0, 0, false, floors.anywhere};

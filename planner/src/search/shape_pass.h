@@ -76,8 +76,6 @@ struct PassBound {
   std::uint64_t steps = 0;
   std::vector<DpPlan> plans;  ///< refined_bound's (DpQuery::relaxed): candidates only
 };
-/// The GPUs of every machine of `cluster` when all have as many, else 0.
-int equal_machines(const Cluster& cluster);
 /// The GPUs on each machine of the cluster of `cost` when all machines have as many, and all
 /// GPUs run as fast and have as much memory; else 0.
 int uniform_machines(const CostModel& cost);

@@ -80,14 +80,13 @@ CostModel::CostModel(const ModelProfile& model, const Cluster& cluster,
   for (int gpus : cluster.machine_gpus) largest_machine_ = std::max(largest_machine_, gpus);
   devices_ = cluster.device_count();
   machine_size_ = uniform_machine_size(cluster);
-  if (cluster.machine_gpu.empty() && cluster.machine_count() > 0) {
-    fastest_ = slowest_ = 1.0;
-    smallest_memory_ = largest_memory_ = cluster.device_memory;
-  } else if (!speed_.empty()) {
+  if (!speed_.empty()) {
     fastest_ = *std::max_element(speed_.begin(), speed_.end());
     slowest_ = *std::min_element(speed_.begin(), speed_.end());
     smallest_memory_ = *std::min_element(memory_.begin(), memory_.end());
     largest_memory_ = *std::max_element(memory_.begin(), memory_.end());
+  } else if (cluster.machine_count() > 0) {  // no GPU types: speed 1 (fastest_, slowest_)
+    smallest_memory_ = largest_memory_ = cluster.device_memory;
   }
 }
 

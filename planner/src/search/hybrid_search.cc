@@ -25,8 +25,8 @@ namespace pe::detail {
 namespace {
 
 // Whether each plan of a shape on the first `part` devices is, or is no faster than, a plan of
-// `whole`, a shape of the whole cluster of `cost` (`devices` GPUs) with the same copies,
-// micro-batches and schedule, whose bound then bounds it too:
+// `whole`, a shape of the whole cluster of `cost` with the same copies, micro-batches and
+// schedule, whose bound then bounds it too:
 // - one copy: the same devices (the whole cluster's copy leaves its last devices idle);
 // - on machines of one size and one GPU type (`machine` GPUs each, 0 otherwise), copies that
 //   start on machine boundaries in both: each copy sits on its machines as the first does, so
@@ -42,11 +42,11 @@ namespace {
 //   on NASNet-A large at GBS 512 on 8 machines of 8 GPUs the shapes of 2 to 8 copies on the
 //   first 6 and 7 machines were left at their floor (gap 24.1 %; 11.5 % with these bounds).
 bool held_by(const CostModel& cost, const PipelineShapeChoice& shape, int part,
-             const PipelineShapeChoice& whole, int machine, int devices) {
+             const PipelineShapeChoice& whole, int machine) {
   const int r = shape.replicas;
   if (!same_shape(shape, whole)) return false;
   if (r == 1) return true;
-  if (machine == 0 || (devices / r) % machine != 0) return false;
+  if (machine == 0 || (cost.device_count() / r) % machine != 0) return false;
   const int width = part / r;
   if (width % machine == 0) return true;
   const Network& links = cost.cluster().network;
@@ -142,7 +142,6 @@ void HybridSearch::narrow(State& s) {
   for (std::size_t k = parts.devices.size(); k-- > 0;)
     if (parts.devices[k] > 1 && work_floor(*s.whole, s.batch, parts.devices[k]) <= s.parts_cutoff)
       which.push_back(k);
-  s.model_of.resize(parts.devices.size(), nullptr);
   s.search.narrow_passes(*s.whole, which.size(), [&](std::size_t i) -> const CostModel& {
     const CostModel*& model = s.model_of[which[i]];
     if (!model)
@@ -223,7 +222,7 @@ HybridSearch::HybridSearch(const CostModel& cost, int global_batch, const Search
       int holder = -1;
       for (std::size_t i = 0; i < whole.size(); ++i)
         if (same_shape(s.shape, whole[i].shape)) {
-          const bool holds = held_by(cost, s.shape, used, whole[i].shape, machine, devices);
+          const bool holds = held_by(cost, s.shape, used, whole[i].shape, machine);
           holder = holds ? static_cast<int>(i) : -1;
           bound = std::max(whole_anywhere[i], whole_classes[i]);
           if (holds) bound = std::max(bound, whole_bounds[i]);

@@ -122,7 +122,9 @@ class Planner {
 
   /// Baselines and best plans for one global batch size (UsageError if < 1). The plans
   /// searched include those of the cluster's first machines and of its first device (the
-  /// other devices idle), so a cluster never gets a slower plan than a part of it, nor than
+  /// other devices idle), and those of the machines from each place where the machine kind
+  /// changes (GPUs, GPU type, memory; the first 16 places), whose stages list the devices they
+  /// run on; so a cluster never gets a slower plan than such a run of its machines, nor than
   /// one device, when the search finishes (within the simplicity margin of README's
   /// "Exactness and gaps": the simplest plan within 0.1% of the fastest is reported).
   PointResult plan(int global_batch) const;

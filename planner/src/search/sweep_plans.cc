@@ -40,6 +40,7 @@ void lead(PointResult& point, Plan plan) {
   const std::size_t count = point.plans.size();
   const PipelineShapeChoice shape = shape_of(plan);
   std::erase_if(point.plans, [&](const Plan& p) { return same_shape(shape_of(p), shape); });
+  point.lower_bound = std::min(point.lower_bound, plan.iteration_time);  // as Planner::plan
   point.plans.insert(point.plans.begin(), std::move(plan));
   if (point.plans.size() > count) point.plans.resize(count);
   point.exact = point.exact || point.lower_bound >= point.plans.front().iteration_time * (1 - kTie);

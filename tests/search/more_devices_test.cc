@@ -255,6 +255,30 @@ TEST(MoreDevices, TheSecondMachineAlonePlansAsItDoesOnItsOwn) {
   }
 }
 
+// A first machine whose GPUs hold nothing: every plan that starts on it fails memory, so the
+// search of the first machines finds none, and the answer was "no plan fits" (as exact). The
+// machines after it plan on their own: VGG-19 at GBS 32 on 2 GPUs of 10 MB and then 8 V100s
+// runs on the V100s as on them alone.
+TEST(MoreDevices, AFirstMachineThatHoldsNothingLeavesThePlanToTheOthers) {
+  const ProfileEntry e = find_profile("vgg19");
+  const ModelProfile model = import_pipedream_graph(e.path, e.profile_batch_size);
+  const TrainingSettings settings = training_settings(e);
+  Cluster cluster = cluster_from_machine_ends({2, 10});
+  GpuSpec tiny = find_gpu("V100-16GB", "test");
+  tiny.name = "tiny";
+  tiny.memory = 0.01 * kGB;
+  cluster.machine_gpu = {tiny, find_gpu("V100-16GB", "test")};
+  Cluster v100s = cluster_from_machine_ends({8});
+  v100s.machine_gpu = {find_gpu("V100-16GB", "test")};
+  const PointResult alone = Planner(model, v100s, settings).plan(32);
+  const PointResult both = Planner(model, cluster, settings).plan(32);
+  ASSERT_NE(alone.best(), nullptr);
+  ASSERT_NE(both.best(), nullptr) << both.no_plan_reason;
+  EXPECT_TRUE(both.exact);
+  EXPECT_DOUBLE_EQ(both.best()->iteration_time, alone.best()->iteration_time);
+  EXPECT_EQ(both.best()->stages.front().devices.front(), 2);
+}
+
 // The premise of held_by's copies off machine boundaries (hybrid_search.cc): on machines of
 // one GPU type whose links inside are no slower than those between them, a plan of R copies
 // on the first machines, copies that do not start on machine boundaries, is no faster than

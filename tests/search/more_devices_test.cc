@@ -141,6 +141,19 @@ Cluster fast_then_slow(int fast, int machines, const testing::Instance& like) {
   return cluster;
 }
 
+// A random small model whose times are a V100's (so that GPU types scale it), and a search
+// that runs to the end (the properties below hold for finished searches).
+testing::Instance v100_instance(std::mt19937& rng) {
+  testing::Instance in = testing::random_instance(rng, 6, 8);
+  in.model.gpu = find_gpu("V100-16GB", "test");
+  return in;
+}
+SearchOptions unlimited() {
+  SearchOptions options;
+  options.effort = 0;
+  return options;
+}
+
 // Where machines have different GPUs, the whole cluster's copies may sit on slower machines
 // than a part's: two fast machines then two slow ones never plan slower than the two fast
 // ones alone (BERT-48 at GBS 128 reported a plan 0.7 % slower as exact, when a shape of two
@@ -148,10 +161,8 @@ Cluster fast_then_slow(int fast, int machines, const testing::Instance& like) {
 TEST(MoreDevices, NeverSlowerThanTheFastMachinesAlone) {
   std::mt19937 rng(20261130);
   for (int trial = 0; trial < 12; ++trial) {
-    testing::Instance in = testing::random_instance(rng, 6, 8);
-    in.model.gpu = find_gpu("V100-16GB", "test");
-    SearchOptions options;
-    options.effort = 0;
+    const testing::Instance in = v100_instance(rng);
+    const SearchOptions options = unlimited();
     const std::vector<int> batches{in.global_batch, 2 * in.global_batch, 16};
     const auto fast =
         Planner(in.model, fast_then_slow(2, 2, in), in.settings, options).sweep(batches);
@@ -193,10 +204,8 @@ TEST(MoreDevices, NeverSlowerThanTheMachinesAfterTheFirstKind) {
   std::mt19937 rng(20261205);
   int found_there = 0;
   for (int trial = 0; trial < 12; ++trial) {
-    testing::Instance in = testing::random_instance(rng, 6, 8);
-    in.model.gpu = find_gpu("V100-16GB", "test");
-    SearchOptions options;
-    options.effort = 0;
+    const testing::Instance in = v100_instance(rng);
+    const SearchOptions options = unlimited();
     const std::vector<int> batches{in.global_batch, 2 * in.global_batch, 16};
     const int slow = 1 + trial % 2;
     Cluster all = fast_then_slow(2, 2 + slow, in);

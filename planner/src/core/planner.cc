@@ -169,7 +169,7 @@ PointResult Planner::plan(int global_batch) const {
   // can beat the fastest found, whose time their work over their devices already exceeds.
   for (int first : detail::machine_runs(cluster_)) {
     const detail::CostModel run(model_, detail::machines_from(cluster_, first), settings_);
-    const Seconds floor = run.whole_model_time(global_batch) / (run.device_count() * run.fastest());
+    const Seconds floor = detail::work_floor(run, global_batch, run.device_count());
     if (!found.plans.empty() && floor >= found.fastest) continue;
     detail::SearchResult there = search_finished(model_, run, global_batch, options_);
     for (Plan& plan : there.plans) detail::move_to_machine(plan, cluster_, first);

@@ -25,11 +25,13 @@ void rank(std::vector<Candidate>& plans, Seconds fastest) {
                    [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
 }
 
-void Pool::add(Plan plan) {
+Candidate candidate(Plan plan) {
   Simplicity simple = simplicity(plan);
   std::string stages = stages_string(plan);
-  waiting_.push_back({std::move(plan), simple, std::move(stages)});
+  return {std::move(plan), simple, std::move(stages)};
 }
+
+void Pool::add(Plan plan) { waiting_.push_back(candidate(std::move(plan))); }
 
 void Pool::simulate_promising() {
   std::stable_sort(waiting_.begin(), waiting_.end(), [](const Candidate& a, const Candidate& b) {

@@ -30,6 +30,9 @@ struct Candidate {
   auto order() const { return std::tie(simple, stages); }
 };
 
+/// `plan` as a candidate: its simplicity and stage string computed.
+Candidate candidate(Plan plan);
+
 /// Plans within kSimpler of `fastest` (by default the fastest of them) count as tied and the
 /// simplest of them leads, of equally simple ones the fastest; the rest follow by time.
 /// Measuring every tie against one fastest plan keeps a chain of simpler plans, each within

@@ -80,13 +80,11 @@ Cluster part_cluster(const Cluster& cluster, int machines) {
   return part;
 }
 
-// Every plan of `global_batch` on `used` devices of the cluster of `cost` takes at least the
-// batch's work over them (shape_floor), more on fewer devices.
+}  // namespace
+
 Seconds work_floor(const CostModel& cost, int global_batch, int used) {
   return cost.whole_model_time(global_batch) / (used * cost.fastest());
 }
-
-}  // namespace
 
 using hybrid::Search;
 using hybrid::ShapeOn;

@@ -34,6 +34,10 @@ inline PartCostModel part_cost_of(const ModelProfile& model, const TrainingSetti
 }
 
 /// The search's answer for one global batch size.
+/// Every plan of `global_batch` on `used` devices of the cluster of `cost` takes at least the
+/// batch's work over them (shape_floor), more on fewer devices.
+Seconds work_floor(const CostModel& cost, int global_batch, int used);
+
 struct SearchResult {
   std::vector<Plan> plans;  ///< Best first (simulated); empty when nothing fits.
   /// A proven lower bound on the simulated time of every plan of the search space.

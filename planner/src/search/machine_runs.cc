@@ -69,12 +69,7 @@ SearchResult merged(SearchResult a, SearchResult b, int top) {
   m.fastest = std::min(a.fastest, b.fastest);
   std::vector<Candidate> all;
   for (std::vector<Plan>* plans : {&a.plans, &b.plans})
-    for (Plan& plan : *plans) {
-      Candidate c{std::move(plan), {}, {}};
-      c.simple = simplicity(c.plan);
-      c.stages = stages_string(c.plan);
-      all.push_back(std::move(c));
-    }
+    for (Plan& plan : *plans) all.push_back(candidate(std::move(plan)));
   rank(all, m.fastest);
   for (Candidate& c : all) {
     if (static_cast<int>(m.plans.size()) == top) break;

@@ -16,10 +16,10 @@ inline constexpr int kMaxMachineRuns = 16;
 /// of the first kMaxMachineRuns, where a machine differs from the one before it in GPUs,
 /// GPU type or memory, unless the machines from there on are, kind by kind, the first
 /// machines of the cluster or of a run before (a part of that search: HybridSearch). A
-/// search covers the plans
-/// on the cluster's first machines; a plan on the machines from such a place on (leaving
-/// the ones before it idle) is none of them, and can be the fastest: VGG-19 at GBS 32 on a
-/// machine of 1 GPU and one of 8 runs 2.3 times as fast on the second alone.
+/// search covers the plans on the cluster's first machines; a plan on the machines from
+/// such a place on (leaving the ones before it idle) is none of them, and can be the
+/// fastest: VGG-19 at GBS 32 on a machine of 1 GPU and one of 8 runs 2.3 times as fast on
+/// the second alone.
 std::vector<int> machine_runs(const Cluster& cluster);
 
 /// The machines of `cluster` from `first` on, as a cluster of their own.

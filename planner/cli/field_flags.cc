@@ -25,6 +25,7 @@ std::string flag_for_field(const std::string& field) {
       {"PlanLayout::stages", "--plan"},
       {"PlanLayout::micro_batches", "--microbatches"},
       {"PlanLayout::pipeline_replicas", "--plan-copies"},
+      {"PlanLayout::first_device", "--plan-first-device"},
   };
   const auto it = flags.find(field);
   return it == flags.end() ? "" : it->second;

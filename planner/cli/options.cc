@@ -289,6 +289,12 @@ void declare_given_plan_flags(CLI::App& app, Options& o) {
       app, "--plan-copies", "R",
       [&o](const std::string& v) { o.plan_copies = parse_int("--plan-copies", v); },
       "copies of the whole --plan pipeline, data parallel (default 1)");
+  add(
+      app, "--plan-first-device", "D",
+      [&o](const std::string& v) { o.plan_first_device = parse_int("--plan-first-device", v); },
+      "the --plan plan runs on the machines from device D on, the first\n"
+      "device of a machine; those before stay idle (default 0; a plan\n"
+      "found there says its own: CSV/JSON first_device)");
 }
 
 void declare_output_flags(CLI::App& app, Options& o) {
@@ -442,8 +448,10 @@ Options parse_options(const std::vector<std::string>& args) {
     throw UsageError(*tokens.needs_value + " needs a value (see pe-plan --help)");
   if (options.devices && options.cluster_file)
     throw UsageError("give either --devices or --cluster, not both");
-  if (!options.plan && (options.microbatches || options.plan_copies))
-    throw UsageError(std::string(options.microbatches ? "--microbatches" : "--plan-copies") +
+  if (!options.plan && (options.microbatches || options.plan_copies || options.plan_first_device))
+    throw UsageError(std::string(options.microbatches  ? "--microbatches"
+                                 : options.plan_copies ? "--plan-copies"
+                                                       : "--plan-first-device") +
                      " describes a plan of your own: give its stages with --plan");
   if (options.straight) {
     for (const auto& [flag, value] :

@@ -30,10 +30,11 @@ std::vector<PointResult> sweep(const BoundPlanner& p, const std::vector<int>& ba
 }
 
 LayoutCost evaluate(const BoundPlanner& p, int gbs, const std::string& layout, int microbatches,
-                    const std::string& schedule, int plan_copies) {
+                    const std::string& schedule, int plan_copies, int plan_first_device) {
   PlanLayout plan = parse_plan_layout(layout);
   plan.micro_batches = microbatches;
   plan.pipeline_replicas = plan_copies;
+  plan.first_device = plan_first_device;
   if (schedule != "1f1b" && schedule != "gpipe" && schedule != "interleaved" && schedule != "best")
     throw UsageError("--schedule: expected 1f1b, gpipe, interleaved or best, got '" + schedule +
                      "'");
@@ -91,7 +92,9 @@ void bind_planner(py::module_& m) {
           py::arg("batch_sizes"), "the same for \"512\", \"128,256\" or \"FIRST:LAST:STEP\"")
       .def("evaluate", &evaluate, py::arg("gbs"), py::arg("layout"), py::kw_only(),
            py::arg("microbatches") = 1, py::arg("schedule") = "best", py::arg("plan_copies") = 1,
-           "Costs a plan of your own, stages written as pe-plan prints them (\"0-20:15;21-24:1\")")
+           py::arg("plan_first_device") = 0,
+           "Costs a plan of your own, stages written as pe-plan prints them (\"0-20:15;21-24:1\"), "
+           "on the machines from device plan_first_device on")
       .def(
           "json",
           [](const BoundPlanner& p, const Points& points, const LayoutCost* given,

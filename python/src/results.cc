@@ -74,6 +74,7 @@ void bind_plan(py::module_& m) {
       .def_readonly("stages", &Plan::stages)
       .def_property_readonly("stages_string", [](const Plan& p) { return stages_string(p); })
       .def_property_readonly("device_count", &Plan::device_count)
+      .def_property_readonly("first_device", &Plan::first_device)
       .def_readonly("slot", &Plan::slot)
       .def_readonly("fill_drain", &Plan::fill_drain)
       .def_readonly("exposed_allreduce", &Plan::exposed_allreduce)

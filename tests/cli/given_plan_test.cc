@@ -61,6 +61,33 @@ TEST(GivenPlanJson, CarriesTheGivenPlanAndItsRatio) {
       given.at("iteration_time_s").get<double>());
 }
 
+// VGG-19 at GBS 32 on a machine of 1 GPU then one of 8 runs on the second machine alone: CSV
+// and JSON say where it starts, and --plan with --plan-first-device costs that same plan.
+TEST(GivenPlanJson, ThePlanFoundOnLaterMachinesIsCostedWhereItRuns) {
+  const std::vector<std::string> common{"--profile", "vgg19", "--devices", "1,9", "--gbs", "32"};
+  std::vector<std::string> args = common;
+  args.insert(args.end(), {"--format", "json"});
+  const ProgramResult found = pe_plan(args);
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  const nlohmann::json best = nlohmann::json::parse(found.out).at("points").at(0).at("plans").at(0);
+  ASSERT_EQ(best.at("first_device"), 1);
+  args.insert(args.end(), {"--plan", best.at("stages_string").get<std::string>(), "--microbatches",
+                           std::to_string(best.at("micro_batches").get<int>()), "--plan-copies",
+                           std::to_string(best.at("pipeline_replicas").get<int>()),
+                           "--plan-first-device", "1"});
+  const ProgramResult r = pe_plan(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json given = nlohmann::json::parse(r.out).at("given_plan");
+  EXPECT_EQ(given.at("first_device"), 1);
+  EXPECT_EQ(given.at("stages").at(0).at("devices").at(0), 1);
+  EXPECT_DOUBLE_EQ(given.at("simulated_time_over_best").get<double>(), 1.0);
+  args = common;
+  args.insert(args.end(), {"--format", "csv"});
+  const ProgramResult csv = pe_plan(args);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.substr(csv.out.rfind(',') + 1), "1\n");
+}
+
 TEST(GivenPlan, ThatDoesNotFitIsAnAnswer) {
   const ProgramResult r =
       chain_on_two_devices({"--gbs", "64", "--plan", "0-2:1", "--memory-gb", "1e-9"});

@@ -53,8 +53,8 @@ TEST(PePlanOptions, FlagsAreExactNamesOrUniquePrefixesOfLongOnes) {
   // An exact name wins over the longer names it is a prefix of.
   EXPECT_EQ(parse_options({"--plan", "0-1:1"}).plan, "0-1:1");
   EXPECT_EQ(usage_error({"--pl", "x"}),
-            "option '--pl' is ambiguous: --plan, --plan-copies, --plan-gbs, --plot (see pe-plan "
-            "--help)");
+            "option '--pl' is ambiguous: --plan, --plan-copies, --plan-first-device, --plan-gbs, "
+            "--plot (see pe-plan --help)");
 }
 
 TEST(PePlanOptions, SearchLimitsAndStraight) {

@@ -35,6 +35,7 @@ PlanLayout layout_of(const Plan& plan) {
   layout.micro_batches = plan.micro_batches;
   layout.schedule = plan.schedule;
   layout.pipeline_replicas = plan.pipeline_replicas;
+  layout.first_device = plan.first_device();
   return layout;
 }
 
@@ -67,8 +68,9 @@ TEST(PlanLayout, SearchPlansCostTheSameAsLayouts) {
     std::vector<int> ends;
     int gbs;
   };
-  for (const Case& c : {Case{"vgg19", one_to(16), 512}, Case{"vgg19", {8, 16}, 96},
-                        Case{"resnet50", {8, 16}, 1000}, Case{"gnmt_16", {4, 8}, 256}}) {
+  for (const Case& c :
+       {Case{"vgg19", one_to(16), 512}, Case{"vgg19", {8, 16}, 96}, Case{"resnet50", {8, 16}, 1000},
+        Case{"gnmt_16", {4, 8}, 256}, Case{"vgg19", {1, 9}, 32}}) {
     const Planner planner = planner_for(c.profile, c.ends, options);
     const PointResult point = planner.plan(c.gbs);
     ASSERT_FALSE(point.plans.empty()) << c.profile;
@@ -86,6 +88,37 @@ TEST(PlanLayout, SearchPlansCostTheSameAsLayouts) {
         EXPECT_EQ(cost.plan.stages[s].devices, plan.stages[s].devices);
     }
   }
+}
+
+// A plan found on the machines after the first (VGG-19 at GBS 32 on a machine of 1 GPU then
+// one of 8 runs on the second alone) is costed where it runs: from its first device, with
+// the machines before it idle, as the search costed it.
+TEST(PlanLayout, AFirstDevicePlacesThePlanOnTheMachinesFromIt) {
+  const Planner planner = planner_for("vgg19", {1, 9});
+  const PointResult point = planner.plan(32);
+  ASSERT_NE(point.best(), nullptr);
+  const Plan& best = *point.best();
+  ASSERT_EQ(best.first_device(), 1);
+  PlanLayout layout = layout_of(best);
+  const LayoutCost there = planner.evaluate(layout, 32);
+  EXPECT_EQ(there.plan.first_device(), 1);
+  EXPECT_DOUBLE_EQ(there.plan.simulated_time, best.simulated_time);
+  // The same stages from device 0 cross the machines, and run slower.
+  layout.first_device = 0;
+  const LayoutCost first = planner.evaluate(layout, 32);
+  EXPECT_EQ(first.plan.first_device(), 0);
+  EXPECT_GT(first.plan.simulated_time, best.simulated_time * 1.01);
+  for (int device : {2, 9, -1}) {
+    layout.first_device = device;
+    EXPECT_THAT([&] { planner.evaluate(layout, 32); },
+                ThrowsMessage<UsageError>(HasSubstr(
+                    "PlanLayout::first_device is " + std::to_string(device) +
+                    ", expected the first device of a machine (0, 1; the cluster has 9")));
+  }
+  layout.first_device = 1;
+  layout.stages = parse_stage_layout("0-20:8;21-24:1");
+  EXPECT_THAT([&] { planner.evaluate(layout, 32); },
+              ThrowsMessage<UsageError>(HasSubstr("but the cluster has 8 from device 1 on")));
 }
 
 TEST(PlanLayout, NoBetterThanTheSearch) {

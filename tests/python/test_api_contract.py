@@ -105,6 +105,20 @@ def test_evaluate_is_the_given_plan_pe_plan_prints(pe_plan_json, layout, setting
     assert got["fits"] is True
 
 
+def test_evaluate_on_the_machines_after_the_first(pe_plan_json):
+    # VGG-19 at GBS 32 on a machine of 1 GPU then one of 8: the plan found runs on the
+    # second alone, and evaluate costs that plan there (plan_first_device, --plan-first-device).
+    best = pe.plan("vgg19", "1,9", 32)["plans"][0]
+    assert best["first_device"] == 1
+    settings = {"microbatches": best["micro_batches"], "plan_copies": best["pipeline_replicas"],
+                "plan_first_device": 1}
+    args = pe.cli_arguments("vgg19", "1,9", 32, best["stages_string"], **settings)
+    assert args[args.index("--plan-first-device") + 1] == "1"
+    got = pe.evaluate("vgg19", "1,9", 32, best["stages_string"], **settings)
+    assert got == pe_plan_json(args)["given_plan"]
+    assert got["first_device"] == 1 and got["simulated_time_over_best"] == 1
+
+
 def test_evaluate_of_a_plan_that_does_not_fit_memory(pe_plan_json):
     args = ["--profile", "vgg19", "--devices", "8,16", "--gbs", "512", "--plan", "0-24:1",
             "--memory-gb", "4", "--format", "json"]

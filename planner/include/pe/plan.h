@@ -112,6 +112,11 @@ struct Plan {
 
   /// Devices the plan uses: the device groups' widths summed, times pipeline_replicas.
   int device_count() const;
+  /// The first device the plan runs on, that of its first stage's first copy: 0 unless the
+  /// machines before it stay idle (a plan Planner::plan found on the machines from a place
+  /// where the machine kind changes, or PlanLayout::first_device); 0 for a plan without
+  /// devices.
+  int first_device() const;
   /// Device groups: stages.size() / chunks (the stages, unless interleaved).
   int device_groups() const { return static_cast<int>(stages.size()) / std::max(1, chunks); }
   /// True when micro_batch_size x micro_batches x pipeline_replicas is not global_batch:

@@ -25,12 +25,12 @@ struct StageLayout {
 
 /// A hand-written plan: stages in pipeline order (covering every state once, in order),
 /// micro-batches per iteration and copy, schedule and copies of the whole pipeline. Copy k
-/// uses devices [k * D / copies, ...) of a cluster of D devices, its stages packed in order
-/// from the first. The micro-batch size follows from the global batch: GBS / copies /
-/// micro_batches samples, which must be whole for a pipeline of two or more stages; a
-/// one-stage plan runs as gradient accumulation (micro-batches of at most
-/// ceil(GBS / copies / micro_batches) samples), as the search's one-stage plans do.
-/// TrainingSettings::min_micro_batch does not apply: the layout says what it runs.
+/// uses devices [k * D / copies, ...) of a cluster of D devices (counted from first_device),
+/// its stages packed in order from the first. The micro-batch size follows from the global batch:
+/// GBS / copies / micro_batches samples, which must be whole for a pipeline of two or more stages;
+/// a one-stage plan runs as gradient accumulation (micro-batches of at most ceil(GBS / copies /
+/// micro_batches) samples), as the search's one-stage plans do. TrainingSettings::min_micro_batch
+/// does not apply: the layout says what it runs.
 ///
 /// Interleaved (schedule Schedule::Interleaved, chunks >= 2): `stages` holds p x chunks
 /// chunks in pipeline order, chunk j on the devices of device group j % p; the chunks of a
@@ -42,6 +42,11 @@ struct PlanLayout {
   Schedule schedule = Schedule::OneFOneB;
   int pipeline_replicas = 1;
   int chunks = 1;  ///< Chunks per device group: >= 2 when interleaved, else 1.
+  /// The first device of a machine: the plan runs on the machines from it on, as a cluster
+  /// of their own (copies split their devices), and the machines before it stay idle. The
+  /// plans Planner::plan finds on the machines from a place where the kind changes say
+  /// theirs (Plan::first_device).
+  int first_device = 0;
 };
 
 /// Parses stages written as pe-plan prints them, "FIRST-LAST:WIDTH[tT][r]" joined by ';'

@@ -31,6 +31,10 @@ int Plan::device_count() const {
   return count * pipeline_replicas;
 }
 
+int Plan::first_device() const {
+  return stages.empty() || stages.front().devices.empty() ? 0 : stages.front().devices.front();
+}
+
 PipelineShape Plan::shape() const {
   PipelineShape shape;
   shape.micro_batches = micro_batches;

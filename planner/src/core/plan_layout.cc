@@ -6,6 +6,7 @@
 #include "pe/error.h"
 #include "pe/planner.h"
 #include "report/format.h"
+#include "search/machine_runs.h"
 
 namespace pe {
 namespace {
@@ -17,6 +18,7 @@ constexpr long long kMaxSimulatedPairs = 1LL << 26;  // stages x micro-batches (
 constexpr const char* kStages = "PlanLayout::stages";
 constexpr const char* kMicroBatches = "PlanLayout::micro_batches";
 constexpr const char* kCopies = "PlanLayout::pipeline_replicas";
+constexpr const char* kFirstDevice = "PlanLayout::first_device";
 
 // "stage I", or with `groups` > 0 (an interleaved layout's chunks in pipeline order)
 // "stage G chunk C" as the text writes it.
@@ -126,10 +128,13 @@ int check_split(const PlanLayout& layout, int devices, int global_batch) {
   for (std::size_t g = 0; g < groups; ++g) per_copy += layout.stages[g].width;
   if (per_copy * layout.pipeline_replicas > devices)
     throw UsageError(
-        kStages, "PlanLayout::stages: needs " + std::to_string(per_copy) + " devices per copy x " +
-                     std::to_string(layout.pipeline_replicas) +
-                     " copies = " + std::to_string(per_copy * layout.pipeline_replicas) +
-                     " devices, but the cluster has " + std::to_string(devices));
+        kStages,
+        "PlanLayout::stages: needs " + std::to_string(per_copy) + " devices per copy x " +
+            std::to_string(layout.pipeline_replicas) +
+            " copies = " + std::to_string(per_copy * layout.pipeline_replicas) +
+            " devices, but the cluster has " + std::to_string(devices) +
+            (layout.first_device > 0 ? " from device " + std::to_string(layout.first_device) + " on"
+                                     : ""));
   if (global_batch % layout.pipeline_replicas != 0)
     throw UsageError(kCopies, "PlanLayout::pipeline_replicas: global batch " +
                                   std::to_string(global_batch) + " does not split into " +
@@ -182,6 +187,21 @@ void check_chunks(const PlanLayout& layout) {
                                         " micro-batches; the interleaved schedule needs a "
                                         "multiple of the " +
                                         std::to_string(groups) + " device groups");
+}
+
+// The machine whose first device is `device` (where a layout's plan starts).
+int first_machine(const Cluster& cluster, int device) {
+  std::string starts;
+  int first = 0;
+  for (int m = 0; m < cluster.machine_count(); first += cluster.machine_gpus[m++]) {
+    if (first == device) return m;
+    if (m < 8) starts += (m == 0 ? "" : ", ") + std::to_string(first);
+  }
+  if (cluster.machine_count() > 8) starts += ", ...";
+  throw UsageError(kFirstDevice, std::string(kFirstDevice) + " is " + std::to_string(device) +
+                                     ", expected the first device of a machine (" + starts +
+                                     "; the cluster has " + std::to_string(cluster.device_count()) +
+                                     " devices)");
 }
 
 // Which stage needs the most memory beyond what a device has, and how much.
@@ -295,7 +315,9 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   check_chunks(layout);
   check_coverage(layout.stages, model_.size(), chunk_groups(layout));
   check_nested(layout.stages, model_, chunk_groups(layout));
-  const int devices = cluster_.device_count();
+  const int machine = first_machine(cluster_, layout.first_device);
+  const Cluster cluster = detail::machines_from(cluster_, machine);
+  const int devices = cluster.device_count();
   const int micro_batch = check_split(layout, devices, global_batch);
   check_replicas(layout, micro_batch, chunk_groups(layout));
   detail::PipelineSpec spec{layout.pipeline_replicas,
@@ -305,8 +327,8 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
                             layout.schedule,
                             {},
                             layout.chunks};
-  const detail::CostModel cost(model_, cluster_, settings_);
-  const detail::Layout devices_of(cluster_, spec.replicas, spec.replica_width);
+  const detail::CostModel cost(model_, cluster, settings_);
+  const detail::Layout devices_of(cluster, spec.replicas, spec.replica_width);
   const std::size_t groups = layout.stages.size() / static_cast<std::size_t>(layout.chunks);
   std::vector<int> offsets{0};  // of each device group
   for (std::size_t g = 0; g < groups; ++g)
@@ -320,6 +342,7 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   }
   detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
   LayoutCost result{std::move(ev.plan), ev.fits, ""};
+  detail::move_to_machine(result.plan, cluster_, machine);
   simulate_plan(result.plan);
   if (!result.fits) result.memory_note = memory_note(result.plan);
   return result;

@@ -36,11 +36,12 @@ const std::vector<std::string> kCsvColumns{"gbs",
                                            "working_memory_bytes",
                                            "tensor_parallel_time_s",
                                            "recompute_time_s",
-                                           "chunks"};
+                                           "chunks",
+                                           "first_device"};
 
 // The per-stage columns (after no_plan_reason): one value per stage (interleaved: per chunk),
 // in pipeline order, joined by ';'; each is the field of the same name of every JSON stage.
-// The last column, chunks, is the plan's.
+// The last two columns, chunks and first_device, are the plan's.
 constexpr std::size_t kStageColumns = 7;
 
 std::string row(const std::vector<std::string>& cells) {
@@ -108,6 +109,7 @@ std::string plan_row(const PointResult& p, std::size_t rank, const Plan* plan) {
       plan ? stage_cells(*plan) : std::vector<std::string>(kStageColumns);
   cells.insert(cells.end(), stages.begin(), stages.end());
   cells.push_back(plan ? std::to_string(plan->chunks) : "");
+  cells.push_back(plan ? std::to_string(plan->first_device()) : "");
   return row(cells);
 }
 

@@ -98,6 +98,7 @@ Json plan_value(const Plan& p, const Baselines& b, const ModelProfile* model) {
           {"chunks", p.chunks},
           {"stages_string", stages_string(p)},
           {"devices_used", p.device_count()},
+          {"first_device", p.first_device()},
           {"slot_s", p.slot},
           {"fill_drain_s", p.fill_drain},
           {"exposed_allreduce_s", p.exposed_allreduce},

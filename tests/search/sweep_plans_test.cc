@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "pe/importers/pipedream_graph.h"
+#include "pe/importers/profile_catalog.h"
+#include "pe/plan_layout.h"
 #include "pe/timeline.h"
 #include "random_instances.h"
 #include "random_trials.h"
@@ -68,6 +71,36 @@ TEST(RescaledPlan, TheSameStagesWithTheBatchsMicroBatches) {
     }
   }
   EXPECT_GT(rescaled, random_trials(60) / 4);
+}
+
+// A plan on the machines after the first (VGG-19 at GBS 32 on a machine of 1 GPU then one of
+// 8 runs on the second alone) rescaled to another batch size stays on those machines: the
+// same devices, costed there as Planner::evaluate costs its layout from that first device
+// (before, it was laid out again from device 0, across both machines).
+TEST(RescaledPlan, APlanOnLaterMachinesStaysOnThem) {
+  const ProfileEntry e = find_profile("vgg19");
+  const ModelProfile model = import_pipedream_graph(e.path, e.profile_batch_size);
+  const Cluster cluster = cluster_from_machine_ends({1, 9});
+  const TrainingSettings settings = training_settings(e);
+  const Planner planner(model, cluster, settings);
+  const PointResult point = planner.plan(32);
+  ASSERT_NE(point.best(), nullptr);
+  const Plan& plan = *point.best();
+  ASSERT_EQ(plan.first_device(), 1);
+  ASSERT_GE(plan.stages.size(), 2u);
+  const detail::CostModel cost(model, cluster, settings);
+  const detail::PartCostModel part = detail::part_cost_of(model, settings);
+  for (int gbs : {64, 128}) {
+    SCOPED_TRACE("GBS " + std::to_string(gbs));
+    const std::optional<Plan> there = detail::rescaled_plan(cost, part, plan, gbs, {});
+    ASSERT_TRUE(there);
+    for (std::size_t s = 0; s < plan.stages.size(); ++s)
+      EXPECT_EQ(there->stages[s].devices, plan.stages[s].devices);
+    PlanLayout layout{parse_stage_layout(stages_string(plan)), there->micro_batches, plan.schedule,
+                      1};
+    layout.first_device = 1;
+    EXPECT_DOUBLE_EQ(planner.evaluate(layout, gbs).plan.iteration_time, there->iteration_time);
+  }
 }
 
 // On random chains searched with little effort, a sweep's point is never slower than the

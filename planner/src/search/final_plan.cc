@@ -8,6 +8,7 @@
 #include "cost/pipeline_spec.h"
 #include "pe/timeline.h"
 #include "search/candidate_pool.h"
+#include "search/machine_runs.h"
 #include "search/pipeline_shapes.h"
 #include "search/polish.h"
 
@@ -52,29 +53,43 @@ PipelineSpec spec_of(const Plan& plan, int copy) {
 
 // Where `plan`, laid out by a search on the cluster of a cost model or on one of its parts,
 // sits: its copies' width (copy k's devices of a stage follow copy k - 1's,
-// PlanStage::devices; one copy counts the whole cluster) and the cluster they fill
-// (cluster_of), which is `whole` or a part whose cost model `part` makes.
+// PlanStage::devices; one copy counts the machines from its first device on), the machine
+// its first device starts (the machines before it idle: machine_runs.h) and the cluster
+// they fill (cluster_of those machines), which is `whole` or a part whose cost model `part`
+// makes, its device 0 the plan's first device.
 struct Placement {
   int copy = 0;
+  int machine = 0;
   Cluster on;
   bool whole = true;
 };
-// Empty where the local searches cannot rebuild the plan's layout: interleaved plans, copies
-// that match no part of the cluster, or a part with no `part` to cost it.
+// Empty where the local searches cannot rebuild the plan's layout: interleaved plans, a
+// first device inside a machine, copies that match no part of the cluster, or a part with
+// no `part` to cost it.
 std::optional<Placement> placement(const CostModel& cost, const PartCostModel& part,
                                    const Plan& plan) {
   if (plan.chunks > 1 || plan.stages.empty() || plan.stages.front().devices.empty())
     return std::nullopt;
+  const Cluster& cluster = cost.cluster();
+  const int machine = cluster.machine_of(plan.first_device());
+  if (cluster.first_device(machine) != plan.first_device()) return std::nullopt;
+  const Cluster from = machine == 0 ? cluster : machines_from(cluster, machine);
   const PlanStage& first = plan.stages.front();
   const int copy =
       plan.pipeline_replicas > 1
           ? first.devices[static_cast<std::size_t>(first.width)] - first.devices.front()
-          : cost.device_count();
-  std::optional<Cluster> on = cluster_of(cost.cluster(), plan.pipeline_replicas, copy);
+          : from.device_count();
+  std::optional<Cluster> on = cluster_of(from, plan.pipeline_replicas, copy);
   if (!on) return std::nullopt;
   const bool whole = on->device_count() == cost.device_count();
   if (!whole && !part) return std::nullopt;
-  return Placement{copy, std::move(*on), whole};
+  return Placement{copy, machine, std::move(*on), whole};
+}
+
+// A plan laid out on the placement's cluster, on the whole cluster.
+Plan placed(Plan plan, const CostModel& cost, const Placement& at) {
+  if (at.machine > 0) move_to_machine(plan, cost.cluster(), at.machine);
+  return plan;
 }
 
 }  // namespace
@@ -104,14 +119,14 @@ FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Pl
       const bool keep = plan.iteration_time <= answer.fastest * (1 + kSimpler) &&
                         !(simplicity(faster->plan) < simplicity(plan));
       if (!keep) {
-        answer.plan = faster->plan;
+        answer.plan = placed(faster->plan, cost, *at);
         spec = faster->spec;
       }
     }
   pairs = budget;
   if (const std::optional<CostedPlan> simpler =
           simplify(model, spec, global_batch, answer.fastest, kSimpler, width_limit, pairs))
-    answer.plan = simpler->plan;
+    answer.plan = placed(simpler->plan, cost, *at);
   return answer;
 }
 
@@ -140,7 +155,7 @@ std::optional<Plan> rescaled_plan(const CostModel& cost, const PartCostModel& pa
   Evaluation ev = evaluate(own ? *own : cost, spec, global_batch);
   if (!ev.fits) return std::nullopt;
   set_simulated(ev.plan, simulated_makespan(ev.plan.shape()));
-  return std::move(ev.plan);
+  return placed(std::move(ev.plan), cost, *at);
 }
 
 }  // namespace pe::detail

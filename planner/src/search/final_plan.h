@@ -30,8 +30,8 @@ struct FinalPlan {
 ///   never have been a candidate (BERT-48 at GBS 2 on 2 x 8 GPUs: the search reported the
 ///   input state, 10 us, on two GPUs of its own, 0.0008 % faster than with it on the
 ///   embeddings' one GPU).
-/// Both keep the plan's shape. `plan` as it is where its layout is not one they can rebuild
-/// (interleaved plans, copies that match no part of the cluster).
+/// Both keep the plan's shape and its first device. `plan` as it is where its layout is not
+/// one they can rebuild (interleaved plans, copies that match no part of the cluster).
 FinalPlan finish_plan(const CostModel& cost, const PartCostModel& part, const Plan& plan,
                       int global_batch, Seconds fastest, bool exact, int width_limit,
                       std::int64_t budget);
@@ -50,7 +50,8 @@ std::int64_t final_pairs(std::uint64_t effort);
 /// `plan`, the plan of another batch size, at `global_batch`: the same copies, stages,
 /// devices, micro-batch size and schedule, with global_batch / (copies x micro-batch size)
 /// micro-batches, costed and simulated on the cluster of `cost` or on the part of it that
-/// holds its copies (`part`, as finish_plan places it). Empty where that is no plan of the
+/// holds its copies (`part`, as finish_plan places it: the machines from the plan's first
+/// device on, for a plan that leaves the first machines idle). Empty where that is no plan of the
 /// search space at `global_batch`: the micro-batches are not whole, the search takes no such
 /// shape there (pipeline_shapes, under `options` and the minimum micro-batch), the plan is
 /// interleaved or of one stage (gradient accumulation: the search's own seeds), it does not

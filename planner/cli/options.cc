@@ -94,6 +94,15 @@ int parse_limit(const std::string& flag, const std::string& text) {
   return static_cast<int>(value);
 }
 
+// A device id: a whole number from 0 (a cluster has at most 10^6 devices).
+int parse_device(const std::string& flag, const std::string& text) {
+  double value = 0;
+  if (!read_finite(text, value) || value < 0 || value != std::floor(value) || value >= 1e6)
+    throw UsageError(flag + ": expected a device id, a whole number from 0 to 999999, got '" +
+                     text + "'");
+  return static_cast<int>(value);
+}
+
 Format parse_format(const std::string& text) {
   if (text == "table") return Format::Table;
   if (text == "csv") return Format::Csv;
@@ -291,7 +300,7 @@ void declare_given_plan_flags(CLI::App& app, Options& o) {
       "copies of the whole --plan pipeline, data parallel (default 1)");
   add(
       app, "--plan-first-device", "D",
-      [&o](const std::string& v) { o.plan_first_device = parse_int("--plan-first-device", v); },
+      [&o](const std::string& v) { o.plan_first_device = parse_device("--plan-first-device", v); },
       "the --plan plan runs on the machines from device D on, the first\n"
       "device of a machine; those before stay idle (default 0; a plan\n"
       "found there says its own: CSV/JSON first_device)");

@@ -52,6 +52,7 @@ TEST(PePlanOptions, FlagsAreExactNamesOrUniquePrefixesOfLongOnes) {
   EXPECT_EQ(usage_error({"--gb"}), "--gbs needs a value (see pe-plan --help)");
   // An exact name wins over the longer names it is a prefix of.
   EXPECT_EQ(parse_options({"--plan", "0-1:1"}).plan, "0-1:1");
+  EXPECT_EQ(parse_options({"--plan", "0-1:1", "--plan-first-device", "0"}).plan_first_device, 0);
   EXPECT_EQ(usage_error({"--pl", "x"}),
             "option '--pl' is ambiguous: --plan, --plan-copies, --plan-first-device, --plan-gbs, "
             "--plot (see pe-plan --help)");

@@ -61,8 +61,9 @@ TEST(GivenPlanJson, CarriesTheGivenPlanAndItsRatio) {
       given.at("iteration_time_s").get<double>());
 }
 
-// VGG-19 at GBS 32 on a machine of 1 GPU then one of 8 runs on the second machine alone: CSV
-// and JSON say where it starts, and --plan with --plan-first-device costs that same plan.
+// VGG-19 at GBS 32 on a machine of 1 GPU then one of 8 runs on the second machine alone: CSV,
+// JSON and the table say where it starts, and --plan with --plan-first-device costs that same
+// plan.
 TEST(GivenPlanJson, ThePlanFoundOnLaterMachinesIsCostedWhereItRuns) {
   const std::vector<std::string> common{"--profile", "vgg19", "--devices", "1,9", "--gbs", "32"};
   std::vector<std::string> args = common;
@@ -86,6 +87,11 @@ TEST(GivenPlanJson, ThePlanFoundOnLaterMachinesIsCostedWhereItRuns) {
   const ProgramResult csv = pe_plan(args);
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out.substr(csv.out.rfind(',') + 1), "1\n");
+  // The table says where the plan starts, next to its stages.
+  const ProgramResult table = pe_plan(common);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_THAT(table.out,
+              HasSubstr("  " + best.at("stages_string").get<std::string>() + " from device 1\n"));
 }
 
 TEST(GivenPlan, ThatDoesNotFitIsAnAnswer) {

@@ -172,6 +172,13 @@ std::vector<std::string> cells(const PointResult& p) {
   return row;
 }
 
+// The plan's stages as --plan takes them, and where it starts when that is not device 0 (a
+// plan on the machines after the first: --plan-first-device).
+std::string placed_stages(const Plan& plan) {
+  const int first = plan.first_device();
+  return stages_string(plan) + (first > 0 ? " from device " + std::to_string(first) : "");
+}
+
 // What follows a row's right-aligned cells: the schedule and stages, or why none.
 std::string tail(const PointResult& p) {
   const Plan* plan = p.best();
@@ -180,7 +187,7 @@ std::string tail(const PointResult& p) {
   const std::string sched = plan->schedule == Schedule::Interleaved
                                 ? "1f1bx" + std::to_string(plan->chunks) + " "
                                 : to_string(plan->schedule);
-  return "  " + left(sched, 6) + stages_string(*plan);
+  return "  " + left(sched, 6) + placed_stages(*plan);
 }
 
 std::string rows_text(const std::vector<PointResult>& points) {
@@ -232,7 +239,7 @@ std::string alternatives_text(const PointResult& p) {
             fixed(estimate_speedup(plan), 3) + "), " + std::to_string(plan.micro_batches) + "x" +
             std::to_string(plan.micro_batch_size) + ", R " +
             std::to_string(plan.pipeline_replicas) + ", " + to_string(plan.schedule) + ", " +
-            stages_string(plan) + "\n";
+            placed_stages(plan) + "\n";
   }
   return text;
 }
@@ -247,7 +254,7 @@ const Plan* best_at(const std::vector<PointResult>& points, int global_batch) {
 // How much faster the best plan found is than the given one, simulated and by estimate.
 std::string comparison_text(const Plan& given, const Plan* best) {
   if (!best) return "  no plan found by the search to compare with\n";
-  return "  the best plan found (" + stages_string(*best) + ", " +
+  return "  the best plan found (" + placed_stages(*best) + ", " +
          std::to_string(best->micro_batches) + "x" + std::to_string(best->micro_batch_size) +
          ", R " + std::to_string(best->pipeline_replicas) + ", " + to_string(best->schedule) +
          ") is " + fixed(given.iteration_time / best->iteration_time, 3) + "x as fast simulated, " +

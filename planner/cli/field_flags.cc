@@ -26,6 +26,7 @@ std::string flag_for_field(const std::string& field) {
       {"PlanLayout::micro_batches", "--microbatches"},
       {"PlanLayout::pipeline_replicas", "--plan-copies"},
       {"PlanLayout::first_device", "--plan-first-device"},
+      {"PlanLayout::copy_stride", "--plan-copy-stride"},
   };
   const auto it = flags.find(field);
   return it == flags.end() ? "" : it->second;

@@ -304,6 +304,12 @@ void declare_given_plan_flags(CLI::App& app, Options& o) {
       "the --plan plan runs on the machines from device D on, the first\n"
       "device of a machine; those before stay idle (default 0; a plan\n"
       "found there says its own: CSV/JSON first_device)");
+  add(
+      app, "--plan-copy-stride", "N",
+      [&o](const std::string& v) { o.plan_copy_stride = parse_device("--plan-copy-stride", v); },
+      "--plan-copies start N devices apart (default 0: the devices from\n"
+      "--plan-first-device on over the copies; a plan found on the first\n"
+      "machines says its own: CSV/JSON copy_stride)");
 }
 
 void declare_output_flags(CLI::App& app, Options& o) {
@@ -457,10 +463,12 @@ Options parse_options(const std::vector<std::string>& args) {
     throw UsageError(*tokens.needs_value + " needs a value (see pe-plan --help)");
   if (options.devices && options.cluster_file)
     throw UsageError("give either --devices or --cluster, not both");
-  if (!options.plan && (options.microbatches || options.plan_copies || options.plan_first_device))
-    throw UsageError(std::string(options.microbatches  ? "--microbatches"
-                                 : options.plan_copies ? "--plan-copies"
-                                                       : "--plan-first-device") +
+  if (!options.plan && (options.microbatches || options.plan_copies || options.plan_first_device ||
+                        options.plan_copy_stride))
+    throw UsageError(std::string(options.microbatches        ? "--microbatches"
+                                 : options.plan_copies       ? "--plan-copies"
+                                 : options.plan_first_device ? "--plan-first-device"
+                                                             : "--plan-copy-stride") +
                      " describes a plan of your own: give its stages with --plan");
   if (options.straight) {
     for (const auto& [flag, value] :

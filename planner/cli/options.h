@@ -41,7 +41,7 @@ struct Options {
   std::optional<std::string> export_graph;  // a directory for graph.txt with stage ids
   std::optional<int> plan_gbs;              // which point --trace/--svg/--export-sched show
   std::optional<std::string> plan;          // a hand-written plan's stages, to cost
-  std::optional<int> microbatches, plan_copies, plan_first_device;  // of that plan
+  std::optional<int> microbatches, plan_copies, plan_first_device, plan_copy_stride;  // of it
 };
 
 /// Parses argv[1..] with the flags declared once in options.cc (CLI11): a flag's exact name

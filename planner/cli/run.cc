@@ -172,6 +172,7 @@ std::optional<LayoutCost> cost_given_plan(const Options& o, const Planner& plann
   layout.micro_batches = o.microbatches.value_or(1);
   layout.pipeline_replicas = o.plan_copies.value_or(1);
   layout.first_device = o.plan_first_device.value_or(0);
+  layout.copy_stride = o.plan_copy_stride.value_or(0);
   if (o.schedule == "gpipe") layout.schedule = Schedule::GPipe;
   if (o.schedule == "1f1b") layout.schedule = Schedule::OneFOneB;
   if (o.schedule == "interleaved") layout.schedule = Schedule::Interleaved;

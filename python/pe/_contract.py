@@ -17,7 +17,7 @@ _SETTINGS = (
     "schedule", "top", "search_effort", "max_stage_width", "max_copies", "straight",
     "max_chunks",
 )
-_GIVEN_PLAN = ("microbatches", "plan_copies", "plan_first_device")
+_GIVEN_PLAN = ("microbatches", "plan_copies", "plan_first_device", "plan_copy_stride")
 _ALIASES = {"micro_batches": "microbatches"}
 
 
@@ -139,7 +139,8 @@ def _report(profile, cluster, batch_sizes, layout, settings, function):
         given = planner.evaluate(batches[-1], str(layout),
                                  microbatches=settings.get("microbatches", 1),
                                  schedule=schedule, plan_copies=settings.get("plan_copies", 1),
-                                 plan_first_device=settings.get("plan_first_device", 0))
+                                 plan_first_device=settings.get("plan_first_device", 0),
+                                 plan_copy_stride=settings.get("plan_copy_stride", 0))
     points = planner.sweep(batches)
     return planner.json(points, given, args)
 
@@ -172,9 +173,9 @@ def plan(profile, cluster, gbs, **settings):
 
 def evaluate(profile, cluster, gbs, layout, **settings):
     """A plan of your own (layout as pe-plan's --plan, e.g. "0-20:15;21-24:1"; microbatches,
-    plan_copies, plan_first_device and schedule as --microbatches, --plan-copies,
-    --plan-first-device and --schedule) costed at gbs: the "given_plan" of pe-plan's JSON, as
-    a dict."""
+    plan_copies, plan_first_device, plan_copy_stride and schedule as --microbatches,
+    --plan-copies, --plan-first-device, --plan-copy-stride and --schedule) costed at gbs: the
+    "given_plan" of pe-plan's JSON, as a dict."""
     text = _report(profile, cluster, _one_batch_size(gbs, "evaluate"), layout, settings,
                    "evaluate")
     return json.loads(text)["given_plan"]

@@ -30,11 +30,13 @@ std::vector<PointResult> sweep(const BoundPlanner& p, const std::vector<int>& ba
 }
 
 LayoutCost evaluate(const BoundPlanner& p, int gbs, const std::string& layout, int microbatches,
-                    const std::string& schedule, int plan_copies, int plan_first_device) {
+                    const std::string& schedule, int plan_copies, int plan_first_device,
+                    int plan_copy_stride) {
   PlanLayout plan = parse_plan_layout(layout);
   plan.micro_batches = microbatches;
   plan.pipeline_replicas = plan_copies;
   plan.first_device = plan_first_device;
+  plan.copy_stride = plan_copy_stride;
   if (schedule != "1f1b" && schedule != "gpipe" && schedule != "interleaved" && schedule != "best")
     throw UsageError("--schedule: expected 1f1b, gpipe, interleaved or best, got '" + schedule +
                      "'");
@@ -90,11 +92,12 @@ void bind_planner(py::module_& m) {
             return sweep(p, parse_batch_sizes(text));
           },
           py::arg("batch_sizes"), "the same for \"512\", \"128,256\" or \"FIRST:LAST:STEP\"")
-      .def("evaluate", &evaluate, py::arg("gbs"), py::arg("layout"), py::kw_only(),
-           py::arg("microbatches") = 1, py::arg("schedule") = "best", py::arg("plan_copies") = 1,
-           py::arg("plan_first_device") = 0,
-           "Costs a plan of your own, stages written as pe-plan prints them (\"0-20:15;21-24:1\"), "
-           "on the machines from device plan_first_device on")
+      .def(
+          "evaluate", &evaluate, py::arg("gbs"), py::arg("layout"), py::kw_only(),
+          py::arg("microbatches") = 1, py::arg("schedule") = "best", py::arg("plan_copies") = 1,
+          py::arg("plan_first_device") = 0, py::arg("plan_copy_stride") = 0,
+          "Costs a plan of your own, stages written as pe-plan prints them (\"0-20:15;21-24:1\"), "
+          "on the machines from device plan_first_device on, copies plan_copy_stride devices apart")
       .def(
           "json",
           [](const BoundPlanner& p, const Points& points, const LayoutCost* given,

@@ -75,6 +75,7 @@ void bind_plan(py::module_& m) {
       .def_property_readonly("stages_string", [](const Plan& p) { return stages_string(p); })
       .def_property_readonly("device_count", &Plan::device_count)
       .def_property_readonly("first_device", &Plan::first_device)
+      .def_property_readonly("copy_stride", &Plan::copy_stride)
       .def_readonly("slot", &Plan::slot)
       .def_readonly("fill_drain", &Plan::fill_drain)
       .def_readonly("exposed_allreduce", &Plan::exposed_allreduce)

@@ -54,8 +54,8 @@ TEST(PePlanOptions, FlagsAreExactNamesOrUniquePrefixesOfLongOnes) {
   EXPECT_EQ(parse_options({"--plan", "0-1:1"}).plan, "0-1:1");
   EXPECT_EQ(parse_options({"--plan", "0-1:1", "--plan-first-device", "0"}).plan_first_device, 0);
   EXPECT_EQ(usage_error({"--pl", "x"}),
-            "option '--pl' is ambiguous: --plan, --plan-copies, --plan-first-device, --plan-gbs, "
-            "--plot (see pe-plan --help)");
+            "option '--pl' is ambiguous: --plan, --plan-copies, --plan-first-device, "
+            "--plan-copy-stride, --plan-gbs, --plot (see pe-plan --help)");
 }
 
 TEST(PePlanOptions, SearchLimitsAndStraight) {

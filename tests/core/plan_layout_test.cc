@@ -36,6 +36,7 @@ PlanLayout layout_of(const Plan& plan) {
   layout.schedule = plan.schedule;
   layout.pipeline_replicas = plan.pipeline_replicas;
   layout.first_device = plan.first_device();
+  layout.copy_stride = plan.copy_stride();
   return layout;
 }
 
@@ -68,9 +69,9 @@ TEST(PlanLayout, SearchPlansCostTheSameAsLayouts) {
     std::vector<int> ends;
     int gbs;
   };
-  for (const Case& c :
-       {Case{"vgg19", one_to(16), 512}, Case{"vgg19", {8, 16}, 96}, Case{"resnet50", {8, 16}, 1000},
-        Case{"gnmt_16", {4, 8}, 256}, Case{"vgg19", {1, 9}, 32}}) {
+  for (const Case& c : {Case{"vgg19", one_to(16), 512}, Case{"vgg19", {8, 16}, 96},
+                        Case{"resnet50", {8, 16}, 1000}, Case{"gnmt_16", {4, 8}, 256},
+                        Case{"vgg19", {1, 9}, 32}, Case{"resnet18", {4, 8, 11, 14}, 16}}) {
     const Planner planner = planner_for(c.profile, c.ends, options);
     const PointResult point = planner.plan(c.gbs);
     ASSERT_FALSE(point.plans.empty()) << c.profile;
@@ -119,6 +120,34 @@ TEST(PlanLayout, AFirstDevicePlacesThePlanOnTheMachinesFromIt) {
   layout.stages = parse_stage_layout("0-20:8;21-24:1");
   EXPECT_THAT([&] { planner.evaluate(layout, 32); },
               ThrowsMessage<UsageError>(HasSubstr("but the cluster has 8 from device 1 on")));
+}
+
+// ResNet-18 at GBS 8 on machines of 4, 4, 3 and 3 GPUs runs two copies of 4 GPUs on the
+// first two machines, 4 devices apart: the layout with that stride is the plan found; without
+// it the copies start 7 devices apart (the cluster over the copies), across machines.
+TEST(PlanLayout, ACopyStridePlacesTheCopiesAsThePlanFound) {
+  const Planner planner = planner_for("resnet18", {4, 8, 11, 14});
+  const PointResult point = planner.plan(8);
+  ASSERT_NE(point.best(), nullptr);
+  const Plan& best = *point.best();
+  ASSERT_EQ(best.pipeline_replicas, 2);
+  ASSERT_EQ(best.copy_stride(), 4);
+  PlanLayout layout = layout_of(best);
+  const LayoutCost there = planner.evaluate(layout, 8);
+  EXPECT_EQ(there.plan.copy_stride(), 4);
+  EXPECT_DOUBLE_EQ(there.plan.simulated_time, best.simulated_time);
+  layout.copy_stride = 0;
+  const LayoutCost spread = planner.evaluate(layout, 8);
+  EXPECT_EQ(spread.plan.copy_stride(), 7);
+  EXPECT_GT(spread.plan.simulated_time, best.simulated_time * 1.01);
+  for (int stride : {3, 8, -1}) {
+    layout.copy_stride = stride;
+    EXPECT_THAT([&] { planner.evaluate(layout, 8); },
+                ThrowsMessage<UsageError>(HasSubstr(
+                    "PlanLayout::copy_stride is " + std::to_string(stride) +
+                    ", expected at least a copy's 4 devices and at most 7 (14 devices over 2 "
+                    "copies)")));
+  }
 }
 
 TEST(PlanLayout, NoBetterThanTheSearch) {

@@ -119,6 +119,18 @@ def test_evaluate_on_the_machines_after_the_first(pe_plan_json):
     assert got["first_device"] == 1 and got["simulated_time_over_best"] == 1
 
 
+def test_evaluate_with_the_copies_of_the_plan_found(pe_plan_json):
+    # ResNet-18 at GBS 8 on machines of 4, 4, 3 and 3 GPUs: two copies on the first two
+    # machines, 4 devices apart (plan_copy_stride, --plan-copy-stride), not 7.
+    best = pe.plan("resnet18", "4,8,11,14", 8)["plans"][0]
+    assert best["pipeline_replicas"] == 2 and best["copy_stride"] == 4
+    settings = {"microbatches": best["micro_batches"], "plan_copies": 2, "plan_copy_stride": 4}
+    args = pe.cli_arguments("resnet18", "4,8,11,14", 8, best["stages_string"], **settings)
+    got = pe.evaluate("resnet18", "4,8,11,14", 8, best["stages_string"], **settings)
+    assert got == pe_plan_json(args)["given_plan"]
+    assert got["copy_stride"] == 4 and got["simulated_time_over_best"] == 1
+
+
 def test_evaluate_of_a_plan_that_does_not_fit_memory(pe_plan_json):
     args = ["--profile", "vgg19", "--devices", "8,16", "--gbs", "512", "--plan", "0-24:1",
             "--memory-gb", "4", "--format", "json"]

@@ -308,8 +308,8 @@ TEST(Report, UnevenMicroBatchesSayAtMostInTextAndJson) {
 
 // CSV and JSON name each quantity alike: every CSV column is a JSON field of the point
 // (gbs, exact, no_plan_reason), its baselines (dp...), its plan, or each of its stages (the
-// columns after no_plan_reason but the last two, chunks and first_device, one value per
-// stage).
+// columns after no_plan_reason but the last three, chunks, first_device and copy_stride, one
+// value per stage).
 TEST(Report, CsvColumnsAreJsonFieldNames) {
   const Planner planner = effort_planner(0);
   const std::vector<PointResult> points{planner.plan(32)};
@@ -322,14 +322,15 @@ TEST(Report, CsvColumnsAreJsonFieldNames) {
       EXPECT_TRUE(point.contains(column)) << column;
     else if (column == "dp" || column == "dp_overlap" || column == "dp_p3")
       EXPECT_TRUE(point.at("baselines").contains(column)) << column;
-    else if (stage_columns && column != "chunks" && column != "first_device")
+    else if (stage_columns && column != "chunks" && column != "first_device" &&
+             column != "copy_stride")
       EXPECT_TRUE(plan.at("stages").at(0).contains(column))
           << column << " is not a JSON stage field";
     else
       EXPECT_TRUE(plan.contains(column)) << column << " is not a JSON plan field";
     stage_columns = stage_columns || column == "no_plan_reason";
   }
-  EXPECT_EQ(csv.header.back(), "first_device");
+  EXPECT_EQ(csv.header.back(), "copy_stride");
   EXPECT_EQ(csv.rows[0].at("first_device"), "0");
   EXPECT_EQ(std::stod(csv.rows[0].at("iteration_time_s")),
             plan.at("iteration_time_s").get<double>());

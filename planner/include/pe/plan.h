@@ -117,6 +117,10 @@ struct Plan {
   /// where the machine kind changes, or PlanLayout::first_device); 0 for a plan without
   /// devices.
   int first_device() const;
+  /// Devices from one pipeline copy's first device to the next copy's (its stages and the
+  /// devices it leaves idle): the devices of the part of the cluster the plan was found on
+  /// over its copies (PlanLayout::copy_stride); 0 for one copy.
+  int copy_stride() const;
   /// Device groups: stages.size() / chunks (the stages, unless interleaved).
   int device_groups() const { return static_cast<int>(stages.size()) / std::max(1, chunks); }
   /// True when micro_batch_size x micro_batches x pipeline_replicas is not global_batch:

@@ -25,7 +25,8 @@ struct StageLayout {
 
 /// A hand-written plan: stages in pipeline order (covering every state once, in order),
 /// micro-batches per iteration and copy, schedule and copies of the whole pipeline. Copy k
-/// uses devices [k * D / copies, ...) of a cluster of D devices (counted from first_device),
+/// uses devices [k * D / copies, ...) of a cluster of D devices (counted from first_device;
+/// copy_stride, where given, instead of D / copies),
 /// its stages packed in order from the first. The micro-batch size follows from the global batch:
 /// GBS / copies / micro_batches samples, which must be whole for a pipeline of two or more stages;
 /// a one-stage plan runs as gradient accumulation (micro-batches of at most ceil(GBS / copies /
@@ -47,6 +48,10 @@ struct PlanLayout {
   /// plans Planner::plan finds on the machines from a place where the kind changes say
   /// theirs (Plan::first_device).
   int first_device = 0;
+  /// Devices from copy k's first device to copy k + 1's, at least a copy's width; 0 (the
+  /// default): the devices from first_device on over the copies. The plans the search finds
+  /// on the cluster's first machines say theirs (Plan::copy_stride).
+  int copy_stride = 0;
 };
 
 /// Parses stages written as pe-plan prints them, "FIRST-LAST:WIDTH[tT][r]" joined by ';'

@@ -35,6 +35,13 @@ int Plan::first_device() const {
   return stages.empty() || stages.front().devices.empty() ? 0 : stages.front().devices.front();
 }
 
+int Plan::copy_stride() const {
+  if (pipeline_replicas < 2 || stages.empty()) return 0;
+  const PlanStage& first = stages.front();
+  const auto width = static_cast<std::size_t>(first.width);
+  return first.devices.size() > width ? first.devices[width] - first.devices.front() : 0;
+}
+
 PipelineShape Plan::shape() const {
   PipelineShape shape;
   shape.micro_batches = micro_batches;

@@ -19,6 +19,7 @@ constexpr const char* kStages = "PlanLayout::stages";
 constexpr const char* kMicroBatches = "PlanLayout::micro_batches";
 constexpr const char* kCopies = "PlanLayout::pipeline_replicas";
 constexpr const char* kFirstDevice = "PlanLayout::first_device";
+constexpr const char* kCopyStride = "PlanLayout::copy_stride";
 
 // "stage I", or with `groups` > 0 (an interleaved layout's chunks in pipeline order)
 // "stage G chunk C" as the text writes it.
@@ -135,6 +136,15 @@ int check_split(const PlanLayout& layout, int devices, int global_batch) {
             " devices, but the cluster has " + std::to_string(devices) +
             (layout.first_device > 0 ? " from device " + std::to_string(layout.first_device) + " on"
                                      : ""));
+  if (layout.copy_stride != 0 &&
+      (layout.copy_stride < per_copy ||
+       static_cast<long long>(layout.copy_stride) * layout.pipeline_replicas > devices))
+    throw UsageError(
+        kCopyStride,
+        std::string(kCopyStride) + " is " + std::to_string(layout.copy_stride) +
+            ", expected at least a copy's " + std::to_string(per_copy) + " devices and at most " +
+            std::to_string(devices / layout.pipeline_replicas) + " (" + std::to_string(devices) +
+            " devices over " + std::to_string(layout.pipeline_replicas) + " copies)");
   if (global_batch % layout.pipeline_replicas != 0)
     throw UsageError(kCopies, "PlanLayout::pipeline_replicas: global batch " +
                                   std::to_string(global_batch) + " does not split into " +
@@ -320,13 +330,14 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   const int devices = cluster.device_count();
   const int micro_batch = check_split(layout, devices, global_batch);
   check_replicas(layout, micro_batch, chunk_groups(layout));
-  detail::PipelineSpec spec{layout.pipeline_replicas,
-                            devices / layout.pipeline_replicas,
-                            micro_batch,
-                            layout.micro_batches,
-                            layout.schedule,
-                            {},
-                            layout.chunks};
+  detail::PipelineSpec spec{
+      layout.pipeline_replicas,
+      layout.copy_stride > 0 ? layout.copy_stride : devices / layout.pipeline_replicas,
+      micro_batch,
+      layout.micro_batches,
+      layout.schedule,
+      {},
+      layout.chunks};
   const detail::CostModel cost(model_, cluster, settings_);
   const detail::Layout devices_of(cluster, spec.replicas, spec.replica_width);
   const std::size_t groups = layout.stages.size() / static_cast<std::size_t>(layout.chunks);

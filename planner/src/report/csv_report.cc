@@ -37,11 +37,12 @@ const std::vector<std::string> kCsvColumns{"gbs",
                                            "tensor_parallel_time_s",
                                            "recompute_time_s",
                                            "chunks",
-                                           "first_device"};
+                                           "first_device",
+                                           "copy_stride"};
 
 // The per-stage columns (after no_plan_reason): one value per stage (interleaved: per chunk),
 // in pipeline order, joined by ';'; each is the field of the same name of every JSON stage.
-// The last two columns, chunks and first_device, are the plan's.
+// The last three columns, chunks, first_device and copy_stride, are the plan's.
 constexpr std::size_t kStageColumns = 7;
 
 std::string row(const std::vector<std::string>& cells) {
@@ -110,6 +111,7 @@ std::string plan_row(const PointResult& p, std::size_t rank, const Plan* plan) {
   cells.insert(cells.end(), stages.begin(), stages.end());
   cells.push_back(plan ? std::to_string(plan->chunks) : "");
   cells.push_back(plan ? std::to_string(plan->first_device()) : "");
+  cells.push_back(plan ? std::to_string(plan->copy_stride()) : "");
   return row(cells);
 }
 

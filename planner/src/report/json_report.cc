@@ -99,6 +99,7 @@ Json plan_value(const Plan& p, const Baselines& b, const ModelProfile* model) {
           {"stages_string", stages_string(p)},
           {"devices_used", p.device_count()},
           {"first_device", p.first_device()},
+          {"copy_stride", p.copy_stride()},
           {"slot_s", p.slot},
           {"fill_drain_s", p.fill_drain},
           {"exposed_allreduce_s", p.exposed_allreduce},

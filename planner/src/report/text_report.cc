@@ -172,31 +172,38 @@ std::vector<std::string> cells(const PointResult& p) {
   return row;
 }
 
-// The plan's stages as --plan takes them, and where it starts when that is not device 0 (a
-// plan on the machines after the first: --plan-first-device).
-std::string placed_stages(const Plan& plan) {
-  const int first = plan.first_device();
-  return stages_string(plan) + (first > 0 ? " from device " + std::to_string(first) : "");
+// The plan's stages as --plan takes them, where it starts when that is not device 0 (a plan
+// on the machines after the first: --plan-first-device), and how far apart its copies start
+// when that is not what --plan-copies gives on the `devices` of the cluster (0: unknown) from
+// there (a plan on the first machines: --plan-copy-stride).
+std::string placed_stages(const Plan& plan, int devices) {
+  const int first = plan.first_device(), stride = plan.copy_stride();
+  std::string text = stages_string(plan);
+  if (first > 0) text += " from device " + std::to_string(first);
+  if (stride > 0 && devices > 0 && stride != (devices - first) / plan.pipeline_replicas)
+    text += ", copies " + std::to_string(stride) + " devices apart";
+  return text;
 }
 
 // What follows a row's right-aligned cells: the schedule and stages, or why none.
-std::string tail(const PointResult& p) {
+std::string tail(const PointResult& p, int devices) {
   const Plan* plan = p.best();
   if (!plan) return p.exact ? "   no plan fits" : "   no plan found (search effort)";
   // Interleaved: "1f1bxV", V chunks per device group.
   const std::string sched = plan->schedule == Schedule::Interleaved
                                 ? "1f1bx" + std::to_string(plan->chunks) + " "
                                 : to_string(plan->schedule);
-  return "  " + left(sched, 6) + placed_stages(*plan);
+  return "  " + left(sched, 6) + placed_stages(*plan, devices);
 }
 
-std::string rows_text(const std::vector<PointResult>& points) {
+std::string rows_text(const std::vector<PointResult>& points, int devices) {
   std::vector<std::vector<std::string>> rows{
       {"GBS", "DP", "DP+ovl", "DP+P3", "hybrid", "est", "gap", "MxMB", "R"}};
   for (const PointResult& p : points) rows.push_back(cells(p));
   const std::vector<std::string> lines = right_columns(rows, {6, 9, 9, 9, 9, 9, 8, 10, 4});
   std::string text = lines[0] + "  sched stages\n";
-  for (std::size_t i = 0; i < points.size(); ++i) text += lines[i + 1] + tail(points[i]) + "\n";
+  for (std::size_t i = 0; i < points.size(); ++i)
+    text += lines[i + 1] + tail(points[i], devices) + "\n";
   return text;
 }
 
@@ -230,7 +237,7 @@ std::string legend(const std::vector<PointResult>& points) {
 }
 
 // The --top alternatives of one point, after its best plan.
-std::string alternatives_text(const PointResult& p) {
+std::string alternatives_text(const PointResult& p, int devices) {
   if (p.plans.size() < 2) return "";
   std::string text = "Next best plans for GBS " + std::to_string(p.global_batch) + ":\n";
   for (std::size_t i = 1; i < p.plans.size(); ++i) {
@@ -239,7 +246,7 @@ std::string alternatives_text(const PointResult& p) {
             fixed(estimate_speedup(plan), 3) + "), " + std::to_string(plan.micro_batches) + "x" +
             std::to_string(plan.micro_batch_size) + ", R " +
             std::to_string(plan.pipeline_replicas) + ", " + to_string(plan.schedule) + ", " +
-            placed_stages(plan) + "\n";
+            placed_stages(plan, devices) + "\n";
   }
   return text;
 }
@@ -252,9 +259,9 @@ const Plan* best_at(const std::vector<PointResult>& points, int global_batch) {
 }
 
 // How much faster the best plan found is than the given one, simulated and by estimate.
-std::string comparison_text(const Plan& given, const Plan* best) {
+std::string comparison_text(const Plan& given, const Plan* best, int devices) {
   if (!best) return "  no plan found by the search to compare with\n";
-  return "  the best plan found (" + placed_stages(*best) + ", " +
+  return "  the best plan found (" + placed_stages(*best, devices) + ", " +
          std::to_string(best->micro_batches) + "x" + std::to_string(best->micro_batch_size) +
          ", R " + std::to_string(best->pipeline_replicas) + ", " + to_string(best->schedule) +
          ") is " + fixed(given.iteration_time / best->iteration_time, 3) + "x as fast simulated, " +
@@ -323,12 +330,12 @@ std::string explained_plan(const Plan& plan, const ModelProfile& model, const st
 
 // The hand-written plan of the context: its numbers, whether it fits, and the comparison.
 std::string given_plan_text(const std::vector<PointResult>& points, const LayoutCost& given,
-                            const ModelProfile& model) {
+                            const ModelProfile& model, int devices) {
   const Plan& plan = given.plan;
   std::string text = "\nGiven plan for " + plan_text(plan, model);
   if (!given.fits) text += "  does not fit: " + given.memory_note + "\n";
   if (plan.simulation) text += bubble_text(plan.simulation->bubbles);
-  return text + comparison_text(plan, best_at(points, plan.global_batch));
+  return text + comparison_text(plan, best_at(points, plan.global_batch), devices);
 }
 
 // Where the search stopped short: the bound it proved on every plan, which the gap is
@@ -347,8 +354,9 @@ std::string plan_text(const Plan& plan, const ModelProfile& model) {
 
 std::string sweep_table(const std::vector<PointResult>& points, const ReportContext& context,
                         std::optional<int> explained_batch) {
+  const int devices = context.cluster ? context.cluster->device_count() : 0;
   std::string text = header(context);
-  text += rows_text(points) + legend(points);
+  text += rows_text(points, devices) + legend(points);
   if (points.empty()) return text;
   auto explained = std::find_if(points.begin(), points.end(), [&](const PointResult& p) {
     return explained_batch && p.global_batch == *explained_batch;
@@ -358,12 +366,12 @@ std::string sweep_table(const std::vector<PointResult>& points, const ReportCont
   if (const Plan* plan = shown.best(); plan && context.model)
     text += "Best plan for " + explained_plan(*plan, *context.model, search_bound_text(shown)) +
             (plan->simulation ? bubble_text(plan->simulation->bubbles) : "") +
-            alternatives_text(shown);
+            alternatives_text(shown, devices);
   for (const PointResult& point : points)
     if (!point.best() && !point.no_plan_reason.empty())
       text += "GBS " + std::to_string(point.global_batch) + ": " + point.no_plan_reason + "\n";
   if (context.given_plan && context.model)
-    text += given_plan_text(points, *context.given_plan, *context.model);
+    text += given_plan_text(points, *context.given_plan, *context.model, devices);
   return text;
 }
 

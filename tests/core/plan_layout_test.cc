@@ -91,33 +91,60 @@ TEST(PlanLayout, SearchPlansCostTheSameAsLayouts) {
   }
 }
 
-// A plan found on the machines after the first (VGG-19 at GBS 32 on a machine of 1 GPU then
-// one of 8 runs on the second alone) is costed where it runs: from its first device, with
-// the machines before it idle, as the search costed it.
-TEST(PlanLayout, AFirstDevicePlacesThePlanOnTheMachinesFromIt) {
-  const Planner planner = planner_for("vgg19", {1, 9});
-  const PointResult point = planner.plan(32);
+// Where a plan the search found on a part of the cluster sits, as a layout field (`field`:
+// first_device, copy_stride) that the plan reports (`reported`): at the plan's value the
+// layout is the plan found; at 0, the default, the same stages sit at `plain` and run
+// slower; each of `bad` is refused with a message that starts with `refused` and the value.
+struct Placement {
+  const char* profile;
+  std::vector<int> ends;
+  int gbs;
+  int PlanLayout::*field;
+  int (Plan::*reported)() const;
+  int found, plain;
+  std::vector<int> bad;
+  std::string refused, expected;
+};
+
+void expect_placement(const Placement& c) {
+  const Planner planner = planner_for(c.profile, c.ends);
+  const PointResult point = planner.plan(c.gbs);
   ASSERT_NE(point.best(), nullptr);
   const Plan& best = *point.best();
-  ASSERT_EQ(best.first_device(), 1);
+  ASSERT_EQ((best.*c.reported)(), c.found);
   PlanLayout layout = layout_of(best);
-  const LayoutCost there = planner.evaluate(layout, 32);
-  EXPECT_EQ(there.plan.first_device(), 1);
+  const LayoutCost there = planner.evaluate(layout, c.gbs);
+  EXPECT_EQ((there.plan.*c.reported)(), c.found);
   EXPECT_DOUBLE_EQ(there.plan.simulated_time, best.simulated_time);
-  // The same stages from device 0 cross the machines, and run slower.
-  layout.first_device = 0;
-  const LayoutCost first = planner.evaluate(layout, 32);
-  EXPECT_EQ(first.plan.first_device(), 0);
-  EXPECT_GT(first.plan.simulated_time, best.simulated_time * 1.01);
-  for (int device : {2, 9, -1}) {
-    layout.first_device = device;
-    EXPECT_THAT([&] { planner.evaluate(layout, 32); },
-                ThrowsMessage<UsageError>(HasSubstr(
-                    "PlanLayout::first_device is " + std::to_string(device) +
-                    ", expected the first device of a machine (0, 1; the cluster has 9")));
+  layout.*c.field = 0;
+  const LayoutCost plain = planner.evaluate(layout, c.gbs);
+  EXPECT_EQ((plain.plan.*c.reported)(), c.plain);
+  EXPECT_GT(plain.plan.simulated_time, best.simulated_time * 1.01);
+  for (int value : c.bad) {
+    layout.*c.field = value;
+    EXPECT_THAT([&] { planner.evaluate(layout, c.gbs); },
+                ThrowsMessage<UsageError>(
+                    HasSubstr(c.refused + " is " + std::to_string(value) + c.expected)));
   }
+}
+
+// A plan found on the machines after the first (VGG-19 at GBS 32 on a machine of 1 GPU then
+// one of 8 runs on the second alone) is costed where it runs: from its first device, with
+// the machines before it idle, as the search costed it; from device 0 it crosses machines.
+TEST(PlanLayout, AFirstDevicePlacesThePlanOnTheMachinesFromIt) {
+  expect_placement({"vgg19",
+                    {1, 9},
+                    32,
+                    &PlanLayout::first_device,
+                    &Plan::first_device,
+                    1,
+                    0,
+                    {2, 9, -1},
+                    "PlanLayout::first_device",
+                    ", expected the first device of a machine (0, 1; the cluster has 9"});
+  const Planner planner = planner_for("vgg19", {1, 9});
+  PlanLayout layout{parse_stage_layout("0-20:8;21-24:1"), 1, Schedule::OneFOneB, 1};
   layout.first_device = 1;
-  layout.stages = parse_stage_layout("0-20:8;21-24:1");
   EXPECT_THAT([&] { planner.evaluate(layout, 32); },
               ThrowsMessage<UsageError>(HasSubstr("but the cluster has 8 from device 1 on")));
 }
@@ -126,28 +153,17 @@ TEST(PlanLayout, AFirstDevicePlacesThePlanOnTheMachinesFromIt) {
 // first two machines, 4 devices apart: the layout with that stride is the plan found; without
 // it the copies start 7 devices apart (the cluster over the copies), across machines.
 TEST(PlanLayout, ACopyStridePlacesTheCopiesAsThePlanFound) {
-  const Planner planner = planner_for("resnet18", {4, 8, 11, 14});
-  const PointResult point = planner.plan(8);
-  ASSERT_NE(point.best(), nullptr);
-  const Plan& best = *point.best();
-  ASSERT_EQ(best.pipeline_replicas, 2);
-  ASSERT_EQ(best.copy_stride(), 4);
-  PlanLayout layout = layout_of(best);
-  const LayoutCost there = planner.evaluate(layout, 8);
-  EXPECT_EQ(there.plan.copy_stride(), 4);
-  EXPECT_DOUBLE_EQ(there.plan.simulated_time, best.simulated_time);
-  layout.copy_stride = 0;
-  const LayoutCost spread = planner.evaluate(layout, 8);
-  EXPECT_EQ(spread.plan.copy_stride(), 7);
-  EXPECT_GT(spread.plan.simulated_time, best.simulated_time * 1.01);
-  for (int stride : {3, 8, -1}) {
-    layout.copy_stride = stride;
-    EXPECT_THAT([&] { planner.evaluate(layout, 8); },
-                ThrowsMessage<UsageError>(HasSubstr(
-                    "PlanLayout::copy_stride is " + std::to_string(stride) +
+  expect_placement({"resnet18",
+                    {4, 8, 11, 14},
+                    8,
+                    &PlanLayout::copy_stride,
+                    &Plan::copy_stride,
+                    4,
+                    7,
+                    {3, 8, -1},
+                    "PlanLayout::copy_stride",
                     ", expected at least a copy's 4 devices and at most 7 (14 devices over 2 "
-                    "copies)")));
-  }
+                    "copies)"});
 }
 
 TEST(PlanLayout, NoBetterThanTheSearch) {

@@ -1,5 +1,7 @@
 #include "pe/plan_layout.h"
 
+#include <algorithm>
+
 #include "cost/cost_model.h"
 #include "cost/evaluate.h"
 #include "cost/layout.h"
@@ -201,12 +203,13 @@ void check_chunks(const PlanLayout& layout) {
 
 // The machine whose first device is `device` (where a layout's plan starts).
 int first_machine(const Cluster& cluster, int device) {
-  std::string starts;
-  int first = 0;
-  for (int m = 0; m < cluster.machine_count(); first += cluster.machine_gpus[m++]) {
-    if (first == device) return m;
-    if (m < 8) starts += (m == 0 ? "" : ", ") + std::to_string(first);
+  if (device >= 0 && device < cluster.device_count()) {
+    const int machine = cluster.machine_of(device);
+    if (cluster.first_device(machine) == device) return machine;
   }
+  std::string starts;
+  for (int m = 0; m < std::min(cluster.machine_count(), 8); ++m)
+    starts += (m == 0 ? "" : ", ") + std::to_string(cluster.first_device(m));
   if (cluster.machine_count() > 8) starts += ", ...";
   throw UsageError(kFirstDevice, std::string(kFirstDevice) + " is " + std::to_string(device) +
                                      ", expected the first device of a machine (" + starts +

@@ -73,12 +73,8 @@ std::optional<Placement> placement(const CostModel& cost, const PartCostModel& p
   const Cluster& cluster = cost.cluster();
   const int machine = cluster.machine_of(plan.first_device());
   if (cluster.first_device(machine) != plan.first_device()) return std::nullopt;
-  const Cluster from = machine == 0 ? cluster : machines_from(cluster, machine);
-  const PlanStage& first = plan.stages.front();
-  const int copy =
-      plan.pipeline_replicas > 1
-          ? first.devices[static_cast<std::size_t>(first.width)] - first.devices.front()
-          : from.device_count();
+  const Cluster from = machines_from(cluster, machine);
+  const int copy = plan.pipeline_replicas > 1 ? plan.copy_stride() : from.device_count();
   std::optional<Cluster> on = cluster_of(from, plan.pipeline_replicas, copy);
   if (!on) return std::nullopt;
   const bool whole = on->device_count() == cost.device_count();

@@ -91,6 +91,8 @@ TEST(SimulateProperty, RandomShapesRespectDependenciesAndResources) {
     Seconds latest = 0;
     for (const Event& e : t.events) latest = std::max(latest, e.end);
     EXPECT_DOUBLE_EQ(t.makespan, latest);
+    // The search's makespan (no events: only the transfers' start times kept) is the same.
+    EXPECT_EQ(simulated_makespan(shape), t.makespan);
   }
 }
 

@@ -77,7 +77,9 @@ bool same_stage_less(const Event& a, const Event& b) {
 
 class Simulator {
  public:
-  explicit Simulator(const PipelineShape& shape);
+  // `events`: whether run() will collect the events (makespan() alone needs only the
+  // transfers' start times, which feed the operations after them).
+  Simulator(const PipelineShape& shape, bool events);
   Timeline run();
   // Runs every operation and returns the end of the last one, all-reduces included,
   // without building the events.
@@ -88,6 +90,9 @@ class Simulator {
     return static_cast<std::size_t>(stage) * static_cast<std::size_t>(micro_batches_) +
            static_cast<std::size_t>(micro_batch);
   }
+  // The transfers across the cut behind stage `cut` (between it and the next), per
+  // micro-batch: stages - 1 rows.
+  std::size_t across(int cut, int micro_batch) const { return at(cut, micro_batch); }
   const StageTimes& times(int stage) const { return shape_.stages[stage]; }
   int group_of(int stage) const { return stage % groups_; }
   int stage_of(int group, const ScheduledOp& op) const { return op.chunk * groups_ + group; }
@@ -115,8 +120,8 @@ class Simulator {
   std::vector<Seconds> forward_link_;   // When each group's outgoing forward link is free.
   std::vector<Seconds> backward_link_;  // When each group's outgoing backward link is free.
   std::vector<Seconds> reduce_link_;    // When each group's all-reduce link is free.
-  // Start times, kNotYet until known, indexed [stage, micro-batch]; for sends the stage is
-  // the sender (activations cross the cut after it, gradients the cut before it).
+  // Start times, kNotYet until known: operations indexed [stage, micro-batch] (only where
+  // the events are collected), transfers [cut, micro-batch] (across()).
   std::vector<Seconds> forward_start_;
   std::vector<Seconds> backward_start_;
   std::vector<Seconds> activation_start_;
@@ -126,7 +131,7 @@ class Simulator {
   std::vector<char> queued_;              // Group is in pending_.
 };
 
-Simulator::Simulator(const PipelineShape& shape)
+Simulator::Simulator(const PipelineShape& shape, bool events)
     : shape_(shape),
       stage_count_(static_cast<int>(shape.stages.size())),
       chunks_(shape.chunks),
@@ -138,8 +143,12 @@ Simulator::Simulator(const PipelineShape& shape)
   forward_link_.assign(groups, 0);
   backward_link_.assign(groups, 0);
   reduce_link_.assign(groups, 0);
-  for (auto* starts : {&forward_start_, &backward_start_, &activation_start_, &gradient_start_})
-    starts->assign(at(stage_count_, 0), kNotYet);
+  // (A plan of 2^26 pairs would otherwise fill four such tables, half a gigabyte each.)
+  if (events)
+    for (auto* starts : {&forward_start_, &backward_start_})
+      starts->assign(at(stage_count_, 0), kNotYet);
+  for (auto* starts : {&activation_start_, &gradient_start_})
+    starts->assign(at(stage_count_ - 1, 0), kNotYet);
   allreduce_start_.assign(static_cast<std::size_t>(stage_count_), kNotYet);
   queued_.assign(groups, 0);
 }
@@ -147,11 +156,11 @@ Simulator::Simulator(const PipelineShape& shape)
 Seconds Simulator::inputs_ready(int stage, const ScheduledOp& op) const {
   if (op.forward) {
     if (stage == 0) return 0;
-    const Seconds sent = activation_start_[at(stage - 1, op.micro_batch)];
+    const Seconds sent = activation_start_[across(stage - 1, op.micro_batch)];
     return sent == kNotYet ? kNotYet : sent + times(stage - 1).send;
   }
   if (stage == stage_count_ - 1) return 0;
-  const Seconds sent = gradient_start_[at(stage + 1, op.micro_batch)];
+  const Seconds sent = gradient_start_[across(stage, op.micro_batch)];
   return sent == kNotYet ? kNotYet : sent + times(stage).send;
 }
 
@@ -168,7 +177,8 @@ void Simulator::run_op(int group, const ScheduledOp& op, Seconds ready) {
   const int stage = stage_of(group, op);
   const Seconds start = std::max(free_at_[group], ready);
   const Seconds end = start + (op.forward ? times(stage).forward : times(stage).backward);
-  (op.forward ? forward_start_ : backward_start_)[at(stage, op.micro_batch)] = start;
+  if (std::vector<Seconds>& starts = op.forward ? forward_start_ : backward_start_; !starts.empty())
+    starts[at(stage, op.micro_batch)] = start;
   free_at_[group] = end;
   ++next_[group];
   if (op.forward && stage + 1 < stage_count_) send_activation(stage, op.micro_batch, end);
@@ -185,7 +195,7 @@ void Simulator::send_activation(int stage, int micro_batch, Seconds ready) {
   Seconds& link = forward_link_[group_of(stage)];
   const Seconds start = std::max(ready, link);
   link = start + times(stage).send;
-  activation_start_[at(stage, micro_batch)] = start;
+  activation_start_[across(stage, micro_batch)] = start;
   wake(group_of(stage + 1));
 }
 
@@ -194,7 +204,7 @@ void Simulator::send_gradient(int stage, int micro_batch, Seconds ready) {
   Seconds& link = backward_link_[group_of(stage)];
   const Seconds start = std::max(ready, link);
   link = start + times(cut).send;
-  gradient_start_[at(stage, micro_batch)] = start;
+  gradient_start_[across(cut, micro_batch)] = start;
   wake(group_of(cut));
 }
 
@@ -247,8 +257,8 @@ void Simulator::emit_group(int group, std::vector<Event>& out) const {
         out.push_back({group,
                        EventKind::SendActivation,
                        o.micro_batch,
-                       activation_start_[k],
-                       activation_start_[k] + t.send,
+                       activation_start_[across(s, o.micro_batch)],
+                       activation_start_[across(s, o.micro_batch)] + t.send,
                        {},
                        o.chunk});
       continue;
@@ -264,8 +274,8 @@ void Simulator::emit_group(int group, std::vector<Event>& out) const {
       out.push_back({group,
                      EventKind::SendGradient,
                      o.micro_batch,
-                     gradient_start_[k],
-                     gradient_start_[k] + times(s - 1).send,
+                     gradient_start_[across(s - 1, o.micro_batch)],
+                     gradient_start_[across(s - 1, o.micro_batch)] + times(s - 1).send,
                      {},
                      o.chunk});
   }
@@ -298,12 +308,12 @@ Timeline Simulator::collect() const {
 
 Timeline simulate(const PipelineShape& shape) {
   check_shape(shape);
-  return Simulator(shape).run();
+  return Simulator(shape, true).run();
 }
 
 Seconds simulated_makespan(const PipelineShape& shape) {
   check_shape(shape);
-  return Simulator(shape).makespan();
+  return Simulator(shape, false).makespan();
 }
 
 }  // namespace pe

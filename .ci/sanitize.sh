@@ -34,11 +34,9 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 echo "== sanitize: run the tests"
 cd "$build"
-# The property tests draw a twentieth of their random instances (tests/random_trials.h): the
-# same seeds, so the first twentieth of what the release run draws. (A tenth, until
-# 2026-12-05, kept CI above 15 minutes; most of what it adds is the dynamic program's property
-# tests, PipelineDp: 60 s of CPU at a tenth, under 6 s at 3 %.)
-export PE_TEST_TRIALS=0.05
+# The property tests draw a tenth of their random instances (tests/random_trials.h): the
+# same seeds, so the first tenth of what the release run draws.
+export PE_TEST_TRIALS=0.1
 # Left to the release build: the never-worse sweeps (45 profiles x 130 points, and HPGO's
 # examples at default effort) are arithmetic over code the other tests already cover; the
 # thread-count determinism sweeps rerun the same search; the terminal progress test needs a

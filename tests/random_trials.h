@@ -10,7 +10,7 @@ namespace pe {
 
 /// `n`, scaled by the environment variable PE_TEST_TRIALS: a fraction in (0, 1], 1 when
 /// unset; at least one. The tests draw their instances from fixed seeds, so a fraction runs
-/// the first instances of the same sequence. CI's sanitizer run (.ci/sanitize.sh) sets 0.05:
+/// the first instances of the same sequence. CI's sanitizer run (.ci/sanitize.sh) sets 0.1:
 /// instrumented code runs 10 to 30 times slower there, and the release run draws them all.
 inline int random_trials(int n) {
   static const double scale = [] {

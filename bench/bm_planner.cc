@@ -79,6 +79,14 @@ void time_point(benchmark::State& state, const pe::Planner& planner, int global_
   state.counters["exact"] = exact;
 }
 
+// The largest batch size pe-plan takes, GBS 2^30 (docs/bad-inputs.md, A15): ResNet-50 on
+// 2 x 8 GPUs, whose candidates have up to 2^22 (stage, micro-batch) pairs to simulate.
+void BM_Planner_LargestBatchPoint(benchmark::State& state) {
+  const pe::Planner planner = make_planner("resnet50", {8, 16});
+  time_point(state, planner, 1 << 30);
+}
+BENCHMARK(BM_Planner_LargestBatchPoint)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // How time grows with devices: ResNet-50 at GBS 512 on 8, 16, 64 and 256 GPUs in machines
 // of 8 (one point; a sweep multiplies it by the number of points over the threads).
 void BM_Planner_PointByDevices(benchmark::State& state) {

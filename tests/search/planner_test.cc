@@ -784,7 +784,8 @@ TEST(Planner, TimedPassesGoOnWhileTheyRaiseTheirOwnBound) {
 //   of its first 6 and 7 machines were left at their work floor, a third of the best plan's
 //   time (gap 69 %). The last relaxed passes, narrowest copies first, bound every one of them
 //   (gap 21.9 %); the refining phase's relaxed passes, added since, bound them too, so this
-//   guards the certificate at 64 GPUs whichever phase gives it (gap 1.1 % now).
+//   guards the certificate at 64 GPUs whichever phase gives it (gap 1.1 % now at the default
+//   effort).
 // Both hold with half the default effort (speedup 20.20, gap 2.7 %; 7 s instead of 17 on 2
 // cores). Release build only (.ci/sanitize.sh).
 TEST(Planner, NarrowPassesBeatTheFirstMachinesAndRelaxedPassesLiftTheShapesAtTheirFloor) {

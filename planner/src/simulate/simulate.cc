@@ -245,39 +245,19 @@ void Simulator::emit_group(int group, std::vector<Event>& out) const {
     const int s = stage_of(group, o);
     const std::size_t k = at(s, o.micro_batch);
     const StageTimes& t = times(s);
+    auto emit = [&](EventKind kind, Seconds start, Seconds duration) {
+      out.push_back({group, kind, o.micro_batch, start, start + duration, {}, o.chunk});
+    };
     if (o.forward) {
-      out.push_back({group,
-                     EventKind::Forward,
-                     o.micro_batch,
-                     forward_start_[k],
-                     forward_start_[k] + t.forward,
-                     {},
-                     o.chunk});
+      emit(EventKind::Forward, forward_start_[k], t.forward);
       if (s + 1 < stage_count_)
-        out.push_back({group,
-                       EventKind::SendActivation,
-                       o.micro_batch,
-                       activation_start_[across(s, o.micro_batch)],
-                       activation_start_[across(s, o.micro_batch)] + t.send,
-                       {},
-                       o.chunk});
+        emit(EventKind::SendActivation, activation_start_[across(s, o.micro_batch)], t.send);
       continue;
     }
-    out.push_back({group,
-                   EventKind::Backward,
-                   o.micro_batch,
-                   backward_start_[k],
-                   backward_start_[k] + t.backward,
-                   {},
-                   o.chunk});
+    emit(EventKind::Backward, backward_start_[k], t.backward);
     if (s > 0)
-      out.push_back({group,
-                     EventKind::SendGradient,
-                     o.micro_batch,
-                     gradient_start_[across(s - 1, o.micro_batch)],
-                     gradient_start_[across(s - 1, o.micro_batch)] + times(s - 1).send,
-                     {},
-                     o.chunk});
+      emit(EventKind::SendGradient, gradient_start_[across(s - 1, o.micro_batch)],
+           times(s - 1).send);
   }
   for (int c = 0; c < chunks_; ++c) {
     const int s = c * groups_ + group;

@@ -1,8 +1,13 @@
 // The shared YAML input helpers as every importer meets them: repeated keys, subnormal and
 // underflowing numbers, integer ranges, empty nodes' lines, empty paths and endless files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -12,6 +17,7 @@
 #include "pe/importers/work_yaml.h"
 #include "pe/units.h"
 #include "robustness/robustness_checks.h"
+#include "yaml_input.h"
 
 namespace pe {
 namespace {
@@ -142,6 +148,37 @@ TEST(YamlNullMarks, EmptyNodesAreReportedAtTheirOwnLine) {
 TEST(InputFileSize, EndlessInputIsRefused) {
   expect_error_naming<InputError>([] { load_work_yaml("/dev/zero"); },
                                   {"/dev/zero: more than 256 MiB"});
+}
+
+// A stream of unknown size is read in blocks of 1 MiB and joined: a FIFO of three blocks and a
+// few bytes (no two alike in a row) comes back byte for byte, and one past the limit is
+// refused; so is a regular file past the limit, by its size, and one at it is read whole.
+TEST(InputFileSize, StreamsAreReadWholeAndRefusedPastTheLimit) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("pe-read-text-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string fifo = (dir / "fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string sent((std::size_t{3} << 20) + 5, '\0');
+  for (std::size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<char>('a' + i % 23);
+  std::thread writer([&] {
+    std::ofstream out(fifo, std::ios::binary);
+    out.write(sent.data(), static_cast<std::streamsize>(sent.size()));
+  });
+  const std::string read = detail::yaml_input::read_text(fifo);
+  writer.join();
+  EXPECT_EQ(read.size(), sent.size());
+  EXPECT_TRUE(read == sent);
+  expect_error_naming<InputError>(
+      [] { detail::yaml_input::read_text("/dev/zero", std::size_t{2} << 20); },
+      {"/dev/zero: more than 2 MiB"});
+  const std::string file = (dir / "big.yml").string();
+  std::ofstream(file) << sent;
+  EXPECT_EQ(detail::yaml_input::read_text(file, sent.size()).size(), sent.size());
+  expect_error_naming<InputError>(
+      [&] { detail::yaml_input::read_text(file, std::size_t{3} << 20); },
+      {file + ": more than 3 MiB"});
+  std::filesystem::remove_all(dir);
 }
 
 // A list of `n` one-GPU machine groups, one per line ("  - {gpus: 1}": 3 nodes each).

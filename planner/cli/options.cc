@@ -264,9 +264,9 @@ void declare_search_flags(CLI::App& app, Options& o) {
       [&o](const std::string& v) { o.search_effort = parse_effort(v); },
       "steps of the exact search per batch size (default 1e8: on 2 cores\n"
       "most batch sizes of the bundled profiles on 16 GPUs take under a\n"
-      "second, a few up to about 35 s (NASNet-A large, GNMT-32); up to\n"
-      "about a minute on 4,096 GPUs; 0 = unlimited). When a batch size\n"
-      "needs more, the best plan found is shown with its certified gap\n"
+      "second, a few up to about 25 s (NASNet-A large); up to about a\n"
+      "minute on 4,096 GPUs; 0 = unlimited). When a batch size needs\n"
+      "more, the best plan found is shown with its certified gap\n"
       "(CSV/JSON: exact false); it is never worse than data parallelism");
   add(
       app, "--max-stage-width", "N",

@@ -265,9 +265,10 @@ void declare_search_flags(CLI::App& app, Options& o) {
       "steps of the exact search per batch size (default 1e8: on 2 cores\n"
       "most batch sizes of the bundled profiles on 16 GPUs take under a\n"
       "second, a few up to about 25 s (NASNet-A large); up to about a\n"
-      "minute on 4,096 GPUs; 0 = unlimited). When a batch size needs\n"
-      "more, the best plan found is shown with its certified gap\n"
-      "(CSV/JSON: exact false); it is never worse than data parallelism");
+      "minute on 4,096 GPUs; 0 = unlimited, which on large graphs can take\n"
+      "hours and tens of GB). When a batch size needs more, the best plan\n"
+      "found is shown with its certified gap (CSV/JSON: exact false); it\n"
+      "is never worse than data parallelism");
   add(
       app, "--max-stage-width", "N",
       [&o](const std::string& v) { o.max_stage_width = parse_limit("--max-stage-width", v); },

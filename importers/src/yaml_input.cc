@@ -15,22 +15,24 @@ namespace pe::detail::yaml_input {
 
 namespace {
 
+constexpr std::size_t kBlock = std::size_t{1} << 20;  // read_blocks' blocks after the first
+
 InputError too_large(const std::string& path, std::size_t max_bytes) {
   return InputError(path, "more than " + std::to_string(max_bytes >> 20) +
                               " MiB, expected an input file of at most that size");
 }
 
-// A stream of unknown size (a pipe, a device) in blocks, joined once at the end: growing one
-// string by doubling copied the text again at each doubling and held up to three times its
-// size, so refusing /dev/zero took 2.5 s and 530 MB; in blocks each byte is copied once more
-// and an endless input holds the limit's bytes when it is refused.
-std::string read_blocks(std::ifstream& in, const std::string& path, std::size_t max_bytes) {
-  constexpr std::size_t kBlock = std::size_t{1} << 20;
+// The file's bytes in blocks, joined once at the end: the first of `first` bytes, the others of
+// 1 MiB. Growing one string by doubling copied the text again at each doubling and held up to
+// three times its size (refusing /dev/zero took 2.2 s and 530 MB); in blocks each byte is
+// copied once more at most, and an endless input holds the limit's bytes when it is refused.
+std::string read_blocks(std::ifstream& in, const std::string& path, std::size_t max_bytes,
+                        std::size_t first) {
   std::vector<std::string> blocks;
   std::size_t total = 0;
-  while (in) {
-    std::string& block = blocks.emplace_back(kBlock, '\0');
-    in.read(block.data(), static_cast<std::streamsize>(kBlock));
+  for (std::size_t size = first; in; size = kBlock) {
+    std::string& block = blocks.emplace_back(size, '\0');
+    in.read(block.data(), static_cast<std::streamsize>(size));
     block.resize(static_cast<std::size_t>(in.gcount()));
     total += block.size();
     if (total > max_bytes) throw too_large(path, max_bytes);
@@ -51,22 +53,16 @@ std::string read_text(const std::string& path, std::size_t max_bytes) {
     throw InputError(path, "is a directory, expected a YAML file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot open file");
-  std::string text;
-  // A regular file is read into a string of its size (one byte more shows one that grew
-  // past the limit since); anything else in blocks.
-  if (!std::filesystem::is_regular_file(path, ignored)) {
-    text = read_blocks(in, path, max_bytes);
-  } else {
+  // A regular file past the limit is refused by its size; one within it is read in one block
+  // of its size and one byte more (which shows a file that grew since), anything else (a
+  // pipe, a device) in blocks of 1 MiB.
+  std::size_t first = kBlock;
+  if (std::filesystem::is_regular_file(path, ignored)) {
     const std::uintmax_t size = std::filesystem::file_size(path, ignored);
     if (!ignored && size > max_bytes) throw too_large(path, max_bytes);
-    std::vector<char> chunk(1 << 16);
-    if (!ignored) text.reserve(static_cast<std::size_t>(size) + 1);
-    while (in) {
-      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-      if (text.size() > max_bytes) throw too_large(path, max_bytes);
-    }
+    if (!ignored) first = static_cast<std::size_t>(size) + 1;
   }
+  std::string text = read_blocks(in, path, max_bytes, first);
   if (in.bad()) throw InputError(path, "cannot read file");
   return text;
 }

@@ -266,7 +266,8 @@ void declare_search_flags(CLI::App& app, Options& o) {
       "most batch sizes of the bundled profiles on 16 GPUs take under a\n"
       "second, a few up to about 25 s (NASNet-A large); up to about a\n"
       "minute on 4,096 GPUs; 0 = unlimited, which on large graphs can take\n"
-      "hours and tens of GB). When a batch size needs more, the best plan\n"
+      "hours; a search pass stops at 4 GiB, and up to one a thread runs\n"
+      "at once). When a batch size needs more, the best plan\n"
       "found is shown with its certified gap (CSV/JSON: exact false); it\n"
       "is never worse than data parallelism");
   add(

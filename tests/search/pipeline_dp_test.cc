@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <random>
@@ -984,6 +985,62 @@ TEST(PipelineDp, RowsFilledInParallelGiveTheSameAnswerAndSteps) {
       EXPECT_TRUE(one.stopped);
       EXPECT_LE(one.steps, limit);
       same(one, run(query, 2));
+    }
+  }
+}
+
+// A pass stops once its cells (with one cell's candidates while it is filled) would hold more
+// than DpQuery::memory_limit bytes: with the bytes a pass with no limit reports it needs
+// (DpResult::bytes) it gives the same answer and steps, with one byte less it stops, with every
+// step it was allowed counted as spent, at the same place on one thread and on two, also where a
+// row filled in parallel stops it. On VGG-19 over 3 machines of 8 GPUs: exact, relaxed and timed
+// passes.
+TEST(PipelineDp, APassStopsAtItsMemoryLimitOnAnyThreadCount) {
+  const ProfileEntry entry = find_profile("vgg19");
+  const ModelProfile model = import_pipedream_graph(entry.path, entry.profile_batch_size);
+  const detail::CostModel cost(model, cluster_from_machine_ends({8, 16, 24}),
+                               training_settings(entry));
+  detail::DpQuery exact{1, 24, 8, 8, Schedule::OneFOneB};
+  exact.bound = 0.039;
+  detail::DpQuery relaxed = exact;
+  relaxed.relaxed = true;
+  relaxed.terms.windows = true;
+  relaxed.bound = std::numeric_limits<Seconds>::infinity();
+  detail::DpQuery timed = exact;
+  timed.timed = true;
+  auto run = [&](const detail::DpQuery& query, int threads) {
+    const tbb::global_control cap(tbb::global_control::max_allowed_parallelism, threads);
+    return detail::best_pipeline(cost, query);
+  };
+  for (detail::DpQuery query : {exact, relaxed, timed}) {
+    query.memory_limit = 0;
+    const detail::DpResult free = run(query, 2);
+    ASSERT_FALSE(free.stopped);
+    ASSERT_GT(free.bytes, 100000u);
+    EXPECT_EQ(run(query, 1).bytes, free.bytes);
+    query.step_limit = 3 * free.steps;
+    std::vector<std::uint64_t> limits{free.bytes, free.bytes - 1};
+    for (int k = 63; k > 0; k -= 16) limits.push_back(free.bytes * k / 64);  // inside rows too
+    for (const std::uint64_t limit : limits) {
+      query.memory_limit = limit;
+      const detail::DpResult one = run(query, 1);
+      const detail::DpResult two = run(query, 2);
+      EXPECT_EQ(one.out_of_memory, two.out_of_memory) << limit;
+      EXPECT_EQ(one.steps, two.steps) << limit;
+      EXPECT_EQ(one.stopped, one.out_of_memory) << limit;  // it has the steps it needs
+      if (limit < free.bytes) {
+        EXPECT_TRUE(one.out_of_memory) << limit;
+        EXPECT_EQ(one.steps, query.step_limit);
+        EXPECT_TRUE(one.plans.empty());
+        continue;
+      }
+      EXPECT_FALSE(one.stopped);
+      EXPECT_EQ(one.bytes, free.bytes);
+      EXPECT_EQ(one.steps, free.steps);
+      EXPECT_EQ(one.least_bound, free.least_bound);
+      ASSERT_EQ(one.plans.size(), free.plans.size());
+      for (std::size_t i = 0; i < one.plans.size(); ++i)
+        EXPECT_EQ(one.plans[i].lower_bound, free.plans[i].lower_bound);
     }
   }
 }

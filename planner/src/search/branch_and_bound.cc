@@ -38,7 +38,12 @@ constexpr std::uint64_t kLastRelaxedShare = 2;
 // either way: 21 -> 54 s).
 constexpr std::uint64_t kClassShare = 4;
 
-// `steps` times `times`, at most the largest count (an unlimited effort stays unlimited).
+// An unlimited effort (SearchOptions::effort 0), in steps: decades of work, but finite, so that a
+// pass stopped at its memory limit, which counts its whole share spent (DpQuery::memory_limit),
+// uses up the effort it draws from and the search ends, and the shares' sums stay exact.
+constexpr std::uint64_t kUnlimitedEffort = std::uint64_t{1} << 60;
+
+// `steps` times `times`, at most the largest count.
 std::uint64_t scaled(std::uint64_t steps, std::uint64_t times) {
   const std::uint64_t most = std::numeric_limits<std::uint64_t>::max() / times;
   return steps > most ? std::numeric_limits<std::uint64_t>::max() : steps * times;
@@ -59,7 +64,7 @@ Search::Search(int global_batch, const SearchOptions& options)
     : global_batch_(global_batch),
       options_(options),
       pool_(std::max(1, options.top)),
-      left_(options.effort ? options.effort : std::numeric_limits<std::uint64_t>::max()),
+      left_(options.effort ? std::min(options.effort, kUnlimitedEffort) : kUnlimitedEffort),
       relaxed_left_(relaxed_effort(left_)),
       floor_left_(left_ / kLastRelaxedShare),
       polish_left_(

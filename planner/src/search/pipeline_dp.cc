@@ -580,12 +580,20 @@ class Dp {
           inside_cut_[a] = std::min(inside_cut_[a], cost_.crossing(j, q_.micro_batch));
     }
     // A block pass's stages inside a block lead to a later cell of the same block.
-    for (std::size_t a = rows_; a-- > 0 && !main_.stopped;) fill_row(a);
+    for (std::size_t a = rows_; a-- > 0 && !main_.stopped;) {
+      if (q_.memory_limit > 0) main_.room = (q_.memory_limit - held_) / candidate_bytes_;
+      main_.most = 0;
+      fill_row(a);
+      peak_ = std::max(peak_, held_ + main_.most);
+      if (main_.out_of_memory || (!main_.stopped && holds_too_much(a))) return out_of_memory();
+      peak_ = std::max(peak_, held_);
+    }
     if (main_.stopped) return {{}, main_.steps, true};
     // A class, block or free-width pass's entries stand for many plans at once, not one.
     DpResult result{
         q_.plans <= 0 || c_ > 1 || b_ > 1 || period_ > 0 ? std::vector<DpPlan>{} : best(),
         main_.steps, false};
+    result.bytes = peak_;
     for (const Entry& e : cell(0, 0))
       result.least_bound = std::min(result.least_bound, timings(0).rank(e));
     if (q_.enumerate > 0 && result.least_bound >= q_.enumerate_from &&
@@ -595,6 +603,22 @@ class Dp {
   }
 
  private:
+  // Adds row a's bytes (its cells' entries, briefs and timings, by capacity) to held_;
+  // whether that passes DpQuery::memory_limit.
+  bool holds_too_much(std::size_t a) {
+    for (int o = 0; o < slots_; ++o) {
+      const std::size_t i = index(a, o);
+      held_ += cells_[i].capacity() * sizeof(Entry) + briefs_[i].capacity() * sizeof(Brief) +
+               (timed_ ? timings_[i].at.capacity() * sizeof(Seconds) : 0);
+    }
+    return q_.memory_limit > 0 && held_ > q_.memory_limit;
+  }
+  // A pass stopped at its memory limit: every step it was allowed counts as spent.
+  DpResult out_of_memory() {
+    DpResult result{{}, q_.step_limit, true};
+    result.out_of_memory = true;
+    return result;
+  }
   std::vector<Entry>& cell(std::size_t a, int o) { return cells_[index(a, o)]; }
   // The timings of cell i: in a pass that is not timed, blank_ (never written: its entries
   // have none), so that its cells cost nothing more.
@@ -793,6 +817,11 @@ class Dp {
     Timings timings;                     // the candidates' (a timed pass)
     std::uint64_t limit = 0, steps = 0;  // steps allowed and spent
     bool stopped = false;
+    // The candidates a cell may have (of what DpQuery::memory_limit leaves the rows filled
+    // before), and whether one had more (the work then stops too).
+    std::size_t room = std::numeric_limits<std::size_t>::max();
+    bool out_of_memory = false;
+    std::uint64_t most = 0;  // the most bytes a cell's candidates took (since the row began)
     // A cell of a row filled in parallel: the steps of all the row's cells, to which it adds
     // its own every kSharedSteps; it stops once they pass its limit (fill_row).
     std::atomic<std::uint64_t>* row = nullptr;
@@ -813,6 +842,7 @@ class Dp {
   void fill(Work& w, std::size_t a, int o) {
     w.timings.m = blank_.m;
     stages_from(w, a, o);
+    w.most = std::max<std::uint64_t>(w.most, w.candidates.size() * candidate_bytes_);
     w.spend(q_.greedy ? keep_greedy(w.candidates, cell(a, o))
             : q_.relaxed
                 ? keep_least(w.candidates, w.timings, cell(a, o), timings(index(a, o)), bucketing_,
@@ -928,6 +958,12 @@ class Dp {
   // have none: they would pay for it, about 2 % of a sweep on one thread).
   std::unique_ptr<tbb::enumerable_thread_specific<Work>> works_;
   std::uint64_t row_steps_ = 0;  // the steps of the last row filled
+  std::uint64_t held_ = 0;       // bytes of the rows filled (holds_too_much)
+  std::uint64_t peak_ = 0;       // DpResult::bytes so far
+  // A candidate's bytes (its entry and timing), as DpQuery::memory_limit counts them.
+  std::size_t candidate_bytes_ =
+      sizeof(Entry) +
+      (timed_ ? static_cast<std::size_t>(timing_entries(q_.micro_batches)) * sizeof(Seconds) : 0);
   // The threads that may run.
   int threads_ = static_cast<int>(
       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
@@ -989,6 +1025,7 @@ void Dp::fill_row(std::size_t a) {
   struct Tally {
     std::uint64_t steps = 0;
     bool stopped = false;
+    std::uint64_t most = 0;  // Work::most
   };
   std::vector<Tally> tallies(offsets.size(), {0, true});  // a cell not filled: stopped
   const std::uint64_t room = main_.limit - main_.steps;
@@ -996,6 +1033,7 @@ void Dp::fill_row(std::size_t a) {
   auto fill_with = [&](std::uint64_t limit, int o, std::atomic<std::uint64_t>* shared) -> Work& {
     Work& w = works_->local();
     w.limit = limit, w.steps = 0, w.stopped = false, w.row = shared, w.shared = 0;
+    w.room = main_.room, w.out_of_memory = false, w.most = 0;
     fill(w, a, o);
     if (shared) shared->fetch_add(w.steps - w.shared);
     return w;
@@ -1010,7 +1048,7 @@ void Dp::fill_row(std::size_t a) {
     tbb::parallel_for(0, tasks, [&](int) {
       for (std::size_t j; row.load() <= room && (j = next++) < offsets.size();) {
         const Work& w = fill_with(room, offsets[j], &row);
-        tallies[j] = {w.steps, w.stopped};
+        tallies[j] = {w.steps, w.stopped, w.most};
       }
     });
   });
@@ -1020,13 +1058,17 @@ void Dp::fill_row(std::size_t a) {
     const Tally& t = tallies[j];
     if (!t.stopped && t.steps <= main_.limit - main_.steps) {
       main_.steps += t.steps;
+      main_.most = std::max(main_.most, t.most);
       continue;
     }
     cell(a, offsets[j]).clear();
     briefs_[index(a, offsets[j])].clear();
+    timings(index(a, offsets[j])).clear();
     const Work& w = fill_with(main_.limit - main_.steps, offsets[j], nullptr);
     main_.steps += w.steps;
     main_.stopped = w.stopped;
+    main_.out_of_memory = w.out_of_memory;
+    main_.most = std::max(main_.most, w.most);
   }
   row_steps_ = main_.steps - before;
 }
@@ -1372,6 +1414,7 @@ bool Dp::offer(Work& w, const Entry& entry, Seconds before) {
     return false;
   }
   w.candidates.push_back(entry);
+  if (w.candidates.size() > w.room) w.stopped = w.out_of_memory = true;  // as spend() stops
   return true;
 }
 

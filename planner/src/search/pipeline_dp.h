@@ -21,6 +21,11 @@ inline constexpr BoundTerms kFirstPassTerms{.windows = false,
                                             .arrivals = false,
                                             .forwards = false};
 
+/// DpQuery::memory_limit's default: 4 GiB. At the default effort the largest pass of the scaling
+/// table (GBS 512, machines of 8) holds 1.9 GB (GNMT-16 on 64 GPUs), the others under 1 GB; with
+/// no step limit NASNet-A large's passes at GBS 32 on 2 x 8 GPUs grew past 20 GB.
+inline constexpr std::uint64_t kPassMemory = std::uint64_t{4} << 30;
+
 /// What one dynamic-programming pass optimizes over.
 struct DpQuery {
   int replicas = 1;
@@ -219,6 +224,16 @@ struct DpQuery {
   /// So is a timed block pass's (state_block): its stages take the least times, transfers and
   /// exposed all-reduces of the stages they stand for, and the timings only grow with each.
   bool timed = false;
+  /// Most bytes the pass may hold; 0 for no limit. Counted are its cells' entries, briefs and
+  /// timings (by capacity) once each row of cells is filled, and while a cell is filled, its
+  /// candidates (entries and timings) on top of the rows before. A pass that would hold more
+  /// stops without a plan, as one out of steps does, and reports its whole step_limit spent
+  /// (DpResult::out_of_memory), so the effort it draws from is used up and the search ends
+  /// with what it has proved. Each cell counts its own candidates and rows are counted in order,
+  /// so a pass stops at the same place on any thread count. It may hold more than the limit
+  /// for a while: the row being filled, and where a row is filled in parallel each thread's
+  /// candidates, up to what the rows before left each.
+  std::uint64_t memory_limit = kPassMemory;
 };
 
 /// A plan of the pass and its path lower bound (cost/path_bound.h); in a timed pass
@@ -237,6 +252,11 @@ struct DpResult {
   std::vector<DpPlan> plans;
   std::uint64_t steps = 0;
   bool stopped = false;
+  /// It stopped at DpQuery::memory_limit (`steps` is then its step_limit).
+  bool out_of_memory = false;
+  /// When it did not stop: the least DpQuery::memory_limit it needs (the most bytes its cells
+  /// held, with those of one cell's candidates while that cell was filled).
+  std::uint64_t bytes = 0;
   /// When the pass did not stop: a lower bound on the path bound of every plan of the shape
   /// whose bound is within DpQuery::bound (infinity when there is none); the bound of
   /// plans.front() for an exact pass.

@@ -266,10 +266,16 @@ void declare_search_flags(CLI::App& app, Options& o) {
       "most batch sizes of the bundled profiles on 16 GPUs take under a\n"
       "second, a few up to about 25 s (NASNet-A large); up to about a\n"
       "minute on 4,096 GPUs; 0 = unlimited, which on large graphs can take\n"
-      "hours; a search pass stops at 4 GiB, and up to one a thread runs\n"
-      "at once). When a batch size needs more, the best plan\n"
+      "hours). When a batch size needs more, the best plan\n"
       "found is shown with its certified gap (CSV/JSON: exact false); it\n"
       "is never worse than data parallelism");
+  add(
+      app, "--search-memory-mb", "N",
+      [&o](const std::string& v) { o.search_memory_mb = parse_limit("--search-memory-mb", v); },
+      "most memory one search pass (one pipeline shape's) may hold, in MiB\n"
+      "(default 4096; 0: no limit). A pass that needs more stops as one\n"
+      "out of effort does: the gap grows, it is never wrong. Up to one\n"
+      "pass a thread runs at once");
   add(
       app, "--max-stage-width", "N",
       [&o](const std::string& v) { o.max_stage_width = parse_limit("--max-stage-width", v); },

@@ -14,8 +14,8 @@ _SETTINGS = (
     "pbs", "mbs", "optimizer_scaling", "activation_bytes_per_sample",
     "tensor_parallel", "tp_efficiency", "no_recompute", "zero",
     "intra_bw", "inter_bw", "inter_p2p_bw", "memory_gb",
-    "schedule", "top", "search_effort", "max_stage_width", "max_copies", "straight",
-    "max_chunks",
+    "schedule", "top", "search_effort", "search_memory_mb", "max_stage_width", "max_copies",
+    "straight", "max_chunks",
 )
 _GIVEN_PLAN = ("microbatches", "plan_copies", "plan_first_device", "plan_copy_stride")
 _ALIASES = {"micro_batches": "microbatches"}
@@ -117,8 +117,8 @@ def _training(profile, settings):
 
 
 def _search(settings):
-    names = ("schedule", "top", "search_effort", "max_stage_width", "max_copies", "straight",
-             "max_chunks")
+    names = ("schedule", "top", "search_effort", "search_memory_mb", "max_stage_width",
+             "max_copies", "straight", "max_chunks")
     return _core.SearchOptions(**{k: settings[k] for k in names if k in settings})
 
 

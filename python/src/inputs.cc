@@ -179,6 +179,15 @@ std::vector<Schedule> schedules_of(const std::string& schedule) {
                    "'");
 }
 
+// SearchOptions::pass_memory of --search-memory-mb (0 to 10^6 MiB, as the flag takes).
+std::uint64_t pass_memory_of(std::uint64_t mb) {
+  if (mb > 1000000)
+    throw UsageError("--search-memory-mb: expected a whole number from 0 (no limit) to 1000000, "
+                     "got '" +
+                     std::to_string(mb) + "'");
+  return mb << 20;
+}
+
 std::string schedule_name(const SearchOptions& o) {
   if (o.schedules.size() == 1) return to_string(o.schedules.front());
   return o.schedules.size() == 2 ? "best" : "all";
@@ -213,9 +222,11 @@ void bind_settings(py::module_& m) {
       .def_readwrite("recomputation", &TrainingSettings::recomputation)
       .def_readwrite("zero_stage", &TrainingSettings::zero_stage);
   py::class_<SearchOptions>(m, "SearchOptions", "What the hybrid search may choose")
-      .def(py::init([](const std::string& schedule, int top, std::uint64_t effort, int width,
-                       int copies, bool straight, int max_chunks) {
+      .def(py::init([](const std::string& schedule, int top, std::uint64_t effort,
+                       std::uint64_t memory_mb, int width, int copies, bool straight,
+                       int max_chunks) {
              SearchOptions o;
+             o.pass_memory = pass_memory_of(memory_mb);
              o.schedules = schedules_of(schedule);
              o.max_chunks = max_chunks;
              o.top = top;
@@ -225,11 +236,15 @@ void bind_settings(py::module_& m) {
              return o;
            }),
            py::kw_only(), py::arg("schedule") = "best", py::arg("top") = 1,
-           py::arg("search_effort") = kDefaultSearchEffort, py::arg("max_stage_width") = 0,
+           py::arg("search_effort") = kDefaultSearchEffort,
+           py::arg("search_memory_mb") = kDefaultPassMemory >> 20, py::arg("max_stage_width") = 0,
            py::arg("max_copies") = 0, py::arg("straight") = false, py::arg("max_chunks") = 4)
       .def_property_readonly("schedule", &schedule_name)
       .def_readwrite("top", &SearchOptions::top)
       .def_readwrite("search_effort", &SearchOptions::effort)
+      .def_property(
+          "search_memory_mb", [](const SearchOptions& o) { return o.pass_memory >> 20; },
+          [](SearchOptions& o, std::uint64_t mb) { o.pass_memory = pass_memory_of(mb); })
       .def_readwrite("max_stage_width", &SearchOptions::max_stage_width)
       .def_readwrite("max_copies", &SearchOptions::max_pipeline_copies)
       .def_readwrite("max_chunks", &SearchOptions::max_chunks);

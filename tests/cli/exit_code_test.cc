@@ -197,6 +197,17 @@ TEST(PePlanExitCode, ProfileThatIsADirectorySaysSo) {
   EXPECT_THAT(r.err, HasSubstr("is a directory, expected a graph file"));
 }
 
+TEST(PePlanExitCode, SearchMemoryMustBeAWholeNumberOfMebibytes) {
+  for (const char* bad : {"-1", "1.5", "1000001", "nan", "lots"}) {
+    const ProgramResult r = pe_plan({"--search-memory-mb", bad, "--gbs", "32"});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_THAT(r.err, HasSubstr("--search-memory-mb: expected a whole number from 0 (no limit)"))
+        << bad;
+  }
+  const ProgramResult ok = pe_plan({"--search-memory-mb", "0", "--gbs", "32", "--format", "csv"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
 TEST(PePlanExitCode, SearchEffortMustBeAWholeNumber) {
   for (const char* bad : {"-1", "1.5", "1e19", "lots"}) {
     const ProgramResult r = pe_plan({"--search-effort", bad, "--gbs", "32"});

@@ -112,6 +112,7 @@ TEST(PePlanOptions, HelpListsEveryFlagOnce) {
                            "--schedule S",
                            "--top K",
                            "--search-effort N",
+                           "--search-memory-mb N",
                            "--max-stage-width N",
                            "--max-copies N",
                            "--straight",

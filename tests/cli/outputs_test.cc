@@ -278,6 +278,8 @@ TEST(PePlanJson, ContextSaysHowToReproduceTheReport) {
                                       "2",
                                       "--search-effort",
                                       "5000",
+                                      "--search-memory-mb",
+                                      "512",
                                       "--optimizer-scaling",
                                       "3",
                                       "--format",
@@ -295,6 +297,7 @@ TEST(PePlanJson, ContextSaysHowToReproduceTheReport) {
   EXPECT_TRUE(c.contains("activation_bytes_per_sample"));
   EXPECT_EQ(c.at("schedules"), nlohmann::json({"gpipe"}));
   EXPECT_EQ(c.at("search_effort"), 5000);
+  EXPECT_EQ(c.at("search_memory_mb"), 512);
   EXPECT_EQ(c.at("top"), 2);
 }
 

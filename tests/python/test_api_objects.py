@@ -137,6 +137,19 @@ def test_search_options():
     assert all(p.schedule == "gpipe" and p.pipeline_replicas == 1 for p in point.plans)
 
 
+def test_search_memory():
+    assert pe.SearchOptions().search_memory_mb == 4096
+    options = pe.SearchOptions(search_memory_mb=512)
+    assert options.search_memory_mb == 512
+    options.search_memory_mb = 0
+    assert options.search_memory_mb == 0
+    with pytest.raises(pe.UsageError, match="--search-memory-mb"):
+        pe.SearchOptions(search_memory_mb=1000001)
+    args = pe.cli_arguments("vgg19", "8,16", 64, search_memory_mb=1)
+    assert args[-4:-2] == ["--search-memory-mb", "1"]
+    assert pe.plan("vgg19", "8,16", 64, search_memory_mb=1)["plans"]
+
+
 def test_interleaved_schedule():
     options = pe.SearchOptions(schedule="interleaved", max_chunks=3)
     assert options.schedule == "interleaved" and options.max_chunks == 3

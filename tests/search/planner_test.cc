@@ -870,3 +870,45 @@ TEST(Planner, RefiningPhaseBoundsLlamaShapesWhoseRelaxedPassesRanOut) {
 
 }  // namespace
 }  // namespace pe
+
+namespace pe {
+namespace {
+
+// A pass memory limit (SearchOptions::pass_memory) that stops passes leaves an honest answer.
+// VGG-19 at GBS 64 on 3 machines of 8 GPUs is exact with the default limit; with 64 KiB a pass,
+// at the default effort and with no step limit (effort 0: each pass stopped at the limit uses
+// up the effort it draws from, so the search ends), the plan is no faster than that optimum and
+// the lower bound no higher, the gap covers the difference, and one and two threads agree.
+TEST(Planner, APassMemoryLimitLeavesAnHonestGapAndTheSearchEnds) {
+  const ProfileEntry entry = find_profile("vgg19");
+  const ModelProfile model = import_pipedream_graph(entry.path, entry.profile_batch_size);
+  const Cluster cluster = cluster_from_machine_ends({8, 16, 24});
+  const PointResult free = Planner(model, cluster, training_settings(entry)).plan(64);
+  ASSERT_NE(free.best(), nullptr);
+  ASSERT_TRUE(free.exact);
+  const Seconds optimum = free.best()->iteration_time;
+  for (const std::uint64_t effort : {kDefaultSearchEffort, std::uint64_t{0}}) {
+    SearchOptions options;
+    options.effort = effort;
+    options.pass_memory = 64 << 10;
+    auto run = [&](int threads) {
+      const tbb::global_control cap(tbb::global_control::max_allowed_parallelism, threads);
+      return Planner(model, cluster, training_settings(entry), options).plan(64);
+    };
+    const PointResult one = run(1);
+    const PointResult two = run(2);
+    ASSERT_NE(one.best(), nullptr) << effort;
+    ASSERT_NE(two.best(), nullptr) << effort;
+    EXPECT_FALSE(one.exact) << effort;  // the limit stopped passes the answer needed
+    EXPECT_GE(one.best()->iteration_time, optimum * (1 - 1e-12)) << effort;
+    EXPECT_LE(one.lower_bound, optimum * (1 + 1e-12)) << effort;
+    EXPECT_GE(one.gap(), 1 - optimum / one.best()->iteration_time - 1e-12) << effort;
+    EXPECT_EQ(one.exact, two.exact) << effort;
+    EXPECT_EQ(one.lower_bound, two.lower_bound) << effort;
+    EXPECT_EQ(one.best()->iteration_time, two.best()->iteration_time) << effort;
+    EXPECT_EQ(stages_string(*one.best()), stages_string(*two.best())) << effort;
+  }
+}
+
+}  // namespace
+}  // namespace pe

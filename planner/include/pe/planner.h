@@ -20,6 +20,12 @@ namespace pe {
 /// Default SearchOptions::effort (steps per global batch size).
 inline constexpr std::uint64_t kDefaultSearchEffort = 100'000'000;
 
+/// Default SearchOptions::pass_memory: 4 GiB. At the default effort the largest pass of the
+/// scaling table (bench/README.md: GBS 512, machines of 8) holds 1.9 GB (GNMT-16 on 64 GPUs), the
+/// others under 1 GB; with no step limit NASNet-A large's passes at GBS 32 on 2 x 8 GPUs grew
+/// past 20 GB.
+inline constexpr std::uint64_t kDefaultPassMemory = std::uint64_t{4} << 30;
+
 /// What the hybrid search may choose.
 struct SearchOptions {
   /// Schedules to consider; the plan with the lower simulated time wins, 1F1B on ties.
@@ -52,6 +58,12 @@ struct SearchOptions {
   /// the ones whose relaxed pass ran out get another, pruned by the plans found since. See
   /// README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
+  /// Most bytes one search pass (the dynamic program of one pipeline shape) may hold: its
+  /// table of suffixes, and the candidates of the cell being filled; 0 = no limit. A pass that
+  /// would hold more stops as one out of effort does and counts the whole effort it was given
+  /// as spent, so the search goes on with what it has proved (a larger gap, never a wrong one).
+  /// Up to one pass a thread runs at once. See README, "Exactness and gaps".
+  std::uint64_t pass_memory = kDefaultPassMemory;
   /// Most devices any stage may have in one pipeline copy (its width); 0 = no limit. 1
   /// keeps every stage on one device, as PipeEdge's runtime needs (one host per stage).
   /// Applies to one-stage plans too, so with 1 a one-stage plan runs on one device of each

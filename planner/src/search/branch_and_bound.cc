@@ -38,9 +38,9 @@ constexpr std::uint64_t kLastRelaxedShare = 2;
 // either way: 21 -> 54 s).
 constexpr std::uint64_t kClassShare = 4;
 
-// An unlimited effort (SearchOptions::effort 0), in steps: decades of work, but finite, so that a
-// pass stopped at its memory limit, which counts its whole share spent (DpQuery::memory_limit),
-// uses up the effort it draws from and the search ends, and the shares' sums stay exact.
+// An unlimited effort (SearchOptions::effort 0), in steps: decades of work, but far from the
+// largest count, so that sums of a few passes' steps cannot overflow where a pass stopped at its
+// memory limit reports its whole share as spent (DpQuery::memory_limit).
 constexpr std::uint64_t kUnlimitedEffort = std::uint64_t{1} << 60;
 
 // `steps` times `times`, at most the largest count.

@@ -113,7 +113,7 @@ Search::Closing Search::close(const ShapeOn& s, int level, std::uint64_t factor,
   const std::uint64_t cap = short_of_effort ? left : before * factor;
   ShapeResult found =
       search_shape(*s.cost, global_batch_, s.shape, pool_.cutoff_for(s.shape), std::min(left, cap),
-                   0, options_.max_stage_width, level, pool_.fastest() * (1 - kTie), left);
+                   0, limits(), level, pool_.fastest() * (1 - kTie), left);
   left -= std::min(left, found.steps);
   if (found.complete) bound = std::max(bound, found.lower_bound);
   for (const CostedPlan& plan : found.plans) add(*s.cost, plan);
@@ -137,7 +137,7 @@ bool Search::relaxed_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound
                              std::uint64_t& left) {
   const Seconds target = pool_.fastest() * (1 - kTie);
   const PassBound found = refined_bound(*s.cost, s.shape, target, std::min(left, cap),
-                                        options_.max_stage_width, kClosingBuckets, true);
+                                        limits(), kClosingBuckets, true);
   left -= std::min(left, found.steps);
   if (found.finished) bound = std::max(bound, std::min(found.least_bound, target));
   return bound >= target;

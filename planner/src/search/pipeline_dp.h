@@ -9,6 +9,7 @@
 #include "cost/cost_model.h"
 #include "cost/path_bound.h"
 #include "cost/pipeline_spec.h"
+#include "pe/planner.h"
 
 namespace pe::detail {
 
@@ -21,10 +22,8 @@ inline constexpr BoundTerms kFirstPassTerms{.windows = false,
                                             .arrivals = false,
                                             .forwards = false};
 
-/// DpQuery::memory_limit's default: 4 GiB. At the default effort the largest pass of the scaling
-/// table (GBS 512, machines of 8) holds 1.9 GB (GNMT-16 on 64 GPUs), the others under 1 GB; with
-/// no step limit NASNet-A large's passes at GBS 32 on 2 x 8 GPUs grew past 20 GB.
-inline constexpr std::uint64_t kPassMemory = std::uint64_t{4} << 30;
+/// DpQuery::memory_limit's default (SearchOptions::pass_memory's).
+inline constexpr std::uint64_t kPassMemory = kDefaultPassMemory;
 
 /// What one dynamic-programming pass optimizes over.
 struct DpQuery {

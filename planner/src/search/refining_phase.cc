@@ -162,7 +162,7 @@ void Search::refine() {
       const std::size_t i = order[j];
       const ShapeOn& s = open_[i].on;
       if (!wave[j].runs) return;
-      const int width = options_.max_stage_width;
+      const PassLimits width = limits();
       if (wave[j].kind == WavePass::Free) {
         found[j] = free_bound(*s.cost, s.shape, target, wave[j].steps, width);
       } else if (wave[j].kind == WavePass::Blocks) {
@@ -296,7 +296,7 @@ void Search::refine_timed() {
     if (blocks) {
       s.timed_blocked = true;
       const PassBound timed =
-          block_bound(*s.on.cost, shape, target, refine_left_, options_.max_stage_width,
+          block_bound(*s.on.cost, shape, target, refine_left_, limits(),
                       kBlockPassStates, true, kFirstBuckets);
       refine_left_ -= std::min(refine_left_, timed.steps);
       if (timed.finished) s.bound = std::max(s.bound, std::min(timed.least_bound, target));
@@ -306,7 +306,7 @@ void Search::refine_timed() {
     const bool near = s.timed_passes < kTimedEnumeratingPasses &&
                       open_bound(least) >= target * (1 - kTimedEnumerateNear);
     const PassBound pass =
-        refined_bound(*s.on.cost, s.on.shape, target, refine_left_, options_.max_stage_width,
+        refined_bound(*s.on.cost, s.on.shape, target, refine_left_, limits(),
                       buckets, false, near ? target : Seconds{0}, true);
     refine_left_ -= std::min(refine_left_, pass.steps);
     // Like buckets of worst term (refine), timed passes start from kFirstBuckets, often below
@@ -348,7 +348,7 @@ void Search::refine_past_stall() {
         s.stalled_before >= kNearWorstRefinements || needs(least) > refine_left_)
       return;
     const PassBound pass =
-        refined_bound(*s.on.cost, s.on.shape, target, refine_left_, options_.max_stage_width,
+        refined_bound(*s.on.cost, s.on.shape, target, refine_left_, limits(),
                       buckets_after(s.stalled_before), s.worst, target, false, kEnumerateNear);
     refine_left_ -= std::min(refine_left_, pass.steps);
     const Seconds reached = std::max(s.bound, std::min(pass.least_bound, target));

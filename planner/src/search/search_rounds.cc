@@ -124,7 +124,7 @@ std::vector<std::size_t> Search::search_round(const std::vector<ShapeOn>& shapes
       else
         found[i - start] =
             search_shape(*s.cost, global_batch_, s.shape, bound[i - start], share, relaxed,
-                         options_.max_stage_width, 0, 0, 0, screen, round > 0,
+                         limits(), 0, 0, 0, screen, round > 0,
                          most_stages[i - start], meets, round == 0 ? lead : 0);
     });
     for (std::size_t i = start; i < end; ++i) {
@@ -229,7 +229,7 @@ std::vector<RelaxedBound> Search::relaxed_bounds(const std::vector<ShapeOn>& sha
       const bool hopeless = !ran_out_with.empty() && ran_out_with[which[i]] >= share;
       if (share > 0 && !hopeless) {
         found[i - start] =
-            relaxed_bound(*s.cost, s.shape, cutoff, share, options_.max_stage_width, screen);
+            relaxed_bound(*s.cost, s.shape, cutoff, share, limits(), screen);
       } else {
         const ShapeFloor floors = floors_of(s);
         found[i - start] = RelaxedBound{floors.own, false, 0, true, floors.anywhere};
@@ -312,7 +312,7 @@ void Search::class_bounds(const std::vector<ShapeOn>& shapes, int used,
   std::vector<Seconds> found(which.size(), 0);
   tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t j) {
     const ShapeOn& s = shapes[which[j]];
-    const PassBound classes = class_bound(*s.cost, s.shape, cutoff, share, options_.max_stage_width,
+    const PassBound classes = class_bound(*s.cost, s.shape, cutoff, share, limits(),
                                           narrowest_copy(s, used));
     if (classes.finished) found[j] = std::min(classes.least_bound, cutoff);
   });

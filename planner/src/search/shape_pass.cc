@@ -144,11 +144,12 @@ Seconds path_floor(const CostModel& cost) {
 
 // The relaxed pass of a shape (DpQuery::relaxed, with the window cycles) within `effort`.
 DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width) {
+                      std::uint64_t effort, PassLimits limits) {
   const int width = cost.device_count() / shape.replicas;
   DpQuery query{
       shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule, bound,
-      effort,         0,     max_width};  // no plans: only its bound is wanted
+      effort,         0,     limits.max_width};  // no plans: only its bound is wanted
+  query.memory_limit = limits.memory;
   query.relaxed = true;
   query.terms.windows = true;
   return query;
@@ -161,8 +162,8 @@ int class_devices(int width, int cells) { return std::max(2, (width + cells - 1)
 // The class pass of a shape (DpQuery::device_class, classes of `devices` devices) within
 // `effort`.
 DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                    std::uint64_t effort, int max_width, int narrowest_copy, int devices) {
-  DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
+                    std::uint64_t effort, PassLimits limits, int narrowest_copy, int devices) {
+  DpQuery query = relaxed_query(cost, shape, bound, effort, limits);
   query.device_class = devices;
   query.narrowest_copy = narrowest_copy;
   return best_pipeline(cost, query);
@@ -171,9 +172,9 @@ DpResult class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Sec
 // A shape's first class pass (kClassCells classes a copy, for copies of any width): the
 // screen's (relaxed_bound) and first_class_bound's.
 DpResult first_class_pass(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                          std::uint64_t effort, int max_width) {
+                          std::uint64_t effort, PassLimits limits) {
   const int width = cost.device_count() / shape.replicas;
-  return class_pass(cost, shape, bound, effort, max_width, 0, class_devices(width, kClassCells));
+  return class_pass(cost, shape, bound, effort, limits, 0, class_devices(width, kClassCells));
 }
 
 // Makes `query` enumerate the plans of `shape` whose bound is within `within`, in at most
@@ -220,7 +221,7 @@ int uniform_machines(const CostModel& cost) {
 }
 
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width, int narrowest_copy,
+                      std::uint64_t effort, PassLimits limits, int narrowest_copy,
                       const DpResult* first) {
   const int width = cost.device_count() / shape.replicas;
   // One copy of more than 2 kClassCells machines of one size: a machine's classes second.
@@ -239,7 +240,7 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
         level == 0 && first
             ? *first
             : class_pass(cost, shape, bound, jump ? kMachineClassEffort * effort : effort,
-                         max_width, narrowest_copy, devices);
+                         limits, narrowest_copy, devices);
     found.steps += pass.steps;
     if (pass.stopped) break;
     found.least_bound = std::max(found.least_bound, pass.least_bound);
@@ -250,15 +251,15 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
 }
 
 PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                            std::uint64_t effort, int max_width) {
+                            std::uint64_t effort, PassLimits limits) {
   const int width = cost.device_count() / shape.replicas;
   if (width < kFirstClassWidth) return {};
-  const DpResult pass = first_class_pass(cost, shape, bound, effort, max_width);
+  const DpResult pass = first_class_pass(cost, shape, bound, effort, limits);
   return {pass.least_bound, !pass.stopped, pass.steps, {}};
 }
 
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width, int least_states, bool timed,
+                      std::uint64_t effort, PassLimits limits, int least_states, bool timed,
                       int buckets) {
   const auto states = static_cast<int>(cost.states());
   PassBound found;
@@ -271,7 +272,7 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
     // finish in what is left is not started.
     const std::uint64_t left = effort - found.steps;
     if (last > left / kBlockGrowth) break;
-    DpQuery query = relaxed_query(cost, shape, bound, left, max_width);
+    DpQuery query = relaxed_query(cost, shape, bound, left, limits);
     query.state_block = block;
     query.buckets = buckets;
     if (timed) query.timed = query.terms.arrivals = true;  // as refined_bound's
@@ -292,18 +293,18 @@ bool free_widths_apply(const CostModel& cost, const PipelineShapeChoice& shape) 
 }
 
 PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                     std::uint64_t effort, int max_width) {
+                     std::uint64_t effort, PassLimits limits) {
   if (!free_widths_apply(cost, shape)) return {};
-  DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
+  DpQuery query = relaxed_query(cost, shape, bound, effort, limits);
   query.free_widths = uniform_machines(cost);
   const DpResult pass = best_pipeline(cost, query);
   return {pass.least_bound, !pass.stopped, pass.steps, {}};
 }
 
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                        std::uint64_t effort, int max_width, int buckets, bool worst_buckets,
+                        std::uint64_t effort, PassLimits limits, int buckets, bool worst_buckets,
                         Seconds enumerate_within, bool timed, double enumerate_band) {
-  DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
+  DpQuery query = relaxed_query(cost, shape, bound, effort, limits);
   query.plans = kPlansPerPass;
   query.buckets = buckets;
   query.worst_buckets = worst_buckets;
@@ -322,7 +323,7 @@ PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape,
 }
 
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                           std::uint64_t effort, int max_width, bool screen, Seconds meets) {
+                           std::uint64_t effort, PassLimits limits, bool screen, Seconds meets) {
   const int width = cost.device_count() / shape.replicas;
   const ShapeFloor floors = shape_floor(cost, shape, width);
   Seconds floor = floors.own;
@@ -331,7 +332,7 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
   // the cluster's first machines (`anywhere`).
   std::optional<DpResult> first;
   if (screen && width >= kScreenWidth)
-    first = first_class_pass(cost, shape, bound, effort, max_width);
+    first = first_class_pass(cost, shape, bound, effort, limits);
   const bool screened = first && !first->stopped;
   const Seconds classed = screened ? std::min(first->least_bound, bound) : Seconds{0};
   std::uint64_t screen_steps = first ? first->steps : 0;
@@ -348,7 +349,7 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
   if (screened && first->least_bound > bound) return settled_by_screen();
   // The free-width screen (kFreeScreenShare): its bound holds for every plan of the shape.
   if (first && shape.replicas == 1 && free_widths_apply(cost, shape)) {
-    const PassBound free = free_bound(cost, shape, bound, effort / kFreeScreenShare, max_width);
+    const PassBound free = free_bound(cost, shape, bound, effort / kFreeScreenShare, limits);
     screen_steps += free.steps;
     if (free.finished && free.least_bound > bound) return settled_by_screen();
     if (free.finished) floor = std::max(floor, std::min(free.least_bound, bound));
@@ -358,7 +359,7 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
     return {
         std::max(floor, classed), false, screen_steps, false, std::max(floors.anywhere, classed),
         first.has_value(),        false};
-  DpQuery query = relaxed_query(cost, shape, bound, effort, max_width);
+  DpQuery query = relaxed_query(cost, shape, bound, effort, limits);
   query.plans = kPlansPerRelaxedPass;
   DpResult relaxed = best_pipeline(cost, query);
   if (!relaxed.stopped)
@@ -374,13 +375,13 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
   // Class passes (from the screen's on, where it finished), whose bound also holds for the
   // plans of the cluster's first machines (`anywhere`); where none ran or finished, block
   // passes.
-  PassBound coarse = width >= kClassWidth ? class_bound(cost, shape, bound, effort, max_width, 0,
+  PassBound coarse = width >= kClassWidth ? class_bound(cost, shape, bound, effort, limits, 0,
                                                         screened ? &*first : nullptr)
                                           : PassBound{};
   if (first && !screened) coarse.steps += first->steps;
   const bool classes = coarse.finished;
   if (!classes) {
-    const PassBound blocks = block_bound(cost, shape, bound, effort, max_width, kBlockPassStates);
+    const PassBound blocks = block_bound(cost, shape, bound, effort, limits, kBlockPassStates);
     coarse = {blocks.least_bound, blocks.finished, coarse.steps + blocks.steps, {}};
   }
   const std::uint64_t steps = relaxed.steps + coarse.steps;
@@ -406,7 +407,7 @@ void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPl
 
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
-                         int max_width, int closing, Seconds enumerate_within,
+                         PassLimits limits, int closing, Seconds enumerate_within,
                          std::uint64_t enumerate_effort, bool screen, bool timed, int max_stages,
                          Seconds meets, int lead) {
   const int width = cost.device_count() / shape.replicas;
@@ -417,7 +418,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   const Seconds screens_meet = lead > 0 && max_stages == 0 ? meets : kNever;
   const RelaxedBound relaxed =
       relaxed_effort > 0
-          ? relaxed_bound(cost, shape, bound, relaxed_effort, max_width, screen, screens_meet)
+          ? relaxed_bound(cost, shape, bound, relaxed_effort, limits, screen, screens_meet)
           : RelaxedBound{floors.own, false, 0, true, floors.anywhere};
   // Every plan of the shape is no faster than the fastest: only plans simpler than the one
   // that leads may still matter (its bound is then theirs alone, not the shape's).
@@ -440,7 +441,8 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
                 bound,
                 effort,
                 closing > 0 ? kPlansPerClosingPass : kPlansPerPass,
-                max_width};
+                limits.max_width};
+  query.memory_limit = limits.memory;
   query.terms.windows = closing >= 1;
   query.terms.last_pairs = closing >= 2;
   query.terms.last_drains = closing == 3;

@@ -15,6 +15,17 @@
 
 namespace pe::detail {
 
+/// What every pass of a search may take besides its steps: the most devices of a stage
+/// (SearchOptions::max_stage_width, DpQuery::max_stage_width) and the most bytes a pass may hold
+/// (SearchOptions::pass_memory, DpQuery::memory_limit). From a width alone: that width and the
+/// default memory.
+struct PassLimits {
+  PassLimits(int width = 0, std::uint64_t bytes = kPassMemory)  // NOLINT: from a width
+      : max_width(width), memory(bytes) {}
+  int max_width;
+  std::uint64_t memory;
+};
+
 /// Candidates one pass returns, least bound first. Their bounds are below their simulated
 /// times by different amounts, so the fastest plan of a shape need not have the least bound:
 /// on GNMT-16 at GBS 256 on 4 machines of 8 GPUs the 16 plans of least bound of the shape
@@ -65,7 +76,7 @@ inline constexpr int kBlockPassStates = 128;
 /// Where a screen's bound reaches `meets` (the fastest plan: no plan of the shape is faster),
 /// no relaxed or class pass follows: the shape's bound is the screen's, and not settled.
 RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                           std::uint64_t effort, int max_width, bool screen = false,
+                           std::uint64_t effort, PassLimits limits, bool screen = false,
                            Seconds meets = std::numeric_limits<Seconds>::infinity());
 
 /// What bounding passes proved: the greatest least bound of those that finished (infinity:
@@ -88,7 +99,7 @@ int uniform_machines(const CostModel& cost);
 /// of copies at least `narrowest_copy` wide (DpQuery::narrowest_copy), on the cluster's
 /// first machines too. `first`, where given, is the first pass's answer (it ran already).
 PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width, int narrowest_copy = 0,
+                      std::uint64_t effort, PassLimits limits, int narrowest_copy = 0,
                       const DpResult* first = nullptr);
 
 /// The first of a shape's class passes (kClassCells classes a copy) within `effort`, on
@@ -96,7 +107,7 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
 /// steps): a screen for a shape that no relaxed pass bounded, cheap once the cutoff is
 /// low. Its bound holds for every plan of the shape.
 PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                            std::uint64_t effort, int max_width);
+                            std::uint64_t effort, PassLimits limits);
 
 /// The block passes of a shape (DpQuery::state_block) within `effort` together, on a chain
 /// of at least `least_states` states: 32 blocks of states, then twice as many, up to 6 times,
@@ -108,7 +119,7 @@ PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& sh
 /// timed ones (refined_bound's): each then bounds the simulated time of every plan of the
 /// shape.
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                      std::uint64_t effort, int max_width, int least_states, bool timed = false,
+                      std::uint64_t effort, PassLimits limits, int least_states, bool timed = false,
                       int buckets = 0);
 
 /// Whether a shape gets free-width passes (free_bound): on machines of one size and one GPU
@@ -118,7 +129,7 @@ bool free_widths_apply(const CostModel& cost, const PipelineShapeChoice& shape);
 /// `effort`, where free_widths_apply (otherwise nothing runs: not finished, no steps). Its bound
 /// holds for every plan of the shape.
 PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                     std::uint64_t effort, int max_width);
+                     std::uint64_t effort, PassLimits limits);
 
 /// A refining relaxed pass of a shape (DpQuery::buckets: `buckets` buckets of round trip,
 /// with `worst_buckets` of the worst term too; BoundTerms::arrivals) within `effort`: when it
@@ -132,7 +143,7 @@ PassBound free_bound(const CostModel& cost, const PipelineShapeChoice& shape, Se
 /// each entry of their suffixes' simulated times, its buckets are of those, and its bound
 /// is of the simulated time itself, not of the path bound alone.
 PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                        std::uint64_t effort, int max_width, int buckets,
+                        std::uint64_t effort, PassLimits limits, int buckets,
                         bool worst_buckets = false, Seconds enumerate_within = 0,
                         bool timed = false, double enumerate_band = 0);
 
@@ -175,7 +186,7 @@ void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPl
 /// shape's bound is the screens'.
 ShapeResult search_shape(const CostModel& cost, int global_batch, const PipelineShapeChoice& shape,
                          Seconds bound, std::uint64_t effort, std::uint64_t relaxed_effort,
-                         int max_width, int closing = 0, Seconds enumerate_within = 0,
+                         PassLimits limits, int closing = 0, Seconds enumerate_within = 0,
                          std::uint64_t enumerate_effort = 0, bool screen = false,
                          bool timed = false, int max_stages = 0,
                          Seconds meets = std::numeric_limits<Seconds>::infinity(), int lead = 0);

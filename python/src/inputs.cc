@@ -182,9 +182,10 @@ std::vector<Schedule> schedules_of(const std::string& schedule) {
 // SearchOptions::pass_memory of --search-memory-mb (0 to 10^6 MiB, as the flag takes).
 std::uint64_t pass_memory_of(std::uint64_t mb) {
   if (mb > 1000000)
-    throw UsageError("--search-memory-mb: expected a whole number from 0 (no limit) to 1000000, "
-                     "got '" +
-                     std::to_string(mb) + "'");
+    throw UsageError(
+        "--search-memory-mb: expected a whole number from 0 (no limit) to 1000000, "
+        "got '" +
+        std::to_string(mb) + "'");
   return mb << 20;
 }
 

@@ -136,8 +136,8 @@ Search::Closing Search::close(const ShapeOn& s, int level, std::uint64_t factor,
 bool Search::relaxed_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound,
                              std::uint64_t& left) {
   const Seconds target = pool_.fastest() * (1 - kTie);
-  const PassBound found = refined_bound(*s.cost, s.shape, target, std::min(left, cap),
-                                        limits(), kClosingBuckets, true);
+  const PassBound found =
+      refined_bound(*s.cost, s.shape, target, std::min(left, cap), limits(), kClosingBuckets, true);
   left -= std::min(left, found.steps);
   if (found.finished) bound = std::max(bound, std::min(found.least_bound, target));
   return bound >= target;

@@ -67,8 +67,8 @@ void Search::narrow_wave(const CostModel& part, const std::vector<PipelineShapeC
     for (std::size_t i = start; i < end; ++i) bound[i - start] = pool_.cutoff_for(shapes[which[i]]);
     std::vector<ShapeResult> found(end - start);
     tbb::parallel_for(start, end, [&](std::size_t i) {
-      found[i - start] = search_shape(part, global_batch_, shapes[which[i]], bound[i - start],
-                                      share, 0, limits());
+      found[i - start] =
+          search_shape(part, global_batch_, shapes[which[i]], bound[i - start], share, 0, limits());
     });
     for (std::size_t i = start; i < end; ++i) {
       const ShapeResult& pass = found[i - start];

@@ -295,9 +295,8 @@ void Search::refine_timed() {
     if (s.holder >= 0 || s.closing >= 0 || s.timed_done || !(blocks || relaxed)) return;
     if (blocks) {
       s.timed_blocked = true;
-      const PassBound timed =
-          block_bound(*s.on.cost, shape, target, refine_left_, limits(),
-                      kBlockPassStates, true, kFirstBuckets);
+      const PassBound timed = block_bound(*s.on.cost, shape, target, refine_left_, limits(),
+                                          kBlockPassStates, true, kFirstBuckets);
       refine_left_ -= std::min(refine_left_, timed.steps);
       if (timed.finished) s.bound = std::max(s.bound, std::min(timed.least_bound, target));
       continue;
@@ -305,9 +304,8 @@ void Search::refine_timed() {
     const int buckets = buckets_after(s.timed_passes);
     const bool near = s.timed_passes < kTimedEnumeratingPasses &&
                       open_bound(least) >= target * (1 - kTimedEnumerateNear);
-    const PassBound pass =
-        refined_bound(*s.on.cost, s.on.shape, target, refine_left_, limits(),
-                      buckets, false, near ? target : Seconds{0}, true);
+    const PassBound pass = refined_bound(*s.on.cost, s.on.shape, target, refine_left_, limits(),
+                                         buckets, false, near ? target : Seconds{0}, true);
     refine_left_ -= std::min(refine_left_, pass.steps);
     // Like buckets of worst term (refine), timed passes start from kFirstBuckets, often below
     // the bound the passes before left: they go on while each raises the one before.

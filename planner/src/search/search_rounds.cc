@@ -122,10 +122,9 @@ std::vector<std::size_t> Search::search_round(const std::vector<ShapeOn>& shapes
       if (round > 0 && r.bounds[todo[i]] > bound[i - start])
         found[i - start] = {{}, r.bounds[todo[i]], true, 0, 0};
       else
-        found[i - start] =
-            search_shape(*s.cost, global_batch_, s.shape, bound[i - start], share, relaxed,
-                         limits(), 0, 0, 0, screen, round > 0,
-                         most_stages[i - start], meets, round == 0 ? lead : 0);
+        found[i - start] = search_shape(*s.cost, global_batch_, s.shape, bound[i - start], share,
+                                        relaxed, limits(), 0, 0, 0, screen, round > 0,
+                                        most_stages[i - start], meets, round == 0 ? lead : 0);
     });
     for (std::size_t i = start; i < end; ++i) {
       ShapeResult& shape = found[i - start];
@@ -228,8 +227,7 @@ std::vector<RelaxedBound> Search::relaxed_bounds(const std::vector<ShapeOn>& sha
       const ShapeOn& s = shapes[which[i]];
       const bool hopeless = !ran_out_with.empty() && ran_out_with[which[i]] >= share;
       if (share > 0 && !hopeless) {
-        found[i - start] =
-            relaxed_bound(*s.cost, s.shape, cutoff, share, limits(), screen);
+        found[i - start] = relaxed_bound(*s.cost, s.shape, cutoff, share, limits(), screen);
       } else {
         const ShapeFloor floors = floors_of(s);
         found[i - start] = RelaxedBound{floors.own, false, 0, true, floors.anywhere};
@@ -312,8 +310,8 @@ void Search::class_bounds(const std::vector<ShapeOn>& shapes, int used,
   std::vector<Seconds> found(which.size(), 0);
   tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t j) {
     const ShapeOn& s = shapes[which[j]];
-    const PassBound classes = class_bound(*s.cost, s.shape, cutoff, share, limits(),
-                                          narrowest_copy(s, used));
+    const PassBound classes =
+        class_bound(*s.cost, s.shape, cutoff, share, limits(), narrowest_copy(s, used));
     if (classes.finished) found[j] = std::min(classes.least_bound, cutoff);
   });
   for (std::size_t j = 0; j < which.size(); ++j)

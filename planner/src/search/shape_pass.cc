@@ -239,8 +239,8 @@ PassBound class_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
     const DpResult pass =
         level == 0 && first
             ? *first
-            : class_pass(cost, shape, bound, jump ? kMachineClassEffort * effort : effort,
-                         limits, narrowest_copy, devices);
+            : class_pass(cost, shape, bound, jump ? kMachineClassEffort * effort : effort, limits,
+                         narrowest_copy, devices);
     found.steps += pass.steps;
     if (pass.stopped) break;
     found.least_bound = std::max(found.least_bound, pass.least_bound);
@@ -331,8 +331,7 @@ RelaxedBound relaxed_bound(const CostModel& cost, const PipelineShapeChoice& sha
   // The screen (kScreenWidth): the first class pass, whose bound also holds for the plans of
   // the cluster's first machines (`anywhere`).
   std::optional<DpResult> first;
-  if (screen && width >= kScreenWidth)
-    first = first_class_pass(cost, shape, bound, effort, limits);
+  if (screen && width >= kScreenWidth) first = first_class_pass(cost, shape, bound, effort, limits);
   const bool screened = first && !first->stopped;
   const Seconds classed = screened ? std::min(first->least_bound, bound) : Seconds{0};
   std::uint64_t screen_steps = first ? first->steps : 0;

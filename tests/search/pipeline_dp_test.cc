@@ -939,22 +939,33 @@ TEST(PipelineDp, CellsNoPlanReachesAreNotFilled) {
   }
 }
 
-// The cells of a row are filled in parallel where rows are large (Dp::fill_row), with the steps
-// counted as if one after another: on VGG-19 over 3 machines of 8 GPUs (one copy, 8
-// micro-batches of 8: rows of about a million steps), exact and relaxed passes give the same
-// plans, bounds and steps on one thread and on two, whether they finish or stop at their step
-// limit, also where that falls inside a row.
-TEST(PipelineDp, RowsFilledInParallelGiveTheSameAnswerAndSteps) {
-  const ProfileEntry entry = find_profile("vgg19");
-  const ModelProfile model = import_pipedream_graph(entry.path, entry.profile_batch_size);
-  const detail::CostModel cost(model, cluster_from_machine_ends({8, 16, 24}),
-                               training_settings(entry));
+// VGG-19 over 3 machines of 8 GPUs, one copy of 8 micro-batches of 8: rows of about a million
+// steps, filled in parallel. Its exact pass (2 % above the least bound: about 20 M steps) and its
+// relaxed pass.
+struct LargeRows {
+  LargeRows() : LargeRows(find_profile("vgg19")) {}
+  explicit LargeRows(const ProfileEntry& entry)
+      : cost(import_pipedream_graph(entry.path, entry.profile_batch_size),
+             cluster_from_machine_ends({8, 16, 24}), training_settings(entry)) {
+    exact.bound = 0.039;
+    relaxed = exact;
+    relaxed.relaxed = true;
+    relaxed.terms.windows = true;
+    relaxed.bound = std::numeric_limits<Seconds>::infinity();
+  }
+  detail::CostModel cost;
   detail::DpQuery exact{1, 24, 8, 8, Schedule::OneFOneB};
-  exact.bound = 0.039;  // 2 % above the least bound: a pass of about 20 M steps
-  detail::DpQuery relaxed = exact;
-  relaxed.relaxed = true;
-  relaxed.terms.windows = true;
-  relaxed.bound = std::numeric_limits<Seconds>::infinity();
+  detail::DpQuery relaxed;
+};
+
+// The cells of a row are filled in parallel where rows are large (Dp::fill_row), with the steps
+// counted as if one after another: on LargeRows, exact and relaxed passes give the same plans,
+// bounds and steps on one thread and on two, whether they finish or stop at their step limit,
+// also where that falls inside a row.
+TEST(PipelineDp, RowsFilledInParallelGiveTheSameAnswerAndSteps) {
+  const LargeRows rows;
+  const detail::CostModel& cost = rows.cost;
+  const detail::DpQuery &exact = rows.exact, &relaxed = rows.relaxed;
   auto run = [&](detail::DpQuery query, int threads) {
     const tbb::global_control cap(tbb::global_control::max_allowed_parallelism, threads);
     return detail::best_pipeline(cost, query);
@@ -993,19 +1004,11 @@ TEST(PipelineDp, RowsFilledInParallelGiveTheSameAnswerAndSteps) {
 // than DpQuery::memory_limit bytes: with the bytes a pass with no limit reports it needs
 // (DpResult::bytes) it gives the same answer and steps, with one byte less it stops, with every
 // step it was allowed counted as spent, at the same place on one thread and on two, also where a
-// row filled in parallel stops it. On VGG-19 over 3 machines of 8 GPUs: exact, relaxed and timed
-// passes.
+// row filled in parallel stops it. On LargeRows: exact, relaxed and timed passes.
 TEST(PipelineDp, APassStopsAtItsMemoryLimitOnAnyThreadCount) {
-  const ProfileEntry entry = find_profile("vgg19");
-  const ModelProfile model = import_pipedream_graph(entry.path, entry.profile_batch_size);
-  const detail::CostModel cost(model, cluster_from_machine_ends({8, 16, 24}),
-                               training_settings(entry));
-  detail::DpQuery exact{1, 24, 8, 8, Schedule::OneFOneB};
-  exact.bound = 0.039;
-  detail::DpQuery relaxed = exact;
-  relaxed.relaxed = true;
-  relaxed.terms.windows = true;
-  relaxed.bound = std::numeric_limits<Seconds>::infinity();
+  const LargeRows rows;
+  const detail::CostModel& cost = rows.cost;
+  const detail::DpQuery &exact = rows.exact, &relaxed = rows.relaxed;
   detail::DpQuery timed = exact;
   timed.timed = true;
   auto run = [&](const detail::DpQuery& query, int threads) {

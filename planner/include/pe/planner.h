@@ -20,10 +20,10 @@ namespace pe {
 /// Default SearchOptions::effort (steps per global batch size).
 inline constexpr std::uint64_t kDefaultSearchEffort = 100'000'000;
 
-/// Default SearchOptions::pass_memory: 4 GiB. At the default effort the largest pass of the
-/// scaling table (bench/README.md: GBS 512, machines of 8) holds 1.9 GB (GNMT-16 on 64 GPUs), the
-/// others under 1 GB; with no step limit NASNet-A large's passes at GBS 32 on 2 x 8 GPUs grew
-/// past 20 GB.
+/// Default SearchOptions::pass_memory: 4 GiB. At the default effort, of the scaling table's
+/// cells of GNMT-16, ResNet-101 and NASNet-A large on 64 to 1,024 GPUs (bench/README.md: GBS 512,
+/// machines of 8), the largest pass holds 1.9 GB (GNMT-16 on 64 GPUs), the others under 1 GB;
+/// with no step limit NASNet-A large's passes at GBS 32 on 2 x 8 GPUs grew past 20 GB.
 inline constexpr std::uint64_t kDefaultPassMemory = std::uint64_t{4} << 30;
 
 /// What the hybrid search may choose.

@@ -67,7 +67,7 @@ void BM_Bounds_Refined(benchmark::State& state) {
   const pe::detail::CostModel cost = cost_of(s);
   pe::detail::PassBound pass;
   for (auto _ : state)
-    pass = pe::detail::refined_bound(cost, s.shape, s.cutoff_s, kEffort, 0,
+    pass = pe::detail::refined_bound(cost, s.shape, s.cutoff_s, kEffort, pe::detail::PassLimits{},
                                      static_cast<int>(state.range(1)), state.range(2) != 0);
   report(state, s, pass.least_bound, pass.finished, pass.steps);
 }

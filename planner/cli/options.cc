@@ -85,15 +85,6 @@ std::uint64_t parse_effort(const std::string& text) {
   return static_cast<std::uint64_t>(value);
 }
 
-// A limit of the search: a whole number from 0 (no limit) to 10^6.
-int parse_limit(const std::string& flag, const std::string& text) {
-  double value = 0;
-  if (!read_finite(text, value) || value < 0 || value != std::floor(value) || value > 1e6)
-    throw UsageError(flag + ": expected a whole number from 0 (no limit) to 1000000, got '" + text +
-                     "'");
-  return static_cast<int>(value);
-}
-
 // A device id: a whole number from 0 (a cluster has at most 10^6 devices).
 int parse_device(const std::string& flag, const std::string& text) {
   double value = 0;
@@ -444,6 +435,14 @@ Scan scan(const CLI::App& app, const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+int parse_limit(const std::string& flag, const std::string& text) {
+  double value = 0;
+  if (!read_finite(text, value) || value < 0 || value != std::floor(value) || value > 1e6)
+    throw UsageError(flag + ": expected a whole number from 0 (no limit) to 1000000, got '" + text +
+                     "'");
+  return static_cast<int>(value);
+}
 
 void declare_flags(CLI::App& app, Options& options) {
   app.set_help_flag();  // -h, --help is declared with the other flags

@@ -52,6 +52,10 @@ struct Options {
 /// for the user, for the first fault in command-line order.
 Options parse_options(const std::vector<std::string>& args);
 
+/// A limit of the search as its flag takes it: a whole number from 0 (no limit) to 10^6.
+/// Throws UsageError naming the flag otherwise.
+int parse_limit(const std::string& flag, const std::string& text);
+
 /// The --help text, generated from the flags' declarations.
 std::string help_text();
 

@@ -127,7 +127,7 @@ SearchOptions search_options(const Options& o) {
   s.max_chunks = o.max_chunks;
   s.top = o.top;
   s.effort = o.search_effort;
-  s.pass_memory = static_cast<std::uint64_t>(o.search_memory_mb) << 20;
+  s.pass_memory = static_cast<std::uint64_t>(o.search_memory_mb) * kMebibyte;
   s.max_stage_width = o.max_stage_width;
   s.max_pipeline_copies = o.max_copies;
   return s;

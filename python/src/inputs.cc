@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "options.h"
 #include "pe/cluster.h"
 #include "pe/error.h"
 #include "pe/importers/cluster_yaml.h"
@@ -181,12 +182,8 @@ std::vector<Schedule> schedules_of(const std::string& schedule) {
 
 // SearchOptions::pass_memory of --search-memory-mb (0 to 10^6 MiB, as the flag takes).
 std::uint64_t pass_memory_of(std::uint64_t mb) {
-  if (mb > 1000000)
-    throw UsageError(
-        "--search-memory-mb: expected a whole number from 0 (no limit) to 1000000, "
-        "got '" +
-        std::to_string(mb) + "'");
-  return mb << 20;
+  return static_cast<std::uint64_t>(cli::parse_limit("--search-memory-mb", std::to_string(mb))) *
+         kMebibyte;
 }
 
 std::string schedule_name(const SearchOptions& o) {
@@ -238,13 +235,14 @@ void bind_settings(py::module_& m) {
            }),
            py::kw_only(), py::arg("schedule") = "best", py::arg("top") = 1,
            py::arg("search_effort") = kDefaultSearchEffort,
-           py::arg("search_memory_mb") = kDefaultPassMemory >> 20, py::arg("max_stage_width") = 0,
-           py::arg("max_copies") = 0, py::arg("straight") = false, py::arg("max_chunks") = 4)
+           py::arg("search_memory_mb") = kDefaultPassMemory / kMebibyte,
+           py::arg("max_stage_width") = 0, py::arg("max_copies") = 0, py::arg("straight") = false,
+           py::arg("max_chunks") = 4)
       .def_property_readonly("schedule", &schedule_name)
       .def_readwrite("top", &SearchOptions::top)
       .def_readwrite("search_effort", &SearchOptions::effort)
       .def_property(
-          "search_memory_mb", [](const SearchOptions& o) { return o.pass_memory >> 20; },
+          "search_memory_mb", [](const SearchOptions& o) { return o.pass_memory / kMebibyte; },
           [](SearchOptions& o, std::uint64_t mb) { o.pass_memory = pass_memory_of(mb); })
       .def_readwrite("max_stage_width", &SearchOptions::max_stage_width)
       .def_readwrite("max_copies", &SearchOptions::max_pipeline_copies)

@@ -18,6 +18,9 @@
 namespace pe {
 namespace {
 
+// No stage-width limit and the default memory a pass.
+const detail::PassLimits kLimits{};
+
 // A bundled profile as the catalog plans it, on `machines` machines of 8 GPUs.
 detail::CostModel profile_on(const std::string& name, int machines, int gpus = 8) {
   const ProfileEntry e = find_profile(name);
@@ -38,8 +41,9 @@ TEST(ShapePass, ScreenSettlesAWideShapeForAFractionOfARelaxedPass) {
   const detail::CostModel cost = bert_48_on(128);
   const detail::PipelineShapeChoice shape{1, 16, 32, Schedule::OneFOneB};
   const std::uint64_t effort = 2'000'000;
-  const detail::RelaxedBound plain = detail::relaxed_bound(cost, shape, 0.8, effort, 0);
-  const detail::RelaxedBound screened = detail::relaxed_bound(cost, shape, 0.8, effort, 0, true);
+  const detail::RelaxedBound plain = detail::relaxed_bound(cost, shape, 0.8, effort, kLimits);
+  const detail::RelaxedBound screened =
+      detail::relaxed_bound(cost, shape, 0.8, effort, kLimits, true);
   EXPECT_FALSE(plain.screened);
   ASSERT_TRUE(plain.settled);
   ASSERT_TRUE(screened.screened);
@@ -62,8 +66,9 @@ TEST(ShapePass, ScreenThatLeavesAShapeOpenOnlyRaisesItsBound) {
       const detail::PipelineShapeChoice shape{replicas, micro_batch, 512 / replicas / micro_batch,
                                               Schedule::OneFOneB};
       const std::uint64_t effort = 4'000'000;
-      const detail::RelaxedBound plain = detail::relaxed_bound(cost, shape, 0.82, effort, 0);
-      const detail::RelaxedBound with = detail::relaxed_bound(cost, shape, 0.82, effort, 0, true);
+      const detail::RelaxedBound plain = detail::relaxed_bound(cost, shape, 0.82, effort, kLimits);
+      const detail::RelaxedBound with =
+          detail::relaxed_bound(cost, shape, 0.82, effort, kLimits, true);
       ASSERT_TRUE(with.screened) << replicas << " x " << micro_batch;
       if (with.screen_settled) {
         ++settled;
@@ -90,7 +95,8 @@ TEST(ShapePass, RelaxedPassOffersPlansOfItsShapeWhereTheExactPassRunsOut) {
   const detail::CostModel cost = profile_on("resnet101", 32);
   const detail::PipelineShapeChoice shape{32, 1, 16, Schedule::GPipe};
   const Seconds cutoff = 0.0677;
-  const detail::RelaxedBound relaxed = detail::relaxed_bound(cost, shape, cutoff, 10'000'000, 0);
+  const detail::RelaxedBound relaxed =
+      detail::relaxed_bound(cost, shape, cutoff, 10'000'000, kLimits);
   ASSERT_FALSE(relaxed.ran_out);
   ASSERT_FALSE(relaxed.settled);
   ASSERT_FALSE(relaxed.plans.empty());
@@ -104,7 +110,7 @@ TEST(ShapePass, RelaxedPassOffersPlansOfItsShapeWhereTheExactPassRunsOut) {
               detail::evaluate(cost, plan.spec, 512).plan.lower_bound * (1 + 1e-9));
   }
   const detail::ShapeResult found =
-      detail::search_shape(cost, 512, shape, cutoff, 1'000'000, 10'000'000, 0);
+      detail::search_shape(cost, 512, shape, cutoff, 1'000'000, 10'000'000, kLimits);
   EXPECT_FALSE(found.complete);
   Seconds fastest = std::numeric_limits<Seconds>::infinity();
   for (const detail::CostedPlan& plan : found.plans)
@@ -126,14 +132,14 @@ TEST(ShapePass, BlockPassesSettleAShapeOfAShortChainForAFractionOfARelaxedPass) 
   const detail::PipelineShapeChoice shape{1, 32, 16, Schedule::OneFOneB};
   const Seconds cutoff = 0.1001;
   const std::uint64_t effort = 100'000'000;
-  const detail::PassBound none = detail::block_bound(cost, shape, cutoff, effort, 0, 128);
+  const detail::PassBound none = detail::block_bound(cost, shape, cutoff, effort, kLimits, 128);
   EXPECT_FALSE(none.finished);
   EXPECT_EQ(none.steps, 0U);
-  const detail::PassBound blocks = detail::block_bound(cost, shape, cutoff, effort, 0, 0);
+  const detail::PassBound blocks = detail::block_bound(cost, shape, cutoff, effort, kLimits, 0);
   ASSERT_TRUE(blocks.finished);
   EXPECT_GT(blocks.least_bound, cutoff);  // settled
   EXPECT_TRUE(blocks.plans.empty());
-  const detail::RelaxedBound relaxed = detail::relaxed_bound(cost, shape, cutoff, effort, 0);
+  const detail::RelaxedBound relaxed = detail::relaxed_bound(cost, shape, cutoff, effort, kLimits);
   ASSERT_FALSE(relaxed.ran_out);
   EXPECT_TRUE(relaxed.settled);
   EXPECT_LT(3 * blocks.steps, relaxed.steps);
@@ -153,10 +159,10 @@ TEST(ShapePass, FreeWidthPassSettlesAShapeOfOneCopyWhoseRelaxedPassRunsOut) {
   const Seconds cutoff = 0.1001;
   const std::uint64_t effort = 20'000'000;
   ASSERT_TRUE(detail::free_widths_apply(cost, shape));
-  const detail::RelaxedBound relaxed = detail::relaxed_bound(cost, shape, cutoff, effort, 0);
+  const detail::RelaxedBound relaxed = detail::relaxed_bound(cost, shape, cutoff, effort, kLimits);
   EXPECT_TRUE(relaxed.ran_out);
   EXPECT_LT(relaxed.lower_bound, 0.7 * cutoff);
-  const detail::PassBound free = detail::free_bound(cost, shape, cutoff, effort, 0);
+  const detail::PassBound free = detail::free_bound(cost, shape, cutoff, effort, kLimits);
   ASSERT_TRUE(free.finished);
   EXPECT_GT(free.least_bound, cutoff);  // settled
   EXPECT_LT(4 * free.steps, effort);
@@ -166,8 +172,8 @@ TEST(ShapePass, FreeWidthPassSettlesAShapeOfOneCopyWhoseRelaxedPassRunsOut) {
   const ProfileEntry e = find_profile("gnmt_16");
   const detail::CostModel mixed(import_pipedream_graph(e.path, e.profile_batch_size), uneven,
                                 training_settings(e));
-  EXPECT_FALSE(detail::free_bound(mixed, shape, cutoff, effort, 0).finished);
-  EXPECT_EQ(detail::free_bound(mixed, shape, cutoff, effort, 0).steps, 0U);
+  EXPECT_FALSE(detail::free_bound(mixed, shape, cutoff, effort, kLimits).finished);
+  EXPECT_EQ(detail::free_bound(mixed, shape, cutoff, effort, kLimits).steps, 0U);
 }
 
 // On one copy of 128 devices or more, a free-width pass follows the class screen in
@@ -181,12 +187,12 @@ TEST(ShapePass, FreeWidthScreenSettlesAOneCopyShapeBeforeItsRelaxedPass) {
   const Seconds cutoff = 0.11865;
   const std::uint64_t effort = 8'000'000;
   const detail::RelaxedBound screened =
-      detail::relaxed_bound(cost, shape, cutoff, effort, 0, /*screen=*/true);
+      detail::relaxed_bound(cost, shape, cutoff, effort, kLimits, /*screen=*/true);
   EXPECT_TRUE(screened.settled);
   EXPECT_TRUE(screened.screen_settled);
   EXPECT_GE(screened.lower_bound, cutoff);
   EXPECT_LT(screened.steps, effort / 2);
-  const detail::RelaxedBound plain = detail::relaxed_bound(cost, shape, cutoff, effort, 0);
+  const detail::RelaxedBound plain = detail::relaxed_bound(cost, shape, cutoff, effort, kLimits);
   // Without the screens the relaxed pass runs out, and the class passes after it settle the
   // shape, for several times the steps.
   EXPECT_GT(plain.steps, 4 * screened.steps) << plain.steps << " against " << screened.steps;
@@ -206,7 +212,7 @@ TEST(ShapePass, ShapeBoundedAtTheFastestPlanLooksOnlyForSimplerPlans) {
   const Seconds cutoff = 0.118643;    // the fastest plan with the simplicity margin
   const std::uint64_t effort = 8'000'000, relaxed_effort = 16'000'000;
   const detail::ShapeResult simpler =
-      detail::search_shape(cost, 512, shape, cutoff, effort, relaxed_effort, 0, 0, 0, 0,
+      detail::search_shape(cost, 512, shape, cutoff, effort, relaxed_effort, kLimits, 0, 0, 0,
                            /*screen=*/true, false, 0, fastest, /*lead=*/2);
   ASSERT_TRUE(simpler.complete);
   EXPECT_GE(simpler.lower_bound, fastest);
@@ -219,7 +225,7 @@ TEST(ShapePass, ShapeBoundedAtTheFastestPlanLooksOnlyForSimplerPlans) {
   }
   EXPECT_NEAR(best, 0.118524, 1e-6);
   const detail::ShapeResult plain = detail::search_shape(
-      cost, 512, shape, cutoff, effort, relaxed_effort, 0, 0, 0, 0, /*screen=*/true);
+      cost, 512, shape, cutoff, effort, relaxed_effort, kLimits, 0, 0, 0, /*screen=*/true);
   EXPECT_FALSE(plain.complete);
   EXPECT_GT(plain.steps + plain.relaxed_steps, 10 * (simpler.steps + simpler.relaxed_steps));
 }
@@ -237,14 +243,15 @@ TEST(ShapePass, FirstClassPassSettlesAGraphsShapeForAFractionOfARelaxedPass) {
   const detail::PipelineShapeChoice shape{2, 64, 4, Schedule::OneFOneB};
   const Seconds cutoff = 0.0528;
   EXPECT_LT(detail::shape_floor(cost, shape, 128).own, 0.6 * cutoff);
-  const detail::PassBound classes = detail::first_class_bound(cost, shape, cutoff, 100'000'000, 0);
+  const detail::PassBound classes =
+      detail::first_class_bound(cost, shape, cutoff, 100'000'000, kLimits);
   ASSERT_TRUE(classes.finished);
   EXPECT_GT(classes.least_bound, cutoff);  // settled
   const detail::PassBound relaxed =
-      detail::refined_bound(cost, shape, cutoff, 10 * classes.steps, 0, 0);
+      detail::refined_bound(cost, shape, cutoff, 10 * classes.steps, kLimits, 0);
   EXPECT_FALSE(relaxed.finished);
   const detail::PassBound narrow =
-      detail::first_class_bound(cost, {128, 1, 4, Schedule::OneFOneB}, cutoff, 1'000'000, 0);
+      detail::first_class_bound(cost, {128, 1, 4, Schedule::OneFOneB}, cutoff, 1'000'000, kLimits);
   EXPECT_FALSE(narrow.finished);
   EXPECT_EQ(narrow.steps, 0U);
 }
@@ -261,11 +268,12 @@ TEST(ShapePass, BlockPassesSettleAShapeOfALongChainWhoseRelaxedPassRunsOut) {
   const detail::PipelineShapeChoice shape{2, 64, 4, Schedule::OneFOneB};
   const Seconds cutoff = 0.1064;
   EXPECT_LT(detail::shape_floor(cost, shape, 128).own, 0.5 * cutoff);
-  const detail::PassBound blocks = detail::block_bound(cost, shape, cutoff, 100'000'000, 0, 0);
+  const detail::PassBound blocks =
+      detail::block_bound(cost, shape, cutoff, 100'000'000, kLimits, 0);
   ASSERT_TRUE(blocks.finished);
   EXPECT_GT(blocks.least_bound, cutoff);  // settled
   const detail::PassBound relaxed =
-      detail::refined_bound(cost, shape, cutoff, 4 * blocks.steps, 0, 0);
+      detail::refined_bound(cost, shape, cutoff, 4 * blocks.steps, kLimits, 0);
   EXPECT_FALSE(relaxed.finished);
 }
 
@@ -281,11 +289,11 @@ TEST(ShapePass, WorstTermBucketsRaiseAShapeWhereRoundTripBucketsStall) {
   const detail::PipelineShapeChoice shape{8, 1, 64, Schedule::GPipe};
   const Seconds cutoff = 0.2311;
   const detail::PassBound round_trips_64 =
-      detail::refined_bound(cost, shape, cutoff, 100'000'000, 0, 64);
+      detail::refined_bound(cost, shape, cutoff, 100'000'000, kLimits, 64);
   const detail::PassBound round_trips_1024 =
-      detail::refined_bound(cost, shape, cutoff, 100'000'000, 0, 1024);
+      detail::refined_bound(cost, shape, cutoff, 100'000'000, kLimits, 1024);
   const detail::PassBound worst_64 =
-      detail::refined_bound(cost, shape, cutoff, 100'000'000, 0, 64, true);
+      detail::refined_bound(cost, shape, cutoff, 100'000'000, kLimits, 64, true);
   ASSERT_TRUE(round_trips_64.finished && round_trips_1024.finished && worst_64.finished);
   EXPECT_LT(round_trips_1024.least_bound, round_trips_64.least_bound * (1 + 1e-3));
   EXPECT_GT(worst_64.least_bound, round_trips_1024.least_bound * (1 + 1e-2));
@@ -311,9 +319,9 @@ TEST(ShapePass, RefiningPassEnumeratesOnlyWhereItsOwnBoundIsWithinTheBand) {
   const detail::PipelineShapeChoice shape{2, 1, 16, Schedule::GPipe};
   const Seconds best = 0.0898678;
   const detail::PassBound near =
-      detail::refined_bound(cost, shape, best, 400'000'000, 0, 64, true, best, false, 0.01);
+      detail::refined_bound(cost, shape, best, 400'000'000, kLimits, 64, true, best, false, 0.01);
   const detail::PassBound far =
-      detail::refined_bound(cost, shape, best, 400'000'000, 0, 64, true, best, false, 0.005);
+      detail::refined_bound(cost, shape, best, 400'000'000, kLimits, 64, true, best, false, 0.005);
   ASSERT_TRUE(near.finished && far.finished);
   EXPECT_EQ(near.least_bound, best);
   EXPECT_LT(far.least_bound, best * (1 - 0.005));
@@ -333,7 +341,7 @@ TEST(ShapePass, HeadBucketsFindTheFastPlansOfAShapeWhoseCyclesTheHeadsPace) {
   const detail::CostModel cost = profile_on("gnmt_16", 8);
   const detail::PipelineShapeChoice shape{1, 4, 96, Schedule::OneFOneB};
   const detail::PassBound pass =
-      detail::refined_bound(cost, shape, 0.0950, 100'000'000, 0, 16, true);
+      detail::refined_bound(cost, shape, 0.0950, 100'000'000, kLimits, 16, true);
   ASSERT_TRUE(pass.finished);
   ASSERT_FALSE(pass.plans.empty());
   Seconds fastest = std::numeric_limits<Seconds>::infinity();
@@ -364,7 +372,7 @@ TEST(ShapePass, TransfersInFrontOfASuffixBoundThePlansItEnds) {
   const Seconds cutoff = 0.5010;
   const std::uint64_t effort = 100'000'000;
   const detail::ShapeResult found =
-      detail::search_shape(cost, 256, shape, cutoff, effort, 0, 0, 0, 0, 0, false, true);
+      detail::search_shape(cost, 256, shape, cutoff, effort, 0, kLimits, 0, 0, 0, false, true);
   ASSERT_TRUE(found.complete);
   EXPECT_GE(found.lower_bound, cutoff);
   EXPECT_TRUE(found.plans.empty());

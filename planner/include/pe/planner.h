@@ -26,6 +26,10 @@ inline constexpr std::uint64_t kDefaultSearchEffort = 100'000'000;
 /// with no step limit NASNet-A large's passes at GBS 32 on 2 x 8 GPUs grew past 20 GB.
 inline constexpr std::uint64_t kDefaultPassMemory = std::uint64_t{4} << 30;
 
+/// Bytes in a mebibyte: the unit of --search-memory-mb and of search_memory_mb in Python and
+/// JSON, which give SearchOptions::pass_memory.
+inline constexpr std::uint64_t kMebibyte = std::uint64_t{1} << 20;
+
 /// What the hybrid search may choose.
 struct SearchOptions {
   /// Schedules to consider; the plan with the lower simulated time wins, 1F1B on ties.

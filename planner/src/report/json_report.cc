@@ -160,9 +160,9 @@ Json search_value(const SearchOptions& s) {
   for (Schedule schedule : s.schedules) schedules.push_back(to_string(schedule));
   return {{"schedules", schedules},
           {"search_effort", s.effort},
-          {"search_memory_mb", s.pass_memory % (1 << 20)
-                                   ? Json(static_cast<double>(s.pass_memory) / (1 << 20))
-                                   : Json(s.pass_memory >> 20)},
+          {"search_memory_mb", s.pass_memory % kMebibyte
+                                   ? Json(static_cast<double>(s.pass_memory) / kMebibyte)
+                                   : Json(s.pass_memory / kMebibyte)},
           {"top", s.top},
           {"max_stage_width", s.max_stage_width},
           {"max_pipeline_copies", s.max_pipeline_copies}};

@@ -401,7 +401,7 @@ class Search {
   int global_batch_;
   const SearchOptions& options_;
   // What every pass may take besides steps (SearchOptions::max_stage_width, pass_memory).
-  PassLimits limits() const { return {options_.max_stage_width, options_.pass_memory}; }
+  PassLimits limits() const { return PassLimits{options_.max_stage_width, options_.pass_memory}; }
   Pool pool_;
   std::uint64_t left_, relaxed_left_;  // effort left to exact passes and to relaxed ones
   std::uint64_t floor_left_;           // and to the last relaxed passes (last_relaxed_passes)

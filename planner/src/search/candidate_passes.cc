@@ -58,7 +58,7 @@ void Search::candidate_passes(const std::vector<ShapeOn>& shapes,
                     share,
                     kPlansPerPass,
                     options_.max_stage_width};
-      query.memory_limit = options_.pass_memory;
+      query.memory_limit = limits().memory;
       query.granule = granule(shapes[which[i]], greedy ? kGreedyUnits : kCoarseUnits);
       query.greedy = greedy;
       found[i - start] = best_pipeline(*shapes[which[i]].cost, query);

@@ -585,7 +585,9 @@ class Dp {
       main_.most = 0;
       fill_row(a);
       peak_ = std::max(peak_, held_ + main_.most);
-      if (main_.out_of_memory || (!main_.stopped && holds_too_much(a))) return out_of_memory();
+      if (!main_.out_of_memory && !main_.stopped) held_ += row_bytes(a);
+      if (main_.out_of_memory || (q_.memory_limit > 0 && held_ > q_.memory_limit))
+        return out_of_memory();
       peak_ = std::max(peak_, held_);
     }
     if (main_.stopped) return {{}, main_.steps, true};
@@ -603,15 +605,15 @@ class Dp {
   }
 
  private:
-  // Adds row a's bytes (its cells' entries, briefs and timings, by capacity) to held_;
-  // whether that passes DpQuery::memory_limit.
-  bool holds_too_much(std::size_t a) {
+  // The bytes row a's cells hold (entries, briefs and timings, by capacity).
+  std::uint64_t row_bytes(std::size_t a) const {
+    std::uint64_t bytes = 0;
     for (int o = 0; o < slots_; ++o) {
       const std::size_t i = index(a, o);
-      held_ += cells_[i].capacity() * sizeof(Entry) + briefs_[i].capacity() * sizeof(Brief) +
+      bytes += cells_[i].capacity() * sizeof(Entry) + briefs_[i].capacity() * sizeof(Brief) +
                (timed_ ? timings_[i].at.capacity() * sizeof(Seconds) : 0);
     }
-    return q_.memory_limit > 0 && held_ > q_.memory_limit;
+    return bytes;
   }
   // A pass stopped at its memory limit: every step it was allowed counts as spent.
   DpResult out_of_memory() {
@@ -958,7 +960,7 @@ class Dp {
   // have none: they would pay for it, about 2 % of a sweep on one thread).
   std::unique_ptr<tbb::enumerable_thread_specific<Work>> works_;
   std::uint64_t row_steps_ = 0;  // the steps of the last row filled
-  std::uint64_t held_ = 0;       // bytes of the rows filled (holds_too_much)
+  std::uint64_t held_ = 0;       // bytes of the rows filled (row_bytes)
   std::uint64_t peak_ = 0;       // DpResult::bytes so far
   // A candidate's bytes (its entry and timing), as DpQuery::memory_limit counts them.
   std::size_t candidate_bytes_ =

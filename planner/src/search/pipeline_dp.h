@@ -22,9 +22,6 @@ inline constexpr BoundTerms kFirstPassTerms{.windows = false,
                                             .arrivals = false,
                                             .forwards = false};
 
-/// DpQuery::memory_limit's default (SearchOptions::pass_memory's).
-inline constexpr std::uint64_t kPassMemory = kDefaultPassMemory;
-
 /// What one dynamic-programming pass optimizes over.
 struct DpQuery {
   int replicas = 1;
@@ -232,7 +229,7 @@ struct DpQuery {
   /// so a pass stops at the same place on any thread count. It may hold more than the limit
   /// for a while: the row being filled, and where a row is filled in parallel each thread's
   /// candidates, up to what the rows before left each.
-  std::uint64_t memory_limit = kPassMemory;
+  std::uint64_t memory_limit = kDefaultPassMemory;
 };
 
 /// A plan of the pass and its path lower bound (cost/path_bound.h); in a timed pass

@@ -162,17 +162,17 @@ void Search::refine() {
       const std::size_t i = order[j];
       const ShapeOn& s = open_[i].on;
       if (!wave[j].runs) return;
-      const PassLimits width = limits();
+      const PassLimits pass = limits();
       if (wave[j].kind == WavePass::Free) {
-        found[j] = free_bound(*s.cost, s.shape, target, wave[j].steps, width);
+        found[j] = free_bound(*s.cost, s.shape, target, wave[j].steps, pass);
       } else if (wave[j].kind == WavePass::Blocks) {
-        found[j] = block_bound(*s.cost, s.shape, target, wave[j].steps, width, 0);
+        found[j] = block_bound(*s.cost, s.shape, target, wave[j].steps, pass, 0);
       } else if (wave[j].kind == WavePass::Classes) {
-        found[j] = first_class_bound(*s.cost, s.shape, target, wave[j].steps, width);
+        found[j] = first_class_bound(*s.cost, s.shape, target, wave[j].steps, pass);
       } else {
         // A shape no relaxed pass bounded gets one (no buckets) first.
         const int buckets = open_[i].unrelaxed ? 0 : buckets_after(passes[i]);
-        found[j] = refined_bound(*s.cost, s.shape, target, wave[j].steps, width, buckets,
+        found[j] = refined_bound(*s.cost, s.shape, target, wave[j].steps, pass, buckets,
                                  open_[i].worst, target, false, kEnumerateNear);
       }
     });

@@ -18,9 +18,10 @@ namespace pe::detail {
 /// What every pass of a search may take besides its steps: the most devices of a stage
 /// (SearchOptions::max_stage_width, DpQuery::max_stage_width) and the most bytes a pass may hold
 /// (SearchOptions::pass_memory, DpQuery::memory_limit). From a width alone: that width and the
-/// default memory.
+/// default memory. Explicit, so that a search's call cannot drop its memory limit by passing
+/// a width where its limits() belong.
 struct PassLimits {
-  PassLimits(int width = 0, std::uint64_t bytes = kPassMemory)  // NOLINT: from a width
+  explicit PassLimits(int width = 0, std::uint64_t bytes = kDefaultPassMemory)
       : max_width(width), memory(bytes) {}
   int max_width;
   std::uint64_t memory;

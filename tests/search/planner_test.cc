@@ -626,10 +626,11 @@ TEST(Planner, ClosingPassesEnumerateAWiderBandOfPlans) {
 // plans it holds (the whole cluster's copy leaves its last devices idle), so its resumed pass
 // could not finish (gap 8.6 %). The refining passes now leave such shapes to the shape that
 // holds them, whose resumed closing passes settle it, and they take its bound. The same with
-// half the default effort (11 s instead of 46 on 2 cores: smaller shares reach the closing
-// passes sooner). Release build only (.ci/sanitize.sh).
+// a quarter of the default effort (6 s instead of 46 on 2 cores: smaller shares reach the
+// closing passes sooner); without the holder's closing bound (open_bound) the point stays
+// open there. Release build only (.ci/sanitize.sh).
 TEST(Planner, PartsShapesTakeTheBoundOfTheirHolderOnceItsClosingPassesRaiseIt) {
-  expect_random_graph_exact("random_graph_150.txt", machine_ends(16), 32, effort_over(2));
+  expect_random_graph_exact("random_graph_150.txt", machine_ends(16), 32, effort_over(4));
 }
 
 // NASNet-A large at GBS 256 on 2 x 8 GPUs: every exact pass of the first round runs out, and

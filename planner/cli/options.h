@@ -32,9 +32,9 @@ struct Options {
   bool no_recompute = false;                 // --no-recompute
   std::string schedule = "best";
   int top = 1;
-  int max_chunks = 4;                                                 // --max-chunks
-  std::uint64_t search_effort = kDefaultSearchEffort;                 // 0 = unlimited
-  int search_memory_mb = static_cast<int>(kDefaultPassMemory >> 20);  // per pass; 0 = no limit
+  int max_chunks = 4;                                                       // --max-chunks
+  std::uint64_t search_effort = kDefaultSearchEffort;                       // 0 = unlimited
+  int search_memory_mb = static_cast<int>(kDefaultPassMemory / kMebibyte);  // 0 = no limit
   int max_stage_width = 0, max_copies = 0;  // 0 = no limit; --straight sets both to 1
   bool straight = false;
   Format format = Format::Table;

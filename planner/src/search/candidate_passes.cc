@@ -49,11 +49,8 @@ void Search::candidate_passes(const std::vector<ShapeOn>& shapes,
       bound[i - start] = pool_.cutoff_for(shapes[which[i]].shape);
     tbb::parallel_for(start, end, [&](std::size_t i) {
       const PipelineShapeChoice& s = shapes[which[i]].shape;
-      const PassLimits pass = limits();
-      DpQuery query{s.replicas,    width_of(shapes[which[i]]), s.micro_batch, s.micro_batches,
-                    s.schedule,    bound[i - start],           share,         kPlansPerPass,
-                    pass.max_width};
-      query.memory_limit = pass.memory;
+      DpQuery query = shape_query(s, width_of(shapes[which[i]]), bound[i - start], share,
+                                  kPlansPerPass, limits());
       query.granule = granule(shapes[which[i]], greedy ? kGreedyUnits : kCoarseUnits);
       query.greedy = greedy;
       found[i - start] = best_pipeline(*shapes[which[i]].cost, query);

@@ -145,11 +145,9 @@ Seconds path_floor(const CostModel& cost) {
 // The relaxed pass of a shape (DpQuery::relaxed, with the window cycles) within `effort`.
 DpQuery relaxed_query(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, PassLimits limits) {
-  const int width = cost.device_count() / shape.replicas;
-  DpQuery query{
-      shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule, bound,
-      effort,         0,     limits.max_width};  // no plans: only its bound is wanted
-  query.memory_limit = limits.memory;
+  // No plans: only its bound is wanted.
+  DpQuery query =
+      shape_query(shape, cost.device_count() / shape.replicas, bound, effort, 0, limits);
   query.relaxed = true;
   query.terms.windows = true;
   return query;
@@ -194,6 +192,15 @@ void enumerate_in(const CostModel& cost, const PipelineShapeChoice& shape, Secon
 }
 
 }  // namespace
+
+DpQuery shape_query(const PipelineShapeChoice& shape, int width, Seconds bound,
+                    std::uint64_t effort, int plans, PassLimits limits) {
+  DpQuery query{
+      shape.replicas, width, shape.micro_batch, shape.micro_batches, shape.schedule, bound,
+      effort,         plans, limits.max_width};
+  query.memory_limit = limits.memory;
+  return query;
+}
 
 ShapeFloor shape_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width) {
   const Seconds floor = std::max(
@@ -432,16 +439,8 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
     result.lower_bound = relaxed.lower_bound;
     return result;
   }
-  DpQuery query{shape.replicas,
-                width,
-                shape.micro_batch,
-                shape.micro_batches,
-                shape.schedule,
-                bound,
-                effort,
-                closing > 0 ? kPlansPerClosingPass : kPlansPerPass,
-                limits.max_width};
-  query.memory_limit = limits.memory;
+  DpQuery query = shape_query(shape, width, bound, effort,
+                              closing > 0 ? kPlansPerClosingPass : kPlansPerPass, limits);
   query.terms.windows = closing >= 1;
   query.terms.last_pairs = closing >= 2;
   query.terms.last_drains = closing == 3;

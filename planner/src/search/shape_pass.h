@@ -163,6 +163,12 @@ struct ShapeResult {
   bool screen_settled = false;          ///< RelaxedBound::screen_settled
 };
 
+/// The query of one pass of `shape` on copies of `width` devices, within `bound` and `effort`,
+/// returning up to `plans` plans, under `limits` (its stage width and memory): every pass of a
+/// search starts from it, so none leaves a limit out.
+DpQuery shape_query(const PipelineShapeChoice& shape, int width, Seconds bound,
+                    std::uint64_t effort, int plans, PassLimits limits);
+
 /// Appends to `to` the plans `found` of a pass that fit memory, costed (evaluate).
 void add_fitting(const CostModel& cost, int global_batch, const std::vector<DpPlan>& found,
                  std::vector<CostedPlan>& to);

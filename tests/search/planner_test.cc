@@ -778,6 +778,23 @@ TEST(Planner, TimedPassesGoOnWhileTheyRaiseTheirOwnBound) {
   EXPECT_GE(point.lower_bound, point.best()->iteration_time * (1 - 0.015));
 }
 
+// The same point: the relaxed timed passes of that shape took 2.9, 12.3 and 78.6 M steps for
+// 16, 64 and 256 buckets, and the pass of 1,024 buckets ran out of every step left (183 M at
+// the default effort) and bounded nothing. The next pass of a series now runs only where its
+// estimate (the last pass's steps times twice its growth: about 1 G here) fits what is left,
+// so the search ends with steps left, the same plan and the same bound. Release build only
+// (.ci/sanitize.sh).
+TEST(Planner, TimedSeriesEndBeforeAPassThatCannotFit) {
+  Loaded l = load("inception_v3");
+  const detail::CostModel cost(l.model, cluster_from_machine_ends(machine_ends(8, 8)), l.settings);
+  detail::HybridSearch search(cost, 32, effort_over(2), detail::part_cost_of(l.model, l.settings));
+  const detail::SearchResult refined = search.refined();
+  ASSERT_FALSE(refined.plans.empty());
+  const Seconds best = refined.plans.front().iteration_time;
+  EXPECT_GE(refined.lower_bound, best * (1 - 0.015));
+  EXPECT_GT(refined.refine_left, 0u);
+}
+
 // GNMT-16 at GBS 512 on 8 machines of 8 GPUs (one search, two checks):
 // - The exact passes of the one-copy shapes of 40 GPUs and more run out, and the plan
 //   reported (speedup 17.57) was slower than the one the first 4 machines alone give

@@ -139,6 +139,15 @@ inline constexpr int kNearWorstRefinements = 5;
 // (gap 0.38 %). ResNet-101 at GBS 512 on 1,024 GPUs: 3.4 % -> exact, with their enumeration
 // (refining_phase.cc, kTimedEnumerateNear; docs/timeline.md).
 inline constexpr int kTimedRefinements = 4;
+// A shape's next relaxed timed pass runs only where the steps it is estimated to need fit what
+// is left: the last pass's steps times its growth (over the pass before) times
+// kTimedGrowthRise, as the growth itself grows with the buckets. Where it is short, the pass
+// runs out and bounds nothing, and its steps go to the passes after it. On 8 machines of 8
+// GPUs at GBS 32: Inception-v3's best shape took 2.9, 12.3 (4.3x) and 78.6 M steps (6.4x) for
+// 16, 64 and 256 buckets, whose pass held the fastest plan, and the one of 1,024 buckets ran
+// out at 183 M (estimated 1 G); DenseNet-121's took 5.7 and 29.2 M (5.2x), and its pass of
+// 256 buckets ran out at 220 M (estimated 304 M), twice.
+inline constexpr double kTimedGrowthRise = 2;
 
 // A shape on the cluster of one cost model: the whole cluster or a part of it.
 struct ShapeOn {
@@ -255,16 +264,18 @@ class Search {
     // No relaxed pass bounded it yet (they ran out, or none ran): its bound is its floor or
     // its class passes', and `steps` the most a relaxed pass of it ran out with.
     bool unrelaxed;
-    std::uint64_t steps;         // of its last bounding pass: relaxed, then refining
-    std::uint64_t before = 0;    // of the refining pass before that one (0: none)
-    bool blocked = false;        // its block passes ran (blocks_first)
-    bool freed = false;          // its free-width pass ran (frees_first)
-    bool classed = false;        // its first class pass ran (classes_first)
-    bool worst = false;          // its refining passes have buckets of worst term (refine)
-    int timed_passes = 0;        // its relaxed timed passes (refine_timed)
-    Seconds timed_least = 0;     // the bound of the last of them (0: none yet)
-    bool timed_done = false;     // refine_timed passes it no more
-    bool timed_blocked = false;  // its timed block passes ran (refine_timed)
+    std::uint64_t steps;            // of its last bounding pass: relaxed, then refining
+    std::uint64_t before = 0;       // of the refining pass before that one (0: none)
+    bool blocked = false;           // its block passes ran (blocks_first)
+    bool freed = false;             // its free-width pass ran (frees_first)
+    bool classed = false;           // its first class pass ran (classes_first)
+    bool worst = false;             // its refining passes have buckets of worst term (refine)
+    int timed_passes = 0;           // its relaxed timed passes (refine_timed)
+    Seconds timed_least = 0;        // the bound of the last of them (0: none yet)
+    std::uint64_t timed_steps = 0;  // the steps of the last of them
+    double timed_growth = 0;        // those steps over the steps of the one before (0: not two yet)
+    bool timed_done = false;        // refine_timed passes it no more
+    bool timed_blocked = false;     // its timed block passes ran (refine_timed)
     bool last_closed = false;  // its closing pass with the effort refine() left ran (last_closing)
     // Where its refining passes stalled (refine), the number of its series' next pass
     // (buckets_after), which refine_past_stall may run; 0: they did not stall.

@@ -262,7 +262,8 @@ void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& pl
 // timed passes (refined_bound's `timed`, DpQuery::timed) of the open shape of least bound, from
 // kFirstBuckets buckets on, kBucketGrowth times as many each, while it holds the certificate,
 // its micro-batches can be timed (relaxed_timeable), and each raises the bound of the one before
-// (by kLeastRefinement of the fastest plan, at most kTimedRefinements passes a shape): where the
+// (by kLeastRefinement of the fastest plan, at most kTimedRefinements passes a shape, each after
+// the second only where its estimate fits what is left: kTimedGrowthRise): where the
 // path bound of every plan of that shape lies below its simulated time, the passes before could
 // only approach the path bound. Each pass gets all that is left; near the fastest plan the first
 // ones also enumerate (kTimedEnumerateNear). After the others: in the waves of refine() they took
@@ -301,6 +302,12 @@ void Search::refine_timed() {
       if (timed.finished) s.bound = std::max(s.bound, std::min(timed.least_bound, target));
       continue;
     }
+    if (s.timed_growth > 0 &&
+        s.timed_growth * kTimedGrowthRise * static_cast<double>(s.timed_steps) >
+            static_cast<double>(refine_left_)) {
+      s.timed_done = true;
+      continue;
+    }
     const int buckets = buckets_after(s.timed_passes);
     const bool near = s.timed_passes < kTimedEnumeratingPasses &&
                       open_bound(least) >= target * (1 - kTimedEnumerateNear);
@@ -312,7 +319,12 @@ void Search::refine_timed() {
     const Seconds reached = std::max(s.timed_least, std::min(pass.least_bound, target));
     s.timed_done = !pass.finished || reached < s.timed_least + kLeastRefinement * target ||
                    ++s.timed_passes == kTimedRefinements;
-    if (pass.finished) s.timed_least = reached, s.bound = std::max(s.bound, reached);
+    if (pass.finished) {
+      s.timed_least = reached, s.bound = std::max(s.bound, reached);
+      if (s.timed_steps > 0)
+        s.timed_growth = static_cast<double>(pass.steps) / static_cast<double>(s.timed_steps);
+      s.timed_steps = pass.steps;
+    }
     offer_polished(*s.on.cost, pass.plans);
     pool_.simulate_promising();
   }

@@ -766,8 +766,8 @@ TEST(Planner, StalledRefiningPassesGoOnWithTheStepsLeft) {
 //   (64 and 256 buckets: 30.88 and 30.94 ms).
 // - Those passes took 2.9, 12.3 and 78.6 M steps, and the pass of 1,024 buckets ran out of
 //   every step left (183 M at the default effort) and bounded nothing. The next pass of a
-//   series now runs only where its estimate (the last pass's steps times twice its growth:
-//   about 1 G here) fits what is left, so the search ends with steps left.
+//   series now runs only where its estimate (the last pass's steps times 1.5 times its
+//   growth: 755 M here) fits what is left, so the search ends with steps left.
 // Half the default effort gives the same plan and bound (9 s on 2 cores). Release build only
 // (.ci/sanitize.sh).
 TEST(Planner, TimedPassesGoOnWhileTheyRaiseTheirBoundAndStopBeforeOneThatCannotFit) {

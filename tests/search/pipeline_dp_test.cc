@@ -793,6 +793,70 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
   }
 }
 
+// An enumeration that stops (its steps or its plans run out) still bounds the plans it did not
+// list (DpResult::unlisted_bound): on random instances, cut at a quarter, a half and three
+// quarters of the steps it needs, or at a third of its plans, every plan of the shape
+// (enumerated exhaustively) that it does not list, nor a twin of one (the same simulated time),
+// nor one that recomputes a stage, has a bound no less than unlisted_bound, which is no less
+// than the pass's least bound; on some shapes it is above it.
+TEST(PipelineDp, StoppedEnumerationBoundsEveryPlanItDidNotList) {
+  std::mt19937 rng(20261206);
+  int cut = 0, raised = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    const testing::Instance in =
+        testing::random_instance(rng, trial % 3 ? 5 : 7, devices, trial % 2 == 0);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    std::map<ShapeKey, std::vector<std::pair<Seconds, Seconds>>> by_shape;  // bound, time
+    testing::for_each_plan(
+        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+          const bool recomputes = std::any_of(p.stages.begin(), p.stages.end(),
+                                              [](const PlanStage& st) { return st.recompute; });
+          if (p.uneven_micro_batches() || recomputes) return;
+          by_shape[{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule}]
+              .emplace_back(p.lower_bound, simulate(p.shape()).makespan);
+        });
+    for (const auto& [key, plans] : by_shape) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      Seconds least = std::numeric_limits<Seconds>::infinity();
+      for (const auto& [bound, time] : plans) least = std::min(least, bound);
+      detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
+      query.terms = {};  // every term
+      query.plans = 2;
+      query.enumerate = 1000;
+      query.enumerate_bound = least * (1 + 0.1 * (trial % 4));
+      query.enumerate_plans = 1 << 20;
+      const detail::DpResult all = detail::best_pipeline(cost, query);
+      ASSERT_TRUE(all.enumerated) << "trial " << trial;
+      const std::uint64_t pass = all.steps - all.enumeration_steps;
+      std::vector<detail::DpQuery> stops(4, query);
+      for (int quarter = 1; quarter <= 3; ++quarter) {
+        stops[quarter - 1].step_limit = pass;
+        stops[quarter - 1].enumerate_step_limit = pass + all.enumeration_steps * quarter / 4;
+      }
+      stops[3].enumerate_plans = static_cast<int>(all.plans.size()) / 3;
+      for (const detail::DpQuery& stop : stops) {
+        const detail::DpResult part = detail::best_pipeline(cost, stop);
+        if (part.enumerated || part.stopped) continue;
+        ++cut;
+        EXPECT_GE(part.unlisted_bound, part.least_bound) << "trial " << trial;
+        std::set<Seconds> listed;
+        for (const detail::DpPlan& plan : part.plans)
+          listed.insert(
+              simulate(detail::evaluate(cost, plan.spec, in.global_batch).plan.shape()).makespan);
+        for (const auto& [bound, time] : plans) {
+          if (!listed.count(time)) {
+            EXPECT_GE(bound, part.unlisted_bound * (1 - 1e-12)) << "trial " << trial;
+          }
+        }
+        raised += part.unlisted_bound > part.least_bound * (1 + 1e-9);
+      }
+    }
+  }
+  EXPECT_GT(cut, random_trials(40));
+  EXPECT_GT(raised, trials_reduced() ? 0 : cut / 10);
+}
+
 // A refining relaxed pass (DpQuery::relaxed, buckets) may enumerate too: a cell's entry holds
 // the least of each field over the suffixes of its group and bucket, so some entry of the
 // cell after a stage completes the stages so far within the bound wherever a suffix the cell

@@ -898,7 +898,7 @@ class Dp {
   PipelineSpec spec_from(std::size_t pick) const;
   Seconds send(const Stage& s, const Entry& next) const;
   Seconds completion(const Stage& s) const;
-  void explore(Work& w, std::size_t a, int o);
+  bool explore(Work& w, std::size_t a, int o);
   PipelineSpec plan_ending(const Stage& s) const;
   void sign(const Stage& s);
   bool first_visit(Work& w, std::size_t a, int o);
@@ -980,6 +980,8 @@ class Dp {
   std::vector<Stage> prefix_;
   std::vector<Child> children_;
   std::vector<DpPlan> found_;
+  // Where it stopped: the least completion of the stages it did not follow (explore()).
+  Seconds frontier_ = kInfinite;
   std::vector<double> signature_;          // of prefix_ (sign())
   std::set<std::vector<double>> visited_;  // first_visit()'s cells and signatures
 };
@@ -1474,35 +1476,50 @@ Seconds Dp::completion(const Stage& s) const {
     if (through + next.k() > most_stages_ || refused(s, std::min(next.k() + 1, q_.micro_batches)))
       continue;
     least = std::min(least, with_prefix(prepend(s, &next, send(s, next), 0, timings(at), scratch)));
-    if (least <= bound_) break;
   }
   return least;
 }
 
 // Depth first from state a on cell o, behind prefix_: every stage that can complete within
-// the bound is followed to each plan it completes to (found_).
-void Dp::explore(Work& w, std::size_t a, int o) {
+// the bound is followed to each plan it completes to (found_), least completion first. Where
+// it stops, the least completion of the stages it did not follow bounds the plans it did not
+// reach (frontier_); false where it stopped before its stages were all known, so that its
+// caller bounds them by the stage that led here.
+bool Dp::explore(Work& w, std::size_t a, int o) {
   children_.clear();
   stages_from(w, a, o);
-  const std::vector<Child> children = std::move(children_);
-  for (const auto& [s, least] : children) {
-    if (w.stopped || !w.spend(prefix_.size() + 1)) return;
+  if (w.stopped) return false;
+  std::vector<Child> children = std::move(children_);
+  std::stable_sort(children.begin(), children.end(),
+                   [](const Child& x, const Child& y) { return x.least < y.least; });
+  auto unreached = [&](std::size_t from) {
+    if (from < children.size()) frontier_ = std::min(frontier_, children[from].least);
+    return true;
+  };
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    const auto& [s, least] = children[i];
+    if (!w.spend(prefix_.size() + 1)) return unreached(i);
     const std::size_t mark = signature_.size();
     sign(s);
     // A stage whose run of stages reached its next cell before adds no plan the simulator
-    // can tell apart.
+    // can tell apart (one that ran out of steps there was not followed).
+    bool followed = true;
     if (first_visit(w, s.last + 1, s.offset + s.width)) {
       if (s.last + 1 < n_) {
         prefix_.push_back(s);
-        explore(w, s.last + 1, s.offset + s.width);
+        followed = explore(w, s.last + 1, s.offset + s.width);
         prefix_.pop_back();
       } else {
         found_.push_back({plan_ending(s), least});  // s ends the plan: its only completion
         if (found_.size() > static_cast<std::size_t>(q_.enumerate_plans)) w.stopped = true;
       }
+    } else {
+      followed = !w.stopped;
     }
     signature_.resize(mark);
+    if (w.stopped) return unreached(followed ? i + 1 : i);
   }
+  return true;
 }
 
 // The plan of prefix_ and then s, its last stage.
@@ -1549,13 +1566,20 @@ void Dp::enumerate(DpResult& result) {
   // The cells hold the suffixes that can complete within the pass's bound, no more.
   bound_ = std::min(q_.enumerate_bound, q_.bound) * (1 + kSlack);
   enumerating_ = true;
-  explore(main_, 0, 0);
+  const bool known = explore(main_, 0, 0);
   result.enumeration_steps = main_.steps - result.steps;
   result.steps = main_.steps;
   if (main_.stopped) {
     // The first plans it found join the pass's: where many plans share the least bound
-    // (stages with slack whose cuts may move), they are others of them.
-    found_.resize(std::min(found_.size(), static_cast<std::size_t>(q_.plans)));
+    // (stages with slack whose cuts may move), they are others of them. Every other plan is
+    // one it did not reach (frontier_), one found after those, or beyond the bound.
+    Seconds unlisted =
+        known ? std::min(frontier_, std::min(q_.enumerate_bound, q_.bound)) : result.least_bound;
+    const auto listed = std::min(found_.size(), static_cast<std::size_t>(q_.plans));
+    for (std::size_t i = listed; i < found_.size(); ++i)
+      unlisted = std::min(unlisted, found_[i].lower_bound);
+    result.unlisted_bound = std::max(result.least_bound, unlisted);
+    found_.resize(listed);
     result.plans.insert(result.plans.end(), found_.begin(), found_.end());
     return;
   }

@@ -184,14 +184,16 @@ struct DpQuery {
   /// and at least enumerate_from (a wide band holds many plans), every plan whose bound is
   /// within it, found depth first from the first stage, each stage followed only when some
   /// entry of the cell after it (which holds each suffix that can complete within the bound,
-  /// or one no worse in every field) completes the plan so far within it; but of stages
+  /// or one no worse in every field) completes the plan so far within it, stages of least
+  /// completion first; but of stages
   /// that reach a cell with the same stage times, cut bytes, variants, widths and memory as
   /// stages that reached it before (states of no work or bytes on either side of a cut),
   /// whose plans the simulator cannot tell apart, only the first. With at most this many
   /// times the pass's steps more (and within enumerate_step_limit), and at most enumerate_plans
   /// plans. DpResult::enumerated says whether it finished; when it did not, up to `plans`
   /// of the first it found join the pass's (where many plans share the least bound, others
-  /// of them).
+  /// of them), and DpResult::unlisted_bound bounds every other plan: the least completion of
+  /// each stage it had not followed yet, and the bounds of the plans it found beyond those.
   int enumerate = 0;
   /// The most steps the pass and its enumeration take together, when more than step_limit
   /// (which then bounds the pass alone; an enumeration may need more than a pass is
@@ -263,6 +265,11 @@ struct DpResult {
   bool enumerated = false;
   /// Of `steps`, those DpQuery::enumerate took.
   std::uint64_t enumeration_steps = 0;
+  /// An enumeration that stopped: a lower bound on the path bound of every plan of the shape
+  /// not in `plans` (nor of the same stage times as one of them), no less than least_bound (the
+  /// least completion of each stage it did not follow, of the plans found after those it lists, and
+  /// DpQuery::enumerate_bound); 0 otherwise.
+  Seconds unlisted_bound = 0;
 };
 
 /// Exact over: stage cuts on the states (nested cut pairs, CostModel::stage), a width per stage,

@@ -690,6 +690,46 @@ TEST(PipelineDp, GreedyPassFindsPlansOfTheShapeWithTheirBounds) {
   EXPECT_LT(greedy_steps, exact_steps);
 }
 
+// A plan of the enumeration tests' exhaustive lists: its stages, bound and simulated time,
+// and whether it recomputes a stage.
+struct Listed {
+  std::string stages;
+  Seconds bound;
+  Seconds time;
+  bool recomputes;
+};
+
+// The enumeration tests' random instance of trial `trial` (5 or 7 layers on 4 or 8 devices,
+// half of them with identity layers, which give twins), and every plan of it with micro-batches
+// of one size, by shape.
+struct EnumerationInstance {
+  int devices;
+  testing::Instance in;
+  std::map<ShapeKey, std::vector<Listed>> by_shape;
+};
+EnumerationInstance enumeration_instance(std::mt19937& rng, int trial) {
+  const int devices = trial % 2 ? 8 : 4;
+  EnumerationInstance e{
+      devices, testing::random_instance(rng, trial % 3 ? 5 : 7, devices, trial % 2 == 0), {}};
+  const detail::CostModel cost(e.in.model, e.in.cluster, e.in.settings);
+  testing::for_each_plan(
+      cost, e.in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
+        if (p.uneven_micro_batches()) return;
+        const bool recomputes = std::any_of(p.stages.begin(), p.stages.end(),
+                                            [](const PlanStage& st) { return st.recompute; });
+        e.by_shape[{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule}]
+            .push_back({stages_string(p), p.lower_bound, simulate(p.shape()).makespan, recomputes});
+      });
+  return e;
+}
+
+// The least bound of `plans`.
+Seconds least_of(const std::vector<Listed>& plans) {
+  Seconds least = std::numeric_limits<Seconds>::infinity();
+  for (const Listed& plan : plans) least = std::min(least, plan.bound);
+  return least;
+}
+
 // An enumerating pass (DpQuery::enumerate) finds every plan of the shape whose bound is
 // within its bound: on random instances (half of them with identity layers, which give
 // twins), each plan it returns is one of the shape with that bound, and every plan of the
@@ -703,29 +743,13 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
   std::mt19937 rng(20261129);
   int shapes = 0, several = 0, twins = 0, limited = 0;
   for (int trial = 0; trial < random_trials(60); ++trial) {
-    const int devices = trial % 2 ? 8 : 4;
-    const testing::Instance in =
-        testing::random_instance(rng, trial % 3 ? 5 : 7, devices, trial % 2 == 0);
+    const auto [devices, in, by_shape] = enumeration_instance(rng, trial);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    struct Listed {
-      Seconds bound;
-      bool recomputes;
-      Seconds time;
-    };
-    std::map<ShapeKey, std::map<std::string, Listed>> by_shape;
-    testing::for_each_plan(
-        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-          if (p.uneven_micro_batches()) return;
-          const bool recomputes = std::any_of(p.stages.begin(), p.stages.end(),
-                                              [](const PlanStage& st) { return st.recompute; });
-          by_shape[{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule}]
-                  [stages_string(p)] = {p.lower_bound, recomputes, simulate(p.shape()).makespan};
-        });
     for (const auto& [key, plans] : by_shape) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      Seconds least = std::numeric_limits<Seconds>::infinity();
-      for (const auto& [name, plan] : plans) least = std::min(least, plan.bound);
-      const Seconds within = least * (1 + 0.1 * (trial % 4));
+      std::set<std::string> names;
+      for (const Listed& plan : plans) names.insert(plan.stages);
+      const Seconds within = least_of(plans) * (1 + 0.1 * (trial % 4));
       // The cells keep every suffix (no bound); the enumeration stops at its own.
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
       query.terms = {};  // every term
@@ -741,7 +765,7 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
         ASSERT_TRUE(ev.fits) << "trial " << trial;
         EXPECT_NEAR(ev.plan.lower_bound, plan.lower_bound, plan.lower_bound * 1e-12);
         const std::string name = stages_string(ev.plan);
-        EXPECT_TRUE(plans.count(name)) << "trial " << trial << " " << name;
+        EXPECT_TRUE(names.count(name)) << "trial " << trial << " " << name;
         EXPECT_TRUE(found.insert(name).second) << "trial " << trial << " twice: " << name;
         // Beyond the bound: the pass's own plans (at most query.plans).
         if (plan.lower_bound > within * (1 + 1e-12)) ++beyond;
@@ -752,9 +776,10 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
       for (const detail::DpPlan& plan : all.plans)
         simulated.insert(
             simulate(detail::evaluate(cost, plan.spec, in.global_batch).plan.shape()).makespan);
-      for (const auto& [name, plan] : plans) {
-        if (plan.bound <= within * (1 - 1e-12) && !plan.recomputes && !found.count(name)) {
-          EXPECT_TRUE(simulated.count(plan.time)) << "trial " << trial << " missing " << name;
+      for (const Listed& plan : plans) {
+        if (plan.bound <= within * (1 - 1e-12) && !plan.recomputes && !found.count(plan.stages)) {
+          EXPECT_TRUE(simulated.count(plan.time))
+              << "trial " << trial << " missing " << plan.stages;
           ++twins;
         }
       }
@@ -803,23 +828,11 @@ TEST(PipelineDp, StoppedEnumerationBoundsEveryPlanItDidNotList) {
   std::mt19937 rng(20261206);
   int cut = 0, raised = 0;
   for (int trial = 0; trial < random_trials(60); ++trial) {
-    const int devices = trial % 2 ? 8 : 4;
-    const testing::Instance in =
-        testing::random_instance(rng, trial % 3 ? 5 : 7, devices, trial % 2 == 0);
+    const auto [devices, in, by_shape] = enumeration_instance(rng, trial);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    std::map<ShapeKey, std::vector<std::pair<Seconds, Seconds>>> by_shape;  // bound, time
-    testing::for_each_plan(
-        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-          const bool recomputes = std::any_of(p.stages.begin(), p.stages.end(),
-                                              [](const PlanStage& st) { return st.recompute; });
-          if (p.uneven_micro_batches() || recomputes) return;
-          by_shape[{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule}]
-              .emplace_back(p.lower_bound, simulate(p.shape()).makespan);
-        });
     for (const auto& [key, plans] : by_shape) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      Seconds least = std::numeric_limits<Seconds>::infinity();
-      for (const auto& [bound, time] : plans) least = std::min(least, bound);
+      const Seconds least = least_of(plans);
       detail::DpQuery query{replicas, devices / replicas, micro_batch, micro_batches, schedule};
       query.terms = {};  // every term
       query.plans = 2;
@@ -844,9 +857,9 @@ TEST(PipelineDp, StoppedEnumerationBoundsEveryPlanItDidNotList) {
         for (const detail::DpPlan& plan : part.plans)
           listed.insert(
               simulate(detail::evaluate(cost, plan.spec, in.global_batch).plan.shape()).makespan);
-        for (const auto& [bound, time] : plans) {
-          if (!listed.count(time)) {
-            EXPECT_GE(bound, part.unlisted_bound * (1 - 1e-12)) << "trial " << trial;
+        for (const Listed& plan : plans) {
+          if (!plan.recomputes && !listed.count(plan.time)) {
+            EXPECT_GE(plan.bound, part.unlisted_bound * (1 - 1e-12)) << "trial " << trial;
           }
         }
         raised += part.unlisted_bound > part.least_bound * (1 + 1e-9);
@@ -869,24 +882,11 @@ TEST(PipelineDp, RefiningPassEnumeratesEveryPlanWithinItsBound) {
   std::mt19937 rng(20261204);
   int shapes = 0, several = 0;
   for (int trial = 0; trial < random_trials(60); ++trial) {
-    const int devices = trial % 2 ? 8 : 4;
-    const testing::Instance in =
-        testing::random_instance(rng, trial % 3 ? 5 : 7, devices, trial % 2 == 0);
+    const auto [devices, in, by_shape] = enumeration_instance(rng, trial);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    std::map<ShapeKey, std::map<std::string, std::pair<Seconds, Seconds>>> by_shape;
-    testing::for_each_plan(
-        cost, in.global_batch, {Schedule::OneFOneB, Schedule::GPipe}, [&](const Plan& p) {
-          const bool recomputes = std::any_of(p.stages.begin(), p.stages.end(),
-                                              [](const PlanStage& st) { return st.recompute; });
-          if (p.uneven_micro_batches() || recomputes) return;
-          by_shape[{p.pipeline_replicas, p.micro_batch_size, p.micro_batches, p.schedule}]
-                  [stages_string(p)] = {p.lower_bound, simulate(p.shape()).makespan};
-        });
     for (const auto& [key, plans] : by_shape) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      Seconds least = std::numeric_limits<Seconds>::infinity();
-      for (const auto& [name, plan] : plans) least = std::min(least, plan.first);
-      const Seconds within = least * (1 + 0.05 * (trial % 4));
+      const Seconds within = least_of(plans) * (1 + 0.05 * (trial % 4));
       detail::DpQuery query{replicas,      devices / replicas, micro_batch,
                             micro_batches, schedule,           within};
       query.relaxed = true;
@@ -911,9 +911,10 @@ TEST(PipelineDp, RefiningPassEnumeratesEveryPlanWithinItsBound) {
         found.insert(stages_string(ev.plan));
         simulated.insert(simulate(ev.plan.shape()).makespan);
       }
-      for (const auto& [name, plan] : plans) {
-        if (plan.first <= within * (1 - 1e-12) && !found.count(name)) {
-          EXPECT_TRUE(simulated.count(plan.second)) << "trial " << trial << " missing " << name;
+      for (const Listed& plan : plans) {
+        if (plan.bound <= within * (1 - 1e-12) && !plan.recomputes && !found.count(plan.stages)) {
+          EXPECT_TRUE(simulated.count(plan.time))
+              << "trial " << trial << " missing " << plan.stages;
         }
       }
       ++shapes;

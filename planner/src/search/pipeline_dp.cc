@@ -1569,12 +1569,12 @@ void Dp::enumerate(DpResult& result) {
   const bool known = explore(main_, 0, 0);
   result.enumeration_steps = main_.steps - result.steps;
   result.steps = main_.steps;
+  const Seconds within = std::min(q_.enumerate_bound, q_.bound);
   if (main_.stopped) {
     // The first plans it found join the pass's: where many plans share the least bound
     // (stages with slack whose cuts may move), they are others of them. Every other plan is
     // one it did not reach (frontier_), one found after those, or beyond the bound.
-    Seconds unlisted =
-        known ? std::min(frontier_, std::min(q_.enumerate_bound, q_.bound)) : result.least_bound;
+    Seconds unlisted = known ? std::min(frontier_, within) : result.least_bound;
     const auto listed = std::min(found_.size(), static_cast<std::size_t>(q_.plans));
     for (std::size_t i = listed; i < found_.size(); ++i)
       unlisted = std::min(unlisted, found_[i].lower_bound);
@@ -1590,6 +1590,7 @@ void Dp::enumerate(DpResult& result) {
                    [](const DpPlan& a, const DpPlan& b) { return a.lower_bound < b.lower_bound; });
   result.plans = std::move(found_);
   result.enumerated = true;
+  result.unlisted_bound = within;  // every plan within it is listed, or a twin of one
 }
 
 }  // namespace

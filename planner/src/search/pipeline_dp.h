@@ -265,10 +265,11 @@ struct DpResult {
   bool enumerated = false;
   /// Of `steps`, those DpQuery::enumerate took.
   std::uint64_t enumeration_steps = 0;
-  /// An enumeration that stopped: a lower bound on the path bound of every plan of the shape
-  /// not in `plans` (nor of the same stage times as one of them), no less than least_bound (the
-  /// least completion of each stage it did not follow, of the plans found after those it lists, and
-  /// DpQuery::enumerate_bound); 0 otherwise.
+  /// Where the pass enumerated (DpQuery::enumerate): a lower bound on the path bound of every
+  /// plan of the shape not in `plans` (nor of the same stage times as one of them). When the
+  /// enumeration finished, DpQuery::enumerate_bound (at most `bound`); when it stopped, no less
+  /// than least_bound: the least completion of each stage it did not follow, of the plans found
+  /// after those it lists, and that bound. 0 where it did not enumerate.
   Seconds unlisted_bound = 0;
 };
 

@@ -325,9 +325,8 @@ PassBound refined_bound(const CostModel& cost, const PipelineShapeChoice& shape,
   // large's in 77 s instead of 74).
   query.terms.arrivals = true;
   DpResult pass = best_pipeline(cost, query);
-  // An enumeration that stopped bounds the plans it did not list (DpResult::unlisted_bound).
-  const Seconds least = pass.enumerated ? std::min(enumerate_within, bound)
-                                        : std::max(pass.least_bound, pass.unlisted_bound);
+  // An enumeration bounds the plans it did not list (DpResult::unlisted_bound).
+  const Seconds least = std::max(pass.least_bound, pass.unlisted_bound);
   return {least, !pass.stopped, pass.steps, std::move(pass.plans)};
 }
 
@@ -465,14 +464,12 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
     result.relaxed_ran_out = relaxed.ran_out;
     return result;
   }
-  // Every plan left out has a bound above `bound` (above enumerate_within when enumerated,
-  // above unlisted_bound when its enumeration stopped). The relaxed pass's bound (at least the
-  // floor) holds too, and follows the window cycles, which a first exact pass leaves out
-  // (BoundTerms::windows).
-  const Seconds left_out = dp.enumerated           ? std::min(enumerate_within, bound)
-                           : dp.plans.empty()      ? bound
-                           : dp.unlisted_bound > 0 ? dp.unlisted_bound
-                                                   : dp.plans.front().lower_bound;
+  // Every plan left out has a bound above `bound` (above unlisted_bound where the pass
+  // enumerated). The relaxed pass's bound (at least the floor) holds too, and follows the
+  // window cycles, which a first exact pass leaves out (BoundTerms::windows).
+  const Seconds left_out = dp.unlisted_bound > 0 ? dp.unlisted_bound
+                           : dp.plans.empty()    ? bound
+                                                 : dp.plans.front().lower_bound;
   result.lower_bound = leads ? relaxed.lower_bound : std::max(relaxed.lower_bound, left_out);
   add_fitting(cost, global_batch, dp.plans, result.plans);
   return result;

@@ -1569,12 +1569,12 @@ void Dp::enumerate(DpResult& result) {
   const std::uint64_t room = std::max(q_.step_limit, q_.enumerate_step_limit) - steps;
   main_.limit = steps + (steps > room / factor ? room : steps * factor);
   // The cells hold the suffixes that can complete within the pass's bound, no more.
-  bound_ = std::min(q_.enumerate_bound, q_.bound) * (1 + kSlack);
+  const Seconds within = std::min(q_.enumerate_bound, q_.bound);
+  bound_ = within * (1 + kSlack);
   enumerating_ = true;
   const bool known = explore(main_, 0, 0);
   result.enumeration_steps = main_.steps - result.steps;
   result.steps = main_.steps;
-  const Seconds within = std::min(q_.enumerate_bound, q_.bound);
   if (main_.stopped) {
     // The first plans it found join the pass's: where many plans share the least bound
     // (stages with slack whose cuts may move), they are others of them. Every other plan is

@@ -91,12 +91,40 @@ void each_shape(std::uint32_t seed, int trials, Visit visit) {
 // A bounding pass (block, timed block or free-width) that finished, returned no plans and is
 // no more than `bound`; counted in `shapes`, and in `close` where it keeps half of `bound`.
 void expect_bounding_pass(const detail::DpResult& pass, Seconds bound, const std::string& where,
-                          int& shapes, int& close) {
+                          int& shapes, int& close, bool with_plans = false) {
   ASSERT_FALSE(pass.stopped) << where;
-  EXPECT_TRUE(pass.plans.empty()) << where;
+  if (!with_plans) EXPECT_TRUE(pass.plans.empty()) << where;
   EXPECT_LE(pass.least_bound, bound * (1 + 1e-12)) << where;
   ++shapes;
   close += pass.least_bound >= 0.5 * bound;
+}
+
+// A block pass's plans (DpQuery::state_block) are plans of the shape `key` that their entries
+// stand for: least bound first, none below the pass's, and each bound (in a timed pass, a
+// bound of the simulated time) no more than the plan's own (its path bound; its simulated
+// time). Memory aside: an entry takes the least of the stages it stands for. Returns how many
+// plans the pass returned.
+int expect_block_plans(const detail::DpResult& pass, const detail::CostModel& cost,
+                       const ShapeKey& key, bool timed, const std::string& where) {
+  const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+  const int global_batch = replicas * micro_batch * micro_batches;
+  Seconds before = pass.least_bound;
+  for (const detail::DpPlan& plan : pass.plans) {
+    EXPECT_GE(plan.lower_bound, before * (1 - 1e-12)) << where;
+    before = plan.lower_bound;
+    detail::Evaluation ev = detail::evaluate(cost, plan.spec, global_batch);
+    EXPECT_EQ((ShapeKey{ev.plan.pipeline_replicas, ev.plan.micro_batch_size, ev.plan.micro_batches,
+                        ev.plan.schedule}),
+              key)
+        << where;
+    simulate_plan(ev.plan);
+    const Seconds own = timed ? ev.plan.simulated_time : ev.plan.lower_bound;
+    // The whole model on one stage is also the pass's whole-model entry (offer_whole_model),
+    // with its own costs: a block pass's stage from the first block to the last costs it as a
+    // stage of a pipeline, no less.
+    if (plan.spec.stages.size() > 1) EXPECT_LE(plan.lower_bound, own * (1 + 1e-12)) << where;
+  }
+  return static_cast<int>(pass.plans.size());
 }
 
 // Calls visit(cost, trial, devices, key, value) for each shape of `trials` varied random chains
@@ -469,9 +497,10 @@ TEST(PipelineDp, OneCopysClassPassSeesWhereMachinesEnd) {
 
 // A block pass (DpQuery::state_block) is a lower bound too: on the same random instances, for
 // every shape and blocks of 2 and 3 states, it is never above the least path bound of any plan
-// of the shape; and it is not vacuous. With classes of devices it is the class pass.
+// of the shape; and it is not vacuous. Its plans are plans its entries stand for
+// (expect_block_plans). With classes of devices it is the class pass.
 TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
-  int shapes = 0, close = 0, blocked = 0;
+  int shapes = 0, close = 0, blocked = 0, with_plans = 0;
   auto check = [&](const detail::CostModel& cost, int trial, int devices, const ShapeKey& key,
                    Seconds bound) {
     const auto& [replicas, micro_batch, micro_batches, schedule] = key;
@@ -486,13 +515,16 @@ TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
       query.device_class = 1;
       const std::string where =
           "trial " + std::to_string(trial) + ", block " + std::to_string(block);
-      expect_bounding_pass(detail::best_pipeline(cost, query), bound, where, shapes, close);
+      const detail::DpResult pass = detail::best_pipeline(cost, query);
+      expect_bounding_pass(pass, bound, where, shapes, close, true);
+      with_plans += expect_block_plans(pass, cost, key, false, where) > 0;
       blocked += cost.states() > static_cast<std::size_t>(block);
     }
   };
   each_varied_shape(20261129, random_trials(80), least_bound_by_shape, check);
   EXPECT_GT(shapes, random_trials(400));
   EXPECT_GT(blocked, shapes / 2);
+  EXPECT_GT(with_plans, shapes / 2);
   // A third of the shapes keep half their bound (about half do; a block is up to half of
   // these models, and the pass loses about a block's work at each cut).
   EXPECT_GT(close, shapes / 3);
@@ -502,10 +534,11 @@ TEST(PipelineDp, BlockPassNeverAboveAnyPlansBound) {
 // varied random chains (tensor parallelism, recomputation, ZeRO, mixed GPU types), for every
 // shape of up to kRelaxedTimedMicroBatches micro-batches and blocks of 2 and 3 states, with one
 // entry a group or 16 buckets, it is never above the fastest simulated plan of the shape
-// (enumerated exhaustively) and returns no plans; and on some shapes it is above the untimed
-// block pass, whose bound lies below the path bound's least (BlockPassNeverAboveAnyPlansBound).
+// (enumerated exhaustively), its plans are plans its entries stand for (expect_block_plans), and
+// on some shapes it is above the untimed block pass, whose bound lies below the path bound's
+// least (BlockPassNeverAboveAnyPlansBound).
 TEST(PipelineDp, TimedBlockPassNeverAboveTheFastestSimulatedPlan) {
-  int shapes = 0, above_untimed = 0, close = 0, beyond_relaxed = 0;
+  int shapes = 0, above_untimed = 0, close = 0, beyond_relaxed = 0, with_plans = 0;
   auto check = [&](const detail::CostModel& cost, int trial, int devices, const ShapeKey& key,
                    Seconds time) {
     const auto& [replicas, micro_batch, micro_batches, schedule] = key;
@@ -525,7 +558,8 @@ TEST(PipelineDp, TimedBlockPassNeverAboveTheFastestSimulatedPlan) {
         const detail::DpResult pass = detail::best_pipeline(cost, query);
         const std::string where = "trial " + std::to_string(trial) + ", block " +
                                   std::to_string(block) + ", buckets " + std::to_string(buckets);
-        expect_bounding_pass(pass, time, where, shapes, close);
+        expect_bounding_pass(pass, time, where, shapes, close, true);
+        with_plans += expect_block_plans(pass, cost, key, true, where) > 0;
         above_untimed += pass.least_bound > untimed * (1 + 1e-9);
       }
   };
@@ -538,6 +572,7 @@ TEST(PipelineDp, TimedBlockPassNeverAboveTheFastestSimulatedPlan) {
     EXPECT_GE(beyond_relaxed, 10);
   }
   EXPECT_GT(close, shapes / 3);
+  EXPECT_GT(with_plans, shapes / 2);
 }
 
 // A free-width pass (DpQuery::free_widths) is a lower bound too: on random instances whose

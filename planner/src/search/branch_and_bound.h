@@ -302,7 +302,7 @@ class Search {
   // branch_and_bound.cc: candidates and the certificate.
   void offer(const CostModel& cost, const std::vector<CostedPlan>& seeds, std::size_t from);
   void offer(const CostModel& cost, const std::vector<DpPlan>& plans);
-  void offer_polished(const CostModel& cost, const std::vector<DpPlan>& plans);
+  void offer_polished(const CostModel& cost, const std::vector<DpPlan>& plans, bool blocks = false);
   void add(const CostModel& cost, const CostedPlan& candidate);
   void offer_interleaved(const CostModel& cost);
   void count_bounds(const std::vector<ShapeOn>& shapes, const std::vector<Seconds>& bounds,

@@ -41,6 +41,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -101,6 +102,9 @@ struct Entry {
   // its `bound` then only prunes.
   static constexpr std::uint32_t kUntimed = std::numeric_limits<std::uint32_t>::max();
   std::uint32_t timing = kUntimed;
+  // The row of the cell after its first stage (Stage::next): in a block pass, where a stage may
+  // end inside a block and the next start in it, what its last state does not tell.
+  std::uint32_t next_row = 0;
 
   int k() const { return bound.stages; }
   int t() const { return variant.tensor_parallel; }
@@ -447,6 +451,7 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, const Timings& timed,
     if (const Seconds own = timed.rank(c); own < kept) {
       Entry& e = cell.back();
       e.last = c.last, e.width = c.width, e.child = c.child, e.variant = c.variant;
+      e.next_row = c.next_row;
       kept = own;
     }
     SuffixBound& least = cell.back().bound;
@@ -591,10 +596,10 @@ class Dp {
       peak_ = std::max(peak_, held_);
     }
     if (main_.stopped) return {{}, main_.steps, true};
-    // A class, block or free-width pass's entries stand for many plans at once, not one.
-    DpResult result{
-        q_.plans <= 0 || c_ > 1 || b_ > 1 || period_ > 0 ? std::vector<DpPlan>{} : best(),
-        main_.steps, false};
+    // A class or free-width pass's entries stand for many plans at once, not one; a block
+    // pass's plans stand for the plans of their entries (block_spec_from).
+    DpResult result{q_.plans <= 0 || c_ > 1 || period_ > 0 ? std::vector<DpPlan>{} : best(),
+                    main_.steps, false};
     result.bytes = peak_;
     for (const Entry& e : cell(0, 0))
       result.least_bound = std::min(result.least_bound, timings(0).rank(e));
@@ -896,6 +901,7 @@ class Dp {
   bool offer(Work& w, const Entry& entry, Seconds before);
   std::vector<DpPlan> best();
   PipelineSpec spec_from(std::size_t pick) const;
+  std::optional<PipelineSpec> block_spec_from(std::size_t pick) const;
   Seconds send(const Stage& s, const Entry& next) const;
   Seconds completion(const Stage& s) const;
   bool explore(Work& w, std::size_t a, int o);
@@ -1328,6 +1334,7 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index, co
   // suffixes compete only with those of their own count there too.)
   const bool any_count = q_.schedule == Schedule::GPipe && most_stages_ == kAnyCount;
   e.staged = any_count ? 0 : e.k();
+  e.next_row = static_cast<std::uint32_t>(s.next);
   e.sited = e.head && compact_cuts_;
   if (timed_) {
     std::array<Seconds, timing_entries(kBlockTimedMicroBatches)>
@@ -1436,9 +1443,38 @@ std::vector<DpPlan> Dp::best() {
     return timings(0).rank(root[a]) < timings(0).rank(root[b]);
   });
   std::vector<DpPlan> plans;
-  for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < q_.plans; ++i)
-    plans.push_back({spec_from(order[i]), timings(0).rank(root[order[i]])});
+  for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < q_.plans; ++i) {
+    if (b_ == 1) {
+      plans.push_back({spec_from(order[i]), timings(0).rank(root[order[i]])});
+    } else if (std::optional<PipelineSpec> spec = block_spec_from(order[i])) {
+      plans.push_back({std::move(*spec), timings(0).rank(root[order[i]])});
+    }
+  }
   return plans;
+}
+
+// In a block pass (DpQuery::state_block), one plan that the first cell's entry `pick` stands
+// for: each stage ends where its entry's stage does, at the last state of a block, or, where
+// the next stage starts in the block it ends in, in the middle of what that block has left.
+// None where a stage would hold no state.
+std::optional<PipelineSpec> Dp::block_spec_from(std::size_t pick) const {
+  PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
+                    q_.micro_batches, q_.schedule,      {}};
+  std::size_t a = 0, first = 0;
+  int o = 0, index = static_cast<int>(pick);
+  while (index >= 0) {
+    const Entry& e = cell(a, o)[index];
+    std::size_t last = e.child < 0 ? n_ - 1 : e.last;
+    const std::size_t next = e.next_row;
+    if (e.child >= 0 && next < rows_ && first_of(next) <= e.last) {  // the next starts in it
+      last = (std::max(first, first_of(next)) + last_of(next)) / 2;
+      if (last >= last_of(next)) return std::nullopt;
+    }
+    if (last < first || (e.child >= 0 && last + 1 >= n_)) return std::nullopt;
+    spec.stages.push_back({first, last, o, e.width, e.variant});
+    first = last + 1, a = next, o += e.width, index = e.child;
+  }
+  return spec;
 }
 
 PipelineSpec Dp::spec_from(std::size_t pick) const {

@@ -190,6 +190,7 @@ void Search::refine() {
         (wave[j].kind == WavePass::Free     ? open_[i].freed
          : wave[j].kind == WavePass::Blocks ? open_[i].blocked
                                             : open_[i].classed) = true;
+        if (wave[j].kind == WavePass::Blocks) offer_polished(*open_[i].on.cost, pass.plans, true);
         continue;
       }
       const bool refining = !open_[i].unrelaxed && passes[i] > 0;  // a second one or later
@@ -241,15 +242,20 @@ void Search::refine() {
 // GPipe: a pass's plan of least bound polishes to 89.87 ms, the best plan, which the search had
 // found only in the final polish after the refining passes; against it the pass of 64 buckets
 // of worst term enumerates its band, and the point is exact (it was 1.0 % open).
-void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& plans) {
+// A block pass's plans (`blocks`, DpQuery::state_block) cut each stage somewhere in the block it
+// ends in, so their own bounds say little of the plans near them: the first that fits, of least
+// merged bound, is polished where the pass's bound is below the fastest plan.
+void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& plans, bool blocks) {
   std::vector<CostedPlan> costed;
   add_fitting(cost, global_batch_, plans, costed);
   offer(cost, costed, 0);
-  const auto least =
-      std::min_element(costed.begin(), costed.end(), [](const CostedPlan& a, const CostedPlan& b) {
-        return a.plan.lower_bound < b.plan.lower_bound;
-      });
-  if (least == costed.end() || least->plan.lower_bound >= pool_.fastest()) return;
+  const auto own = [](const CostedPlan& a, const CostedPlan& b) {
+    return a.plan.lower_bound < b.plan.lower_bound;
+  };
+  const auto least = blocks ? costed.begin() : std::min_element(costed.begin(), costed.end(), own);
+  const Seconds bound = blocks ? (plans.empty() ? kInfinity : plans.front().lower_bound)
+                               : (least == costed.end() ? kInfinity : least->plan.lower_bound);
+  if (least == costed.end() || bound >= pool_.fastest()) return;
   std::int64_t pairs = kPassPolishPairs;
   if (std::optional<CostedPlan> faster =
           polish(cost, least->spec, global_batch_, options_.max_stage_width, pairs)) {
@@ -300,6 +306,8 @@ void Search::refine_timed() {
                                           kBlockPassStates, true, kFirstBuckets);
       refine_left_ -= std::min(refine_left_, timed.steps);
       if (timed.finished) s.bound = std::max(s.bound, std::min(timed.least_bound, target));
+      offer_polished(*s.on.cost, timed.plans, true);
+      pool_.simulate_promising();
       continue;
     }
     if (s.timed_growth > 0 &&

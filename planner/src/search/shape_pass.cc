@@ -282,13 +282,15 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
     DpQuery query = relaxed_query(cost, shape, bound, left, limits);
     query.state_block = block;
     query.buckets = buckets;
+    query.plans = kPlansPerPass;
     if (timed) query.timed = query.terms.arrivals = true;  // as refined_bound's
-    const DpResult pass = best_pipeline(cost, query);
+    DpResult pass = best_pipeline(cost, query);
     found.steps += pass.steps;
     last = pass.steps;
     if (pass.stopped) break;
     found.least_bound = std::max(found.least_bound, pass.least_bound);
     found.finished = true;
+    found.plans = std::move(pass.plans);   // the finest blocks'
     if (found.least_bound > bound) break;  // settled
   }
   return found;

@@ -86,7 +86,7 @@ struct PassBound {
   Seconds least_bound = 0;
   bool finished = false;
   std::uint64_t steps = 0;
-  std::vector<DpPlan> plans;  ///< refined_bound's (DpQuery::relaxed): candidates only
+  std::vector<DpPlan> plans;  ///< refined_bound's and block_bound's: candidates only
 };
 /// The GPUs on each machine of the cluster of `cost` when all machines have as many, and all
 /// GPUs run as fast and have as much memory; else 0.
@@ -118,7 +118,7 @@ PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& sh
 /// cut), so the greatest does; they look at where devices sit. With `buckets`, refining
 /// passes (DpQuery::buckets); with `timed` too, where block_timeable (up to 16 micro-batches),
 /// timed ones (refined_bound's): each then bounds the simulated time of every plan of the
-/// shape.
+/// shape. Its plans are the last finished pass's (DpQuery::state_block).
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, PassLimits limits, int least_states, bool timed = false,
                       int buckets = 0);

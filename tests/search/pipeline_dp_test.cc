@@ -93,7 +93,9 @@ void each_shape(std::uint32_t seed, int trials, Visit visit) {
 void expect_bounding_pass(const detail::DpResult& pass, Seconds bound, const std::string& where,
                           int& shapes, int& close, bool with_plans = false) {
   ASSERT_FALSE(pass.stopped) << where;
-  if (!with_plans) EXPECT_TRUE(pass.plans.empty()) << where;
+  if (!with_plans) {
+    EXPECT_TRUE(pass.plans.empty()) << where;
+  }
   EXPECT_LE(pass.least_bound, bound * (1 + 1e-12)) << where;
   ++shapes;
   close += pass.least_bound >= 0.5 * bound;
@@ -122,7 +124,9 @@ int expect_block_plans(const detail::DpResult& pass, const detail::CostModel& co
     // The whole model on one stage is also the pass's whole-model entry (offer_whole_model),
     // with its own costs: a block pass's stage from the first block to the last costs it as a
     // stage of a pipeline, no less.
-    if (plan.spec.stages.size() > 1) EXPECT_LE(plan.lower_bound, own * (1 + 1e-12)) << where;
+    if (plan.spec.stages.size() > 1) {
+      EXPECT_LE(plan.lower_bound, own * (1 + 1e-12)) << where;
+    }
   }
   return static_cast<int>(pass.plans.size());
 }

@@ -649,13 +649,13 @@ TEST(Planner, PassesBetweenRoundsProveNasnetOptimalAtGbs256) {
 
 // NASNet-A large at GBS 32 on 2 x 8 GPUs: the relaxed passes over single states of the shapes
 // of one copy of 16 GPUs run out, and their timed block passes (blocks of 5 states) bound them,
-// but no pass over single states found a plan near this one (8 micro-batches of 4, written here
-// by hand: the default effort's answer) before the effort ran out; the search reported one of
-// 32 micro-batches of 1, 0.9 % slower (at half the effort, a GPipe plan of 4 stages, 4.1 %
-// slower). A block pass now also returns a plan of each of its entries of least bound
-// (DpQuery::state_block), and the first that fits is polished (Search::offer_polished): at half
-// the effort, a plan 0.7 % faster than this one. Half the default effort (11 s on 2 cores).
-// Release build only (.ci/sanitize.sh).
+// but no pass over single states found a plan near this one (one copy of 8 micro-batches of 4,
+// written here by hand) before the effort ran out: the search reported one of 32 micro-batches of
+// 1, 0.9 % slower (at half the effort, a GPipe plan of 4 stages, 4.1 % slower). A block pass now
+// also returns a plan of each of its entries of least bound (DpQuery::state_block), and the first
+// two that fit are polished (Search::offer_polished): at half the effort, a plan 0.7 % faster
+// than this one (at the default effort, 1.5 % faster: one copy of 4 micro-batches of 8). Half the
+// default effort (11 s on 2 cores). Release build only (.ci/sanitize.sh).
 TEST(Planner, BlockPassesPlansPolishToNasnetsFasterPlanOnTwoMachines) {
   Loaded l = load("nasnetalarge");
   const Planner planner(l.model, cluster_from_machine_ends({8, 16}), l.settings, effort_over(2));

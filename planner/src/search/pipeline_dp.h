@@ -148,10 +148,10 @@ struct DpQuery {
   /// ends, at the last state of a block, or, where the next one starts in that block, in the
   /// middle of what the block has left (none where a stage would hold no state); so each is a
   /// plan its entry stands for, its bound no less than the entry's (but memory: a stage takes
-  /// the least of the stages it stands for). The search polishes them (Search::offer_polished):
-  /// NASNet-A large at GBS 32 on 2 x 8 GPUs, one copy of 8 micro-batches of 4, whose
-  /// relaxed passes over single states cannot finish in the steps left, gets from its timed
-  /// block pass of blocks of 5 states a plan 0.9 % faster than any found before. With
+  /// the least of the stages it stands for). The search polishes the first two that fit
+  /// (Search::offer_polished): where relaxed passes over single states cannot finish in the
+  /// steps left, they are its plans of the shape (NASNet-A large at GBS 512 on 1,024 GPUs: a
+  /// plan 49 % faster than any found before; docs/timeline.md, "Lower bounds"). With
   /// `device_class` and `granule` 1 only (otherwise the pass is the class or coarse pass: a
   /// stage inside a block and inside one class would lead back to its own cell).
   int state_block = 1;

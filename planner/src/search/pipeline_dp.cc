@@ -102,8 +102,8 @@ struct Entry {
   // its `bound` then only prunes.
   static constexpr std::uint32_t kUntimed = std::numeric_limits<std::uint32_t>::max();
   std::uint32_t timing = kUntimed;
-  // The row of the cell after its first stage (Stage::next): in a block pass, where a stage may
-  // end inside a block and the next start in it, what its last state does not tell.
+  // The row of the cell after its first stage (Stage::next): the state after its last, but in a
+  // block pass, where a stage may end inside a block and the next start in it.
   std::uint32_t next_row = 0;
 
   int k() const { return bound.stages; }
@@ -597,7 +597,7 @@ class Dp {
     }
     if (main_.stopped) return {{}, main_.steps, true};
     // A class or free-width pass's entries stand for many plans at once, not one; a block
-    // pass's plans stand for the plans of their entries (block_spec_from).
+    // pass's plans are one of those of each entry (spec_from).
     DpResult result{q_.plans <= 0 || c_ > 1 || period_ > 0 ? std::vector<DpPlan>{} : best(),
                     main_.steps, false};
     result.bytes = peak_;
@@ -900,8 +900,7 @@ class Dp {
   void extend(Work& w, const Stage& s, Seconds before);
   bool offer(Work& w, const Entry& entry, Seconds before);
   std::vector<DpPlan> best();
-  PipelineSpec spec_from(std::size_t pick) const;
-  std::optional<PipelineSpec> block_spec_from(std::size_t pick) const;
+  std::optional<PipelineSpec> spec_from(std::size_t pick) const;
   Seconds send(const Stage& s, const Entry& next) const;
   Seconds completion(const Stage& s) const;
   bool explore(Work& w, std::size_t a, int o);
@@ -1443,49 +1442,30 @@ std::vector<DpPlan> Dp::best() {
     return timings(0).rank(root[a]) < timings(0).rank(root[b]);
   });
   std::vector<DpPlan> plans;
-  for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < q_.plans; ++i) {
-    if (b_ == 1) {
-      plans.push_back({spec_from(order[i]), timings(0).rank(root[order[i]])});
-    } else if (std::optional<PipelineSpec> spec = block_spec_from(order[i])) {
+  for (std::size_t i = 0; i < order.size() && static_cast<int>(i) < q_.plans; ++i)
+    if (std::optional<PipelineSpec> spec = spec_from(order[i]))
       plans.push_back({std::move(*spec), timings(0).rank(root[order[i]])});
-    }
-  }
   return plans;
 }
 
-// In a block pass (DpQuery::state_block), one plan that the first cell's entry `pick` stands
-// for: each stage ends where its entry's stage does, at the last state of a block, or, where
-// the next stage starts in the block it ends in, in the middle of what that block has left.
-// None where a stage would hold no state.
-std::optional<PipelineSpec> Dp::block_spec_from(std::size_t pick) const {
+// The plan of the first cell's entry `pick`: each stage ends where its entry's does. In a block
+// pass (DpQuery::state_block), one plan the entry stands for: where the next stage starts in the
+// block a stage ends in, the stage ends in the middle of what that block has left; none where
+// that leaves the next stage no state of the block.
+std::optional<PipelineSpec> Dp::spec_from(std::size_t pick) const {
   PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
                     q_.micro_batches, q_.schedule,      {}};
   std::size_t a = 0, first = 0;
   int o = 0, index = static_cast<int>(pick);
   while (index >= 0) {
     const Entry& e = cell(a, o)[index];
-    std::size_t last = e.child < 0 ? n_ - 1 : e.last;
-    const std::size_t next = e.next_row;
-    if (e.child >= 0 && next < rows_ && first_of(next) <= e.last) {  // the next starts in it
-      last = (std::max(first, first_of(next)) + last_of(next)) / 2;
-      if (last >= last_of(next)) return std::nullopt;
+    std::size_t last = e.last;
+    if (e.next_row < rows_ && first_of(e.next_row) <= e.last) {  // the next starts in its block
+      last = (std::max(first, first_of(e.next_row)) + last_of(e.next_row)) / 2;
+      if (last == last_of(e.next_row)) return std::nullopt;
     }
-    if (last < first || (e.child >= 0 && last + 1 >= n_)) return std::nullopt;
     spec.stages.push_back({first, last, o, e.width, e.variant});
-    first = last + 1, a = next, o += e.width, index = e.child;
-  }
-  return spec;
-}
-
-PipelineSpec Dp::spec_from(std::size_t pick) const {
-  PipelineSpec spec{q_.replicas,      q_.replica_width, q_.micro_batch,
-                    q_.micro_batches, q_.schedule,      {}};
-  std::size_t a = 0;
-  int o = 0, index = static_cast<int>(pick);
-  while (index >= 0) {
-    const Entry& e = cell(a, o)[index];
-    spec.stages.push_back({a, e.last, o, e.width, e.variant});
-    a = e.last + 1, o += e.width, index = e.child;
+    first = last + 1, a = e.next_row, o += e.width, index = e.child;
   }
   return spec;
 }

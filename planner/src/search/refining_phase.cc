@@ -258,19 +258,21 @@ void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& pl
   std::vector<CostedPlan> costed;
   add_fitting(cost, global_batch_, plans, costed);
   offer(cost, costed, 0);
-  const auto own = [](const CostedPlan& a, const CostedPlan& b) {
-    return a.plan.lower_bound < b.plan.lower_bound;
-  };
-  const auto least = blocks ? costed.begin() : std::min_element(costed.begin(), costed.end(), own);
-  const Seconds bound = blocks ? (plans.empty() ? kInfinity : plans.front().lower_bound)
-                               : (least == costed.end() ? kInfinity : least->plan.lower_bound);
-  if (least == costed.end() || bound >= pool_.fastest()) return;
-  const auto end =
-      blocks ? costed.begin() + std::min(kPolishedBlockPlans, std::ssize(costed)) : least + 1;
-  for (auto start = least; start != end; ++start) {
+  auto from = costed.begin(), to = costed.end();
+  if (blocks) {
+    if (plans.empty() || plans.front().lower_bound >= pool_.fastest()) return;
+    to = from + std::min(kPolishedBlockPlans, std::ssize(costed));
+  } else {
+    from = std::min_element(from, to, [](const CostedPlan& a, const CostedPlan& b) {
+      return a.plan.lower_bound < b.plan.lower_bound;
+    });
+    if (from == to || from->plan.lower_bound >= pool_.fastest()) return;
+    to = from + 1;
+  }
+  for (; from != to; ++from) {
     std::int64_t pairs = kPassPolishPairs;
     if (std::optional<CostedPlan> faster =
-            polish(cost, start->spec, global_batch_, options_.max_stage_width, pairs)) {
+            polish(cost, from->spec, global_batch_, options_.max_stage_width, pairs)) {
       add(cost, *faster);
       pool_.simulate_promising();
     }

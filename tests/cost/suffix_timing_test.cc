@@ -136,6 +136,49 @@ TEST(SuffixTiming, TimingsOfUpToSixteenMicroBatchesAreTheSimulatedMakespan) {
   EXPECT_GT(wide, random_trials(2000) / 8);
 }
 
+// What the stages in front of suffix b add at least, from their own times (the pipeline DP
+// has only their work and devices, whose floors are no larger): their forwards and transfers up
+// to b, their backwards and transfers back, and the slowest forward and backward in front or
+// the cut's transfer in front of b as the pace of the micro-batches after the first.
+detail::InFront front_of(const PipelineShape& shape, int b) {
+  detail::InFront front{.micro_batches = shape.micro_batches};
+  for (int s = 0; s < b; ++s) {
+    const StageTimes& t = shape.stages[s];
+    front.arrive += t.forward + t.send, front.back += t.backward + t.send;
+    front.forward_pace = std::max(front.forward_pace, t.forward);
+    front.backward_pace = std::max(front.backward_pace, t.backward);
+  }
+  const Seconds cut = shape.stages[b - 1].send;
+  front.forward_pace = std::max(front.forward_pace, cut);
+  front.backward_pace = std::max(front.backward_pace, cut);
+  return front;
+}
+
+// The bound the pipeline DP prunes a timed suffix with: never above the simulated makespan of
+// the pipeline the suffix ends, and above the round trip in front plus the suffix's latest
+// backward, and the suffix's own end, on many pipelines (what the pace of the stages in front
+// adds).
+TEST(SuffixTiming, TheStagesInFrontPaceTheSuffixNoLaterThanTheSimulation) {
+  std::mt19937 rng(20261206);
+  int suffixes = 0, paced = 0;
+  for (int trial = 0; trial < random_trials(20000); ++trial) {
+    const PipelineShape shape = testing::random_pipeline(rng, detail::kRelaxedTimedMicroBatches);
+    const int stages = static_cast<int>(shape.stages.size()), m = shape.micro_batches;
+    const Seconds makespan = simulated_makespan(shape);
+    const std::vector<std::vector<Seconds>> timings = all_suffix_timings(shape);
+    for (int b = 1; b < stages; ++b) {
+      const detail::InFront front = front_of(shape, b);
+      const Seconds* after = timings[b].data();
+      const Seconds behind = detail::timed_behind(after, m, front);
+      ASSERT_LE(behind, makespan * (1 + 1e-12)) << "trial " << trial << ", suffix " << b;
+      const Seconds unpaced = std::max(front.trip() + *std::max_element(after, after + m * m),
+                                       detail::timed_makespan(after, m));
+      ++suffixes, paced += behind > unpaced * (1 + 1e-9);
+    }
+  }
+  EXPECT_GT(paced, suffixes / 4);
+}
+
 TEST(SuffixTiming, OneStageOfOneMicroBatchIsItsForwardBackwardAndAllReduce) {
   std::vector<Seconds> after(timing_entries(1));
   detail::prepend_timing({1, 2, 0, 4}, 0, nullptr, 1, Schedule::OneFOneB, 1, after.data());

@@ -34,9 +34,10 @@ detail::CostModel bert_48_on(int machines) { return profile_on("bert_48", machin
 
 // The best plan of BERT-48 at GBS 512 on 1,024 GPUs takes 0.832 s; no plan of one copy of 32
 // micro-batches of 16 makes 0.8 s. Without the screen, the relaxed pass settles the shape in
-// about 1 M steps (it ran out of 2 M, about the search's share there, and the class passes
-// after it settled the shape, until its cells that no plan reaches went unfilled); the
-// screen does alone, in a tenth of the steps or less.
+// about 0.6 M steps (about 1 M before it pruned by the pace of the stages in front,
+// cost/suffix_timing.h's InFront; it ran out of 2 M, about the search's share there, and the class
+// passes after it settled the shape, until its cells that no plan reaches went unfilled); the
+// screen does alone, in a fifth of the steps or less (59,000).
 TEST(ShapePass, ScreenSettlesAWideShapeForAFractionOfARelaxedPass) {
   const detail::CostModel cost = bert_48_on(128);
   const detail::PipelineShapeChoice shape{1, 16, 32, Schedule::OneFOneB};
@@ -51,7 +52,7 @@ TEST(ShapePass, ScreenSettlesAWideShapeForAFractionOfARelaxedPass) {
   EXPECT_TRUE(screened.settled);
   EXPECT_DOUBLE_EQ(screened.lower_bound, plain.lower_bound);
   EXPECT_GE(screened.anywhere, plain.anywhere);
-  EXPECT_LT(10 * screened.steps, plain.steps);
+  EXPECT_LT(5 * screened.steps, plain.steps);
 }
 
 // Where the screen leaves a shape open, the relaxed pass runs as it would have: its bound

@@ -126,6 +126,19 @@ bool no_later_than(const Seconds* a, const Seconds* b, int micro_batches) {
   return std::equal(a, a + timing_entries(micro_batches), b, std::less_equal<>());
 }
 
+Seconds timed_behind(const Seconds* after, int micro_batches, const InFront& front) {
+  const int m = micro_batches;
+  Seconds end = 0;
+  for (int j = 0; j < m; ++j) {
+    const Seconds arrival = front.arrive + j * front.forward_pace;
+    end = std::max(end, arrival + after[m * m + j]);
+    for (int i = 0; i < m; ++i)
+      end = std::max(end,
+                     arrival + after[i * m + j] + front.back + (m - 1 - i) * front.backward_pace);
+  }
+  return end;
+}
+
 namespace {
 
 template <std::size_t N>

@@ -113,4 +113,34 @@ Seconds timed_makespan(const Seconds* after, int micro_batches);
 /// Whether every entry of `a` is no larger than `b`'s.
 bool no_later_than(const Seconds* a, const Seconds* b, int micro_batches);
 
+/// What the stages in front of a suffix add at least to the simulated time of every pipeline
+/// it ends (the pipeline DP's floor of the stages it has not placed yet: search/pipeline_dp.cc,
+/// Dp::in_front). Micro-batch 0's activations reach the suffix's first stage no sooner than
+/// `arrive` (the forwards in front and the transfer across the cut), and a gradient that stage
+/// sends back reaches the end of the first stage's backward no sooner than `back` after it
+/// leaves. Some stage in front forwards each micro-batch in no less than `forward_pace`, one
+/// micro-batch after another, and the link across the cut carries them one after another: so
+/// micro-batch j arrives no sooner than arrive + j x forward_pace. Likewise the gradients back:
+/// the last backward in front ends no sooner than back + (M - 1 - i) x backward_pace after
+/// gradient i leaves. Each is a chain of operations, each waiting for the one before it (as the
+/// path bound's: cost/path_bound.h), under 1F1B and GPipe alike; zero where nothing is in front.
+struct InFront {
+  int micro_batches = 1;
+  Seconds arrive = 0, back = 0;
+  Seconds forward_pace = 0, backward_pace = 0;
+
+  /// The least round trip of the stages in front (the path bound's fill_drain holds it).
+  Seconds trip() const { return arrive + back; }
+  /// What the slowest stage in front adds to the round trip in the path bound (its G, (M - 1)
+  /// g, and Q, at least (M - 1) f).
+  Seconds pace() const { return (micro_batches - 1) * std::max(forward_pace, backward_pace); }
+};
+
+/// A lower bound on the simulated makespan of every pipeline the suffix timed by `after` ends
+/// behind stages no faster than `front`: micro-batch j arrives no sooner than front says, the
+/// suffix then ends no sooner than Z[j] after, and its first stage's backward of micro-batch i
+/// no sooner than A[i][j] after, whose gradient then passes the stages in front. With nothing
+/// in front, timed_makespan.
+Seconds timed_behind(const Seconds* after, int micro_batches, const InFront& front);
+
 }  // namespace pe::detail

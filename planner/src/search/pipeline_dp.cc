@@ -226,12 +226,10 @@ struct Timings {
   Seconds rank(const Entry& e) const {
     return e.timed() ? std::max(timed_makespan(of(e), m), bound_of(e.bound)) : bound_of(e.bound);
   }
-  // The latest end of a backward of e's first stage after an arrival: the gradient then
-  // passes the stages in front, whose forward the activation passed before it arrived, so
-  // every plan e ends takes at least this plus their least fill_drain (Dp::prefix_bound).
-  Seconds backwards(const Entry& e) const {
-    const Seconds* t = of(e);
-    return *std::max_element(t, t + m * m);
+  // A lower bound on the simulated time of every plan timed entry e ends behind the stages
+  // `front` stands for (timed_behind).
+  Seconds behind(const Entry& e, const InFront& front) const {
+    return timed_behind(of(e), m, front);
   }
   bool no_worse(const Entry& a, const Timings& of_b, const Entry& b) const {
     return a.timed() ? no_later_than(of(a), of_b.of(b), m) : a.no_worse_than(b);
@@ -695,12 +693,32 @@ class Dp {
                          q_.micro_batches, r);
   }
 
-  // Lower bound on the round trip of the stages before state a on devices [0, o): each
-  // stage's f + g is at least its work over its width, no width exceeds parallelism(o), and
-  // the last of them sends its activations across the cut in front of a and gets the
-  // gradients back (2 x send, send_floor).
-  Seconds prefix_bound(std::size_t a, int o) const {
-    return a == 0 ? 0 : work(0, a - 1) / parallelism(o) + 2 * send_floor(a, o);
+  // What the stages before state a on devices [0, o) add at least (InFront): each stage's f
+  // and g are at least its work over its width, no width exceeds parallelism(o), and the last
+  // of them sends its activations across the cut in front of a and gets the gradients back
+  // (send_floor).
+  InFront in_front(std::size_t a, int o) const {
+    InFront front{.micro_batches = q_.micro_batches};
+    if (a == 0) return front;
+    const double fastest = cost_.fastest(), b = q_.micro_batch;
+    const Seconds forward = cost_.forward(0, a - 1, b) / fastest;
+    const Seconds backward = cost_.backward(0, a - 1, b) / fastest;
+    const Seconds send = send_floor(a, o);
+    const int widest = parallelism(o);
+    front.arrive = forward / widest + send, front.back = backward / widest + send;
+    // The cut's link carries one micro-batch after another each way (path_bound.h: C, L).
+    front.forward_pace = std::max(forward / std::max(o, 1), send);
+    front.backward_pace = std::max(backward / std::max(o, 1), send);
+    return front;
+  }
+  // The least round trip of the stages before state a on devices [0, o) (InFront::trip).
+  Seconds prefix_bound(std::size_t a, int o) const { return in_front(a, o).trip(); }
+  // The path bound's terms of the slowest of the stages that hold states [first, last] on
+  // `devices` devices (InFront::pace).
+  Seconds pace(std::size_t first, std::size_t last, int devices) const {
+    const double b = q_.micro_batch;
+    const Seconds most = std::max(cost_.forward(first, last, b), cost_.backward(first, last, b));
+    return (q_.micro_batches - 1) * most / (cost_.fastest() * std::max(devices, 1));
   }
   // The least transfer across the cut in front of state a from device o - 1 to device o of a
   // copy (send()): the bytes split the most ways tensor parallelism may split them, over the
@@ -764,7 +782,10 @@ class Dp {
     // From state 0 a one-stage plan may use all `rest` devices (fill()).
     const int widest =
         capped(max_stage_width(a == 0, q_.micro_batch, w_ - first, cost_.max_tensor_parallel()));
-    return prefix_bound(from, last) + suffix / widest <= bound_;
+    // The slowest stage in front or behind adds its pace to the round trip (InFront::pace).
+    const Seconds paced =
+        std::max(from > 0 ? pace(0, from - 1, last) : 0, pace(to, n_ - 1, w_ - first));
+    return prefix_bound(from, last) + suffix / widest + paced <= bound_;
   }
 
   // Whether a plan can reach device `first` at row a: the stages in front of a stage that starts
@@ -897,8 +918,8 @@ class Dp {
   void offer_whole_model(Work& w, int r);
   Entry prepend(const Stage& s, const Entry* next, Seconds send, int index, const Timings& after,
                 Timings& to) const;
-  void extend(Work& w, const Stage& s, Seconds before);
-  bool offer(Work& w, const Entry& entry, Seconds before);
+  void extend(Work& w, const Stage& s, const InFront& front);
+  bool offer(Work& w, const Entry& entry, const InFront& front);
   std::vector<DpPlan> best();
   std::optional<PipelineSpec> spec_from(std::size_t pick) const;
   Seconds send(const Stage& s, const Entry& next) const;
@@ -1273,12 +1294,12 @@ Seconds Dp::block_exposed(const Stage& s, Trial& trial) const {
 // all-reduce.
 bool Dp::try_stage(Work& w, Stage& s, Trial& trial) {
   const StageVariant& v = s.variant = trial.variant;
-  const Seconds before = prefix_bound(s.from, s.start);
+  const InFront front = in_front(s.from, s.start);
   if (s.inside) {
     s.memory = trial.place.memory;
     s.times = {};
     s.weights = s.activations = s.plain_weights = s.plain_activations = 0;
-    extend(w, s, before);
+    extend(w, s, front);
     return true;
   }
   const double timed = trial.samples.timed, kept = trial.samples.memory;
@@ -1288,7 +1309,7 @@ bool Dp::try_stage(Work& w, Stage& s, Trial& trial) {
   s.times.forward = cost_.forward(s.first, s.last, timed, v, gather, speed);
   s.times.backward = cost_.backward(s.first, s.last, timed, v, gather, speed);
   const Seconds compute = s.times.forward + s.times.backward;
-  if (!busy_within_bound(compute) || before + compute > bound_) return false;
+  if (!busy_within_bound(compute) || front.trip() + compute + front.pace() > bound_) return false;
   s.weights = cost_.weight_memory(s.first, s.last, v, trial.memory_reducers) +
               cost_.working_memory(s.first, s.last, kept, v);
   s.activations = cost_.activation_memory(s.first, s.last, kept, v);
@@ -1300,7 +1321,7 @@ bool Dp::try_stage(Work& w, Stage& s, Trial& trial) {
     s.plain_activations = cost_.activation_memory(s.first, s.last, kept, plain);
   }
   s.times.allreduce = b_ > 1 ? block_exposed(s, trial) : trial.exposed.extend_to(s.last);
-  extend(w, s, before);
+  extend(w, s, front);
   return true;
 }
 
@@ -1346,9 +1367,9 @@ Entry Dp::prepend(const Stage& s, const Entry* next, Seconds send, int index, co
   return e;
 }
 
-// Puts stage s in front of every entry of the cell that follows it; `before` is the least
-// round trip of the stages in front of s (prefix_bound).
-void Dp::extend(Work& w, const Stage& s, Seconds before) {
+// Puts stage s in front of every entry of the cell that follows it; `front` is what the stages
+// in front of s add at least (in_front).
+void Dp::extend(Work& w, const Stage& s, const InFront& front) {
   if (enumerating_) {
     // Each entry tried costs a prepend per stage, and in a timed pass the composition of its
     // timing too, as when the cells were filled: counted as one step, an enumeration of
@@ -1363,7 +1384,7 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
     return;
   }
   if (s.next == rows_) {
-    if (!refused(s, 1)) offer(w, prepend(s, nullptr, 0, -1, blank_, w.timings), before);
+    if (!refused(s, 1)) offer(w, prepend(s, nullptr, 0, -1, blank_, w.timings), front);
     return;
   }
   const int to = cell_after(s);
@@ -1389,7 +1410,8 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
     const int split = std::min(s.variant.tensor_parallel, after.t);
     const Seconds c = cost_.transfer(crossing / split, after.head && s.cut_compact);
     const Seconds round_trip = s.times.forward + s.times.backward + 2 * c + after.round_trip;
-    if (before + round_trip + after.worst > bound_) continue;
+    const Seconds before = front.trip();
+    if (before + round_trip + std::max(after.worst, front.pace()) > bound_) continue;
     // Nor can its all-reduce term fit (offer() would drop it): stage b's all-reduce follows
     // the next stages' worst term (when paced) and their all-reduce term (prepend_stage).
     const Seconds ar = s.times.allreduce;
@@ -1412,19 +1434,21 @@ void Dp::extend(Work& w, const Stage& s, Seconds before) {
       if (e.timed()) w.timings.drop_last();
       continue;
     }
-    if (offer(w, e, before)) last = w.candidates.size() - 1;
+    if (offer(w, e, front)) last = w.candidates.size() - 1;
   }
 }
 
 // Keeps a candidate (whose stage extend() found fits memory) whose plans can still end
-// within the bound: the stages in front add at least prefix_bound to y, and never lower e
-// or y + x (nor, in a timed pass, the suffix's end: Timings::rank). A timed candidate's
-// timing is the last of the work's, and goes with it when it is dropped.
-bool Dp::offer(Work& w, const Entry& entry, Seconds before) {
+// within the bound: the stages in front add at least their round trip to y and their pace
+// beside e (InFront), and never lower e or y + x (nor, in a timed pass, the suffix's end:
+// Timings::rank, Timings::behind). A timed candidate's timing is the last of the work's, and
+// goes with it when it is dropped.
+bool Dp::offer(Work& w, const Entry& entry, const InFront& front) {
   const SuffixBound& b = entry.bound;
-  if (before + b.round_trip + b.worst > bound_ || entry.total() > bound_ ||
+  if (front.trip() + b.round_trip + std::max(b.worst, front.pace()) > bound_ ||
+      entry.total() > bound_ ||
       (entry.timed() &&
-       (w.timings.rank(entry) > bound_ || before + w.timings.backwards(entry) > bound_))) {
+       (w.timings.rank(entry) > bound_ || w.timings.behind(entry, front) > bound_))) {
     if (entry.timed()) w.timings.drop_last();
     return false;
   }

@@ -131,9 +131,12 @@ inline constexpr int kWorstRefinements = 3;
 inline constexpr int kNearWorstRefinements = 5;
 // The open shape of least bound, once the refining passes and the closing passes they resume
 // are done, gets up to kTimedRefinements relaxed timed passes (Search::refine_timed), from
-// kFirstBuckets buckets on, while each raises the bound of the one before (the first often
-// comes below the bound the passes before left), where its micro-batches can be timed
-// (relaxed_timeable). ResNet-101's graph at GBS 64 on 8 machines of 8 GPUs, 8 copies of 8
+// kFirstBuckets buckets on, until the kStalls-th that raises nothing over the passes before
+// (the first often comes below the bound the passes before left; and more buckets need not
+// rise: pruned by the pace of the stages in front, cost/suffix_timing.h's InFront, DenseNet-121
+// at GBS 32 on 8 machines of 8 GPUs, 8 copies of 4 micro-batches of 1, is bound at 13.925 ms
+// by 16 buckets, 13.921 by 64, 13.970 by 256 and 14.004 by 1,024), where its micro-batches can be
+// timed (relaxed_timeable). ResNet-101's graph at GBS 64 on 8 machines of 8 GPUs, 8 copies of 8
 // micro-batches of 1: the passes before stalled at 33.8 ms against the best plan's 36.2 ms
 // (gap 6.6 %) with 595 M steps left; these bound it at 35.97 ms and find a plan 0.26 % faster
 // (gap 0.38 %). ResNet-101 at GBS 512 on 1,024 GPUs: 3.4 % -> exact, with their enumeration
@@ -276,6 +279,7 @@ class Search {
     Seconds timed_least = 0;        // the bound of the last of them (0: none yet)
     std::uint64_t timed_steps = 0;  // the steps of the last of them
     double timed_growth = 0;        // those steps over the steps of the one before (0: not two yet)
+    int timed_stalls = 0;           // its relaxed timed passes that raised nothing
     bool timed_done = false;        // refine_timed passes it no more
     bool timed_blocked = false;     // its timed block passes ran (refine_timed)
     bool last_closed = false;  // its closing pass with the effort refine() left ran (last_closing)

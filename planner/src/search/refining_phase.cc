@@ -81,7 +81,8 @@ constexpr std::int64_t kPassPolishPairs = std::int64_t{1} << 22;
 // A block pass's first kPolishedBlockPlans plans that fit are polished (offer_polished): NASNet-A
 // large at GBS 32 on 2 x 8 GPUs reports 70.88 ms (one copy of 8 micro-batches of 4) with the
 // first alone, 69.85 ms (one copy of 4 micro-batches of 8: speedup 9.287 -> 9.425, gap 9.0 ->
-// 7.6 %) with two, and the same with 4 and 8.
+// 7.6 %) with two, and the same with 4 and 8 (9.202 again since the pace of the stages in front,
+// cost/suffix_timing.h's InFront, left room for a refining pass that takes their steps).
 constexpr std::ptrdiff_t kPolishedBlockPlans = 2;
 
 // The buckets of a shape's refining pass after `passes` of its kind: kFirstBuckets, then
@@ -338,9 +339,11 @@ void Search::refine_timed() {
                                          buckets, false, near ? target : Seconds{0}, true);
     refine_left_ -= std::min(refine_left_, pass.steps);
     // Like buckets of worst term (refine), timed passes start from kFirstBuckets, often below
-    // the bound the passes before left: they go on while each raises the one before.
+    // the bound the passes before left: they go on until the kStalls-th raises nothing over
+    // the ones before (kTimedRefinements).
     const Seconds reached = std::max(s.timed_least, std::min(pass.least_bound, target));
-    s.timed_done = !pass.finished || reached < s.timed_least + kLeastRefinement * target ||
+    const bool stalled = reached < s.timed_least + kLeastRefinement * target;
+    s.timed_done = !pass.finished || (stalled && ++s.timed_stalls == kStalls) ||
                    ++s.timed_passes == kTimedRefinements;
     if (pass.finished) {
       s.timed_least = reached, s.bound = std::max(s.bound, reached);

@@ -62,17 +62,18 @@ constexpr int kFreeIdle = 2;
 // next (256 buckets) would need 292 M; the point is exact.
 constexpr double kEnumerateNear = 0.01;
 
-// The first kTimedEnumeratingPasses relaxed timed passes of a shape (refine_timed) within
-// kTimedEnumerateNear of the fastest plan also enumerate its plans below it, as above: a timed
-// cell's entry holds the least of each timing entry of the suffixes it stands for, so it
-// misses none, and its completions are bounds of the simulated time, which prune far more of
-// the band than path bounds. ResNet-101's graph at GBS 32 on 8 machines of 8 GPUs, 8 copies of
-// 4 micro-batches of 1, 0.67 % open after its timed passes: exact in 36 s, with a plan 0.16 %
-// faster. Later passes, of more buckets, would enumerate for their larger steps: at GBS 64
-// (0.38 % open) the enumerations of every pass ran out, and the point took 359 s instead of
-// 110 (156 s with the first two).
+// A relaxed timed pass of a shape (refine_timed) within kTimedEnumerateNear of the fastest plan
+// also enumerates its plans below it, as above: a timed cell's entry holds the least of each
+// timing entry of the suffixes it stands for, so it misses none, and its completions are bounds
+// of the simulated time, which prune far more of the band than path bounds. ResNet-101's graph
+// at GBS 32 on 8 machines of 8 GPUs, 8 copies of 4 micro-batches of 1, 0.67 % open after its
+// timed passes: exact in 36 s, with a plan 0.16 % faster. Until the pace of the stages in front
+// (cost/suffix_timing.h's InFront) only the first two passes of a shape did: the later ones, of
+// more buckets, enumerated for their larger steps (at GBS 64 every enumeration ran out, and the
+// point took 359 s instead of 110). Pruned by it, their cells hold far fewer suffixes: DenseNet-121
+// at GBS 32 on 8 machines of 8 GPUs, 8 copies of 4 micro-batches of 1, 0.42 % open after its
+// timed passes, is exact, its pass of 1,024 buckets enumerating its band.
 constexpr double kTimedEnumerateNear = 0.01;
-constexpr int kTimedEnumeratingPasses = 2;
 
 // The refining passes' plan of least bound is polished (polish.h) within this many simulated
 // pairs, where that bound is below the fastest plan.
@@ -283,9 +284,10 @@ void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& pl
 // After the refining passes and the closing passes they resume, with what they left: relaxed
 // timed passes (refined_bound's `timed`, DpQuery::timed) of the open shape of least bound, from
 // kFirstBuckets buckets on, kBucketGrowth times as many each, while it holds the certificate,
-// its micro-batches can be timed (relaxed_timeable), and each raises the bound of the one before
-// (by kLeastRefinement of the fastest plan, at most kTimedRefinements passes a shape, each after
-// the second only where its estimate fits what is left: kTimedGrowthRise): where the
+// its micro-batches can be timed (relaxed_timeable), and until the kStalls-th that raises the
+// bound of the ones before by less than kLeastRefinement of the fastest plan (at most
+// kTimedRefinements passes a shape, each after the second only where its estimate fits what is
+// left: kTimedGrowthRise): where the
 // path bound of every plan of that shape lies below its simulated time, the passes before could
 // only approach the path bound. Each pass gets all that is left; near the fastest plan the first
 // ones also enumerate (kTimedEnumerateNear). After the others: in the waves of refine() they took
@@ -333,8 +335,7 @@ void Search::refine_timed() {
       continue;
     }
     const int buckets = buckets_after(s.timed_passes);
-    const bool near = s.timed_passes < kTimedEnumeratingPasses &&
-                      open_bound(least) >= target * (1 - kTimedEnumerateNear);
+    const bool near = open_bound(least) >= target * (1 - kTimedEnumerateNear);
     const PassBound pass = refined_bound(*s.on.cost, s.on.shape, target, refine_left_, limits(),
                                          buckets, false, near ? target : Seconds{0}, true);
     refine_left_ -= std::min(refine_left_, pass.steps);

@@ -654,8 +654,10 @@ TEST(Planner, PassesBetweenRoundsProveNasnetOptimalAtGbs256) {
 // 1, 0.9 % slower (at half the effort, a GPipe plan of 4 stages, 4.1 % slower). A block pass now
 // also returns a plan of each of its entries of least bound (DpQuery::state_block), and the first
 // two that fit are polished (Search::offer_polished): at half the effort, a plan 0.7 % faster
-// than this one (at the default effort, 1.5 % faster: one copy of 4 micro-batches of 8). Half the
-// default effort (11 s on 2 cores). Release build only (.ci/sanitize.sh).
+// than this one (at the default effort it was 1.5 % faster, one copy of 4 micro-batches of 8,
+// until the pace of the stages in front gave those steps to another refining pass: now 71.54 ms,
+// 0.9 % slower; docs/timeline.md). Half the default effort (11 s on 2 cores). Release build only
+// (.ci/sanitize.sh).
 TEST(Planner, BlockPassesPlansPolishToNasnetsFasterPlanOnTwoMachines) {
   Loaded l = load("nasnetalarge");
   const Planner planner(l.model, cluster_from_machine_ends({8, 16}), l.settings, effort_over(2));

@@ -289,8 +289,8 @@ void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& pl
 // kTimedRefinements passes a shape, each after the second only where its estimate fits what is
 // left: kTimedGrowthRise): where the
 // path bound of every plan of that shape lies below its simulated time, the passes before could
-// only approach the path bound. Each pass gets all that is left; near the fastest plan the first
-// ones also enumerate (kTimedEnumerateNear). After the others: in the waves of refine() they took
+// only approach the path bound. Each pass gets all that is left; near the fastest plan each also
+// enumerates (kTimedEnumerateNear). After the others: in the waves of refine() they took
 // steps the closing passes resumed after them needed (ResNet-101 at GBS 512 on 1,024 GPUs: gap 3.4
 // -> 12.5 %). On a chain of kBlockPassStates states or more, a shape's timed block passes
 // (block_bound's `timed`) come first, then the least shape again: NASNet-A large at GBS 32 on 2 x 8

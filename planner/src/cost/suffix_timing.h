@@ -114,7 +114,7 @@ Seconds timed_makespan(const Seconds* after, int micro_batches);
 bool no_later_than(const Seconds* a, const Seconds* b, int micro_batches);
 
 /// What the stages in front of a suffix add at least to the simulated time of every pipeline
-/// it ends (the pipeline DP's floor of the stages it has not placed yet: search/pipeline_dp.cc,
+/// it ends (the pipeline DP's floor of the stages it has not placed yet: search/dp_pruning.cc,
 /// Dp::in_front). Micro-batch 0's activations reach the suffix's first stage no sooner than
 /// `arrive` (the forwards in front and the transfer across the cut), and a gradient that stage
 /// sends back reaches the end of the first stage's backward no sooner than `back` after it

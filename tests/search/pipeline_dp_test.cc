@@ -424,6 +424,51 @@ TEST(PipelineDp, RefiningPassBetweenRelaxedPassAndEveryPlansBound) {
   EXPECT_GT(by_worst_only, 0);
 }
 
+// A merged pass (DpQuery::merged_fields: an exact pass that keeps the suffixes undominated
+// in their first n fields and merges the others into the entry that drops them) is a lower
+// bound too, never above the least path bound of the shape's plans, for every n; with every
+// field it is the exact pass. With the first three (the search's: round trip, worst and
+// all-reduce terms) it is tighter than the relaxed pass on some shapes and reaches the least
+// bound on some where the relaxed pass does not. (It may also lie below the relaxed pass: its
+// groups are the exact pass's, which put the stage counts of GPipe together, and the heads
+// where no cut stays inside a machine, so an entry may take in fields of suffixes the relaxed
+// pass keeps apart.) Its plans are plans of the shape.
+TEST(PipelineDp, MergedPassNeverAboveAnyPlansBound) {
+  std::mt19937 rng(20261206);
+  int shapes = 0, tighter = 0, reached = 0;
+  for (int trial = 0; trial < random_trials(150); ++trial) {
+    const int devices = trial % 2 ? 8 : 4;
+    const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      detail::DpQuery query{replicas,      devices / replicas, micro_batch,
+                            micro_batches, schedule,           2 * bound};
+      query.relaxed = true;
+      query.terms = {};  // every term, as path_lower_bound
+      const Seconds relaxed = detail::best_pipeline(cost, query).least_bound;
+      query.relaxed = false;
+      for (const int fields : {1, 2, 3, 8, detail::kMergedAll}) {
+        query.merged_fields = fields;
+        const detail::DpResult merged = detail::best_pipeline(cost, query);
+        ASSERT_FALSE(merged.stopped);
+        expect_plans_of_shape(merged, cost, in.global_batch, key, bound, trial);
+        EXPECT_LE(merged.least_bound, bound * (1 + 1e-12)) << "trial " << trial;
+        if (fields == detail::kMergedAll) {
+          EXPECT_NEAR(merged.least_bound, bound, bound * 1e-12) << "trial " << trial;
+        }
+        if (fields != 3) continue;
+        tighter += merged.least_bound > relaxed * (1 + 1e-9);
+        reached += relaxed < bound * (1 - 1e-9) && merged.least_bound >= bound * (1 - 1e-9);
+      }
+      ++shapes;
+    }
+  }
+  EXPECT_GT(shapes, random_trials(300));
+  EXPECT_GT(tighter, shapes / 50);
+  EXPECT_GT(reached, shapes / 100);
+}
+
 // A class pass (DpQuery::device_class) is a lower bound too: on random instances with
 // tensor parallelism, recomputation, ZeRO, mixed GPU types and links either way round, for
 // every shape and classes of 2 and 3 devices, it is never above the least path bound of any

@@ -253,11 +253,12 @@ class Search {
   // bound meets the fastest plan), stopped at its own cap, or could not get its cap's steps
   // from the effort left (not run, or stopped with less).
   enum class Closing { Finished, Unneeded, Capped, Short };
-  // A pass of refine()'s wave: a free-width pass (frees_first), block passes (blocks_first),
-  // a class screen (classes_first) or a relaxed or refining pass; whether it runs (a later
-  // shape's waits where its part is too small), and within how many steps.
+  // A pass of refine()'s wave: a free-width pass (frees_first), a merged pass (merged_first),
+  // block passes (blocks_first), a class screen (classes_first) or a relaxed or refining pass;
+  // whether it runs (a later shape's waits where its part is too small), and within how many
+  // steps.
   struct WavePass {
-    enum Kind { Free, Blocks, Classes, Relaxed } kind = Relaxed;
+    enum Kind { Free, Blocks, Classes, Merged, Relaxed } kind = Relaxed;
     bool runs = false;
     std::uint64_t steps = 0;
   };
@@ -272,6 +273,7 @@ class Search {
     std::uint64_t steps;            // of its last bounding pass: relaxed, then refining
     std::uint64_t before = 0;       // of the refining pass before that one (0: none)
     bool blocked = false;           // its block passes ran (blocks_first)
+    bool merged = false;            // its merged pass ran (merged_first)
     bool freed = false;             // its free-width pass ran (frees_first)
     bool classed = false;           // its first class pass ran (classes_first)
     bool worst = false;             // its refining passes have buckets of worst term (refine)
@@ -409,6 +411,7 @@ class Search {
   bool blocks_first(std::size_t i) const;
   bool classes_first(std::size_t i) const;
   bool frees_first(std::size_t i) const;
+  bool merged_first(std::size_t i) const;
   std::uint64_t needs(std::size_t i) const;
   bool last_closing(std::size_t i);
   std::size_t least_open(Seconds target) const;

@@ -68,7 +68,7 @@ LeastKey least_key(const Entry& e, const Bucketing& by, std::size_t arrival, con
 }  // namespace
 
 std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& timed,
-                               std::vector<Entry>& cell, Timings& kept) {
+                               std::vector<Entry>& cell, Timings& kept, int merged) {
   // A total order, so the result does not depend on how candidates arrived: the group, (in
   // a timed pass the sum of the timing's entries,) the fields, then the plan, compared one at
   // a time (most pairs differ in the first ones). Sorted through their indices: entries are
@@ -108,9 +108,16 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& ti
     const Entry& c = candidates[order[i]];
     if (i > 0 && c.group() != candidates[order[i - 1]].group())
       group = hint = cell.size(), keys.clear();
-    const Key key = timed.key(c);
+    Key key = timed.key(c);
+    // A merged pass's key: of the fields dominance looks at.
+    if (merged > 0 && merged < Entry::kFields) {
+      for (int f = merged; f < kKeys; ++f) key[static_cast<std::size_t>(f - 1)] = 0;
+      key[kKeys - 1] = 0;  // the sum of the fields after the eighth
+    }
     comparisons += keys.size();
-    auto beats = [&](std::size_t at) { return kept.no_worse(cell[at], timed, c); };
+    auto beats = [&](std::size_t at) {
+      return merged > 0 ? cell[at].no_worse_in_first(c, merged) : kept.no_worse(cell[at], timed, c);
+    };
     bool dominated = hint < cell.size() && beats(hint);
     for (std::size_t j = 0; j < keys.size() && !dominated; j += Keys::kBlock) {
       const std::size_t n = std::min(Keys::kBlock, keys.size() - j);
@@ -119,7 +126,10 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& ti
         if (group + at != hint && keys.no_worse_than(at, key) && beats(group + at))
           dominated = true, hint = group + at;
     }
-    if (dominated) continue;
+    if (dominated) {
+      if (merged > 0) cell[hint].lower_to(c, merged);
+      continue;
+    }
     keys.push_back(key);
     cell.push_back(c);
     kept.take(cell.back(), timed);

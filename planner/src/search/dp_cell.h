@@ -49,8 +49,10 @@ constexpr int kCoarseBuckets = 256;
 // at GBS 512 on 256 GPUs took 1.0 s instead of 0.6, for the same plan.
 // In a timed pass (DpQuery::timed) the candidates' timings are `timed`, the cell's `kept`,
 // and entries are compared by their timings.
+// With `merged` (DpQuery::merged_fields), dominance looks at the first `merged` fields only,
+// and the entry that drops a candidate takes in its other fields (Entry::lower_to).
 std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& timed,
-                               std::vector<Entry>& cell, Timings& kept);
+                               std::vector<Entry>& cell, Timings& kept, int merged = 0);
 
 // The relaxed pass's cell: one entry per (k, head) with each field the least of the group's
 // (DpQuery::relaxed), or with `bucket` one per group and round trip bucket (y / bucket

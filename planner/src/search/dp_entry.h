@@ -114,6 +114,39 @@ struct Entry {
     key[kKeys - 1] = static_cast<float>(rest);
     return key;
   }
+  // No larger in the first n fields (DpQuery::merged_fields; at most kFields).
+  bool no_worse_in_first(const Entry& o, int n) const {
+    for (int i = 0; i < std::min(n, kFields); ++i)
+      if (field(i) > o.field(i)) return false;
+    return true;
+  }
+  // Lowers each field from the n-th on to o's where less (n >= 1: y stays; an entry that is
+  // no worse in the first n fields takes in o so, DpQuery::merged_fields).
+  void lower_to(const Entry& o, int n) {
+    SuffixBound& a = bound;
+    const SuffixBound& b = o.bound;
+    if (n <= 1) a.worst = std::min(a.worst, b.worst);
+    if (n <= 2) a.exposed = std::min(total(), o.total()) - a.round_trip;
+    if (n <= 3) a.drain = std::min(drained(), o.drained()) - a.round_trip;
+    if (n <= 4) a.head_work = std::min(a.head_work, b.head_work);
+    if (n <= 5) a.after_x = std::min(a.after_x, b.after_x);
+    if (n <= 6) a.forward_wave = std::min(a.forward_wave, b.forward_wave);
+    if (n <= 7) a.backward_wave = std::min(a.backward_wave, b.backward_wave);
+    a.delayed = std::min(a.delayed, b.delayed);
+    a.after = std::min(a.after, b.after);
+    a.max_pair = std::min(a.max_pair, b.max_pair);
+    a.tail = std::min(a.tail, b.tail);
+    a.last_drain = std::min(a.last_drain, b.last_drain);
+    for (int i = 0; i < kWindows; ++i) {
+      a.window[i] = std::min(a.window[i], b.window[i]);
+      a.paced_after[i] = std::min(a.paced_after[i], b.paced_after[i]);
+    }
+    for (int i = 0; i < kArrivals; ++i) a.arrival[i] = std::min(a.arrival[i], b.arrival[i]);
+    for (int i = 0; i < kFed; ++i) {
+      a.fed[i] = std::min(a.fed[i], b.fed[i]);
+      a.led[i] = std::min(a.led[i], b.led[i]);
+    }
+  }
   bool no_worse_than(const Entry& o) const {
     const SuffixBound &a = bound, &b = o.bound;
     return a.round_trip <= b.round_trip && a.worst <= b.worst && total() <= o.total() &&

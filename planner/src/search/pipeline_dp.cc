@@ -162,12 +162,12 @@ void Dp::fill(Work& w, std::size_t a, int o) {
   w.timings.m = blank_.m;
   stages_from(w, a, o);
   w.most = std::max<std::uint64_t>(w.most, w.candidates.size() * candidate_bytes_);
-  w.spend(q_.greedy ? keep_greedy(w.candidates, cell(a, o))
-          : q_.relaxed
-              ? keep_least(w.candidates, w.timings, cell(a, o), timings(index(a, o)), bucketing_,
-                           w.keys)
-              : keep_undominated(w.candidates, w.timings, cell(a, o), timings(index(a, o))) /
-                    kComparisonsPerStep);
+  w.spend(q_.greedy    ? keep_greedy(w.candidates, cell(a, o))
+          : q_.relaxed ? keep_least(w.candidates, w.timings, cell(a, o), timings(index(a, o)),
+                                    bucketing_, w.keys)
+                       : keep_undominated(w.candidates, w.timings, cell(a, o), timings(index(a, o)),
+                                          timed_ ? 0 : q_.merged_fields) /
+                             kComparisonsPerStep);
   w.timings.clear();
   std::vector<Brief>& briefs = briefs_[index(a, o)];
   for (const Entry& e : cell(a, o))

@@ -22,6 +22,9 @@ inline constexpr BoundTerms kFirstPassTerms{.windows = false,
                                             .arrivals = false,
                                             .forwards = false};
 
+/// DpQuery::merged_fields that keeps every field of an entry undominated: the exact pass.
+inline constexpr int kMergedAll = 1 << 16;
+
 /// What one dynamic-programming pass optimizes over.
 struct DpQuery {
   int replicas = 1;
@@ -186,6 +189,16 @@ struct DpQuery {
   /// an all-reduce (prepend_stage's `paced`): with it, the plans it found on GNMT-16 at GBS
   /// 512 on 8 machines of 8 GPUs polished to 4 % slower plans than without.
   bool greedy = false;
+  /// A merged pass (1 or more; 0: none; not with `relaxed`, `greedy` or `timed`): an exact
+  /// pass whose cells keep the suffixes undominated in their first `merged_fields` fields
+  /// only (round trip, worst term, all-reduce term, ...: the order of Entry::field, in
+  /// dp_entry.h), and lower every other field of the entry that drops a suffix to the
+  /// suffix's where it is less. Every plan's bound is then no less than that of the entry it
+  /// went into (prepend_stage and the bound grow with every field), so the least bound is a
+  /// lower bound of the shape's plans, as a relaxed pass's, and its plans are plans of the
+  /// shape whose bounds may be below their own; its cells grow with those fields alone.
+  /// kMergedAll keeps every field: the exact pass.
+  int merged_fields = 0;
   /// With more than 0 (an exact or relaxed pass, with or without buckets, of granule, class
   /// and block 1, not greedy or free-width; a relaxed cell's entry has the least of each
   /// field of the suffixes it stands for, no worse in every field than any of them): once the

@@ -104,7 +104,9 @@ int buckets_after(int passes) {
 // with kFirstBuckets buckets, then kBucketGrowth times as many; a shape no relaxed pass bounded
 // gets a plain one first (after a free-width pass on wide copies: frees_first; on a chain,
 // after block passes: blocks_first; on copies of 32 devices or more, after its first class
-// pass: classes_first). A shape whose holder is
+// pass: classes_first); one of 11 to 16 micro-batches under 1F1B on fewer than
+// kBlockPassStates states a merged pass before its refining passes (merged_first). A shape
+// whose holder is
 // open (held_by), or pending its closing passes (resume_closing), is left to it. The least goes
 // alone, with all that is left, where its pass may need more than an equal part (needs(): its last
 // pass's growth over the one before times its last, at first its relaxed pass: 16 buckets took 3
@@ -160,11 +162,12 @@ void Search::refine() {
     for (std::size_t j = 0; j < order.size(); ++j) {
       const std::size_t i = order[j];
       wave[j].kind = frees_first(i)     ? WavePass::Free
+                     : merged_first(i)  ? WavePass::Merged
                      : blocks_first(i)  ? WavePass::Blocks
                      : classes_first(i) ? WavePass::Classes
                                         : WavePass::Relaxed;
       wave[j].runs = wave[j].kind == WavePass::Blocks || wave[j].kind == WavePass::Classes ||
-                     needs(i) <= share;
+                     wave[j].kind == WavePass::Merged || needs(i) <= share;
       wave[j].steps = pass_limit(i, wave[j].kind, share);
     }
     std::vector<PassBound> found(order.size());
@@ -175,6 +178,8 @@ void Search::refine() {
       const PassLimits pass = limits();
       if (wave[j].kind == WavePass::Free) {
         found[j] = free_bound(*s.cost, s.shape, target, wave[j].steps, pass);
+      } else if (wave[j].kind == WavePass::Merged) {
+        found[j] = merged_bound(*s.cost, s.shape, target, wave[j].steps, pass);
       } else if (wave[j].kind == WavePass::Blocks) {
         found[j] = block_bound(*s.cost, s.shape, target, wave[j].steps, pass, 0);
       } else if (wave[j].kind == WavePass::Classes) {
@@ -199,8 +204,10 @@ void Search::refine() {
           open_[i].bound = std::max(open_[i].bound, std::min(pass.least_bound, target));
         (wave[j].kind == WavePass::Free     ? open_[i].freed
          : wave[j].kind == WavePass::Blocks ? open_[i].blocked
+         : wave[j].kind == WavePass::Merged ? open_[i].merged
                                             : open_[i].classed) = true;
         if (wave[j].kind == WavePass::Blocks) offer_polished(*open_[i].on.cost, pass.plans, true);
+        if (wave[j].kind == WavePass::Merged) offer_polished(*open_[i].on.cost, pass.plans);
         continue;
       }
       const bool refining = !open_[i].unrelaxed && passes[i] > 0;  // a second one or later
@@ -469,6 +476,24 @@ bool Search::classes_first(std::size_t i) const {
 // relaxed passes of the shapes tied with the least cannot all run (relaxed_passes_fit),
 // none runs (on NASNet-A large at GBS 512 on 1,024 GPUs, free passes ran out with the
 // phase's 100 M steps).
+// Whether open shape i's next pass in refine() is its merged pass (merged_bound), before its
+// refining passes: a shape its relaxed pass bounded, under 1F1B, of more micro-batches than a
+// relaxed timed pass times (kRelaxedTimedMicroBatches) and no more than a timed block pass
+// would (kBlockTimedMicroBatches), on a chain or graph too short for block passes
+// (kBlockPassStates): no timed pass bounds it. Its refining passes' buckets keep the least of
+// each window cycle's field, which the merged pass keeps apart for each undominated round trip,
+// worst and all-reduce term. GNMT-16 at GBS 64 on 8 machines of 8 GPUs, one copy of 16
+// micro-batches of 4: 22.90 ms after 1,024 buckets (gap 8.0 %), 23.49 ms with its merged pass
+// (45 M steps; gap 5.7 %). On more micro-batches the merged fields lose more: one copy of 64
+// micro-batches of 4 at GBS 256 there, 56.5 ms (its relaxed pass's bound) against a plan of
+// 66.9, in 66 M steps that its refining passes then lacked (gap 1.7 -> 2.6 %).
+bool Search::merged_first(std::size_t i) const {
+  const OpenShape& s = open_[i];
+  return !s.unrelaxed && !s.merged && s.on.shape.schedule == Schedule::OneFOneB &&
+         s.on.shape.micro_batches > kRelaxedTimedMicroBatches &&
+         s.on.shape.micro_batches <= kBlockTimedMicroBatches &&
+         s.on.cost->states() < static_cast<std::size_t>(kBlockPassStates);
+}
 bool Search::frees_first(std::size_t i) const {
   const CostModel& cost = *open_[i].on.cost;
   return open_[i].unrelaxed && !open_[i].freed &&

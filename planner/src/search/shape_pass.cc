@@ -296,6 +296,16 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
   return found;
 }
 
+PassBound merged_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                       std::uint64_t effort, PassLimits limits) {
+  DpQuery query = shape_query(shape, cost.device_count() / shape.replicas, bound, effort,
+                              kPlansPerPass, limits);
+  query.terms = BoundTerms{};
+  query.merged_fields = kMergedFields;
+  DpResult pass = best_pipeline(cost, query);
+  return {pass.least_bound, !pass.stopped, pass.steps, std::move(pass.plans)};
+}
+
 bool free_widths_apply(const CostModel& cost, const PipelineShapeChoice& shape) {
   const int machine = uniform_machines(cost);
   return machine > 0 && cost.device_count() / shape.replicas > 2 * machine;

@@ -64,6 +64,14 @@ struct RelaxedBound {
   /// real plans of the shape, candidates only.
   std::vector<DpPlan> plans{};
 };
+/// A merged pass's cells keep the suffixes undominated in their round trip, worst term and
+/// all-reduce term (the first three fields; DpQuery::merged_fields), the others merged. On
+/// GNMT-16 at GBS 64 on 8 machines of 8 GPUs, one copy of 16 micro-batches of 4, cut off at
+/// 24.17 ms (bench/bm_bounds.cc): 23.49 ms in 45 M steps, where the first one or two fields
+/// give 21.27 and 21.81 ms (2 and 8 M), four 23.47 in 105 M, and every field runs out of 300 M
+/// (so does the exact pass with the search's first terms); refining passes of 256 and 1,024
+/// buckets of round trip reach 22.86 and 22.92 ms in 38 and 126 M.
+inline constexpr int kMergedFields = 3;
 /// Chains of fewer states get no block passes in relaxed_bound (shape_pass.cc, kBlockRows).
 inline constexpr int kBlockPassStates = 128;
 
@@ -122,6 +130,12 @@ PassBound first_class_bound(const CostModel& cost, const PipelineShapeChoice& sh
 PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
                       std::uint64_t effort, PassLimits limits, int least_states, bool timed = false,
                       int buckets = 0);
+
+/// The merged pass of a shape (DpQuery::merged_fields: kMergedFields, every term) within
+/// `effort`: when it finishes, every plan of the shape has a bound no less than its least
+/// bound, and its plans are candidates.
+PassBound merged_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
+                       std::uint64_t effort, PassLimits limits);
 
 /// Whether a shape gets free-width passes (free_bound): on machines of one size and one GPU
 /// type (uniform_machines), copies wider than two machines.

@@ -61,6 +61,13 @@ void report(benchmark::State& state, const OpenShape& s, double lower_bound, boo
   state.counters["finished"] = finished;
 }
 
+// The exact pass of shape `s` on the cluster of `cost`, cut off at the shape's cutoff.
+pe::detail::DpQuery exact_query(const OpenShape& s, const pe::detail::CostModel& cost) {
+  const int width = cost.cluster().device_count() / s.shape.replicas;
+  return {s.shape.replicas, width,  s.shape.micro_batch, s.shape.micro_batches, s.shape.schedule,
+          s.cutoff_s,       kEffort};
+}
+
 // A refining relaxed pass (shape_pass.h, refined_bound). Arguments: shape, buckets, worst-term
 // buckets (0 or 1).
 void BM_Bounds_Refined(benchmark::State& state) {
@@ -89,12 +96,9 @@ void BM_Bounds_Exact(benchmark::State& state) {
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism, 2);
   const OpenShape& s = kShapes[state.range(0)];
   const pe::detail::CostModel cost = cost_of(s);
-  const int width = cost.cluster().device_count() / s.shape.replicas;
   pe::detail::BoundTerms relaxed = pe::detail::kFirstPassTerms;
   relaxed.windows = relaxed.arrivals = true;
-  pe::detail::DpQuery query{
-      s.shape.replicas, width,  s.shape.micro_batch, s.shape.micro_batches, s.shape.schedule,
-      s.cutoff_s,       kEffort};
+  pe::detail::DpQuery query = exact_query(s, cost);
   if (state.range(1) != 0) query.terms = relaxed;
   pe::detail::DpResult pass;
   for (auto _ : state) pass = pe::detail::best_pipeline(cost, query);
@@ -124,10 +128,7 @@ void BM_Bounds_Merged(benchmark::State& state) {
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism, 2);
   const OpenShape& s = kShapes[state.range(0)];
   const pe::detail::CostModel cost = cost_of(s);
-  const int width = cost.cluster().device_count() / s.shape.replicas;
-  pe::detail::DpQuery query{
-      s.shape.replicas, width,  s.shape.micro_batch, s.shape.micro_batches, s.shape.schedule,
-      s.cutoff_s,       kEffort};
+  pe::detail::DpQuery query = exact_query(s, cost);
   query.terms = pe::detail::BoundTerms{};
   query.merged_fields = static_cast<int>(state.range(1));
   pe::detail::DpResult pass;

@@ -434,36 +434,31 @@ TEST(PipelineDp, RefiningPassBetweenRelaxedPassAndEveryPlansBound) {
 // where no cut stays inside a machine, so an entry may take in fields of suffixes the relaxed
 // pass keeps apart.) Its plans are plans of the shape.
 TEST(PipelineDp, MergedPassNeverAboveAnyPlansBound) {
-  std::mt19937 rng(20261206);
   int shapes = 0, tighter = 0, reached = 0;
-  for (int trial = 0; trial < random_trials(150); ++trial) {
-    const int devices = trial % 2 ? 8 : 4;
-    const testing::Instance in = testing::random_instance(rng, trial % 3 ? 6 : 8, devices);
-    const detail::CostModel cost(in.model, in.cluster, in.settings);
-    for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      detail::DpQuery query{replicas,      devices / replicas, micro_batch,
-                            micro_batches, schedule,           2 * bound};
-      query.relaxed = true;
-      query.terms = {};  // every term, as path_lower_bound
-      const Seconds relaxed = detail::best_pipeline(cost, query).least_bound;
-      query.relaxed = false;
-      for (const int fields : {1, 2, 3, 8, detail::kMergedAll}) {
-        query.merged_fields = fields;
-        const detail::DpResult merged = detail::best_pipeline(cost, query);
-        ASSERT_FALSE(merged.stopped);
-        expect_plans_of_shape(merged, cost, in.global_batch, key, bound, trial);
-        EXPECT_LE(merged.least_bound, bound * (1 + 1e-12)) << "trial " << trial;
-        if (fields == detail::kMergedAll) {
-          EXPECT_NEAR(merged.least_bound, bound, bound * 1e-12) << "trial " << trial;
-        }
-        if (fields != 3) continue;
-        tighter += merged.least_bound > relaxed * (1 + 1e-9);
-        reached += relaxed < bound * (1 - 1e-9) && merged.least_bound >= bound * (1 - 1e-9);
+  each_shape(20261206, random_trials(150), [&](const ShapeCase& c) {
+    const auto& [replicas, micro_batch, micro_batches, schedule] = c.key;
+    const Seconds bound = c.least_bound;
+    detail::DpQuery query{replicas, c.devices / replicas, micro_batch, micro_batches, schedule,
+                          2 * bound};
+    query.relaxed = true;
+    query.terms = {};  // every term, as path_lower_bound
+    const Seconds relaxed = detail::best_pipeline(*c.cost, query).least_bound;
+    query.relaxed = false;
+    for (const int fields : {1, 2, 3, 8, detail::kMergedAll}) {
+      query.merged_fields = fields;
+      const detail::DpResult merged = detail::best_pipeline(*c.cost, query);
+      ASSERT_FALSE(merged.stopped);
+      expect_plans_of_shape(merged, *c.cost, c.global_batch, c.key, bound, c.trial);
+      EXPECT_LE(merged.least_bound, bound * (1 + 1e-12)) << "trial " << c.trial;
+      if (fields == detail::kMergedAll) {
+        EXPECT_NEAR(merged.least_bound, bound, bound * 1e-12) << "trial " << c.trial;
       }
-      ++shapes;
+      if (fields != 3) continue;
+      tighter += merged.least_bound > relaxed * (1 + 1e-9);
+      reached += relaxed < bound * (1 - 1e-9) && merged.least_bound >= bound * (1 - 1e-9);
     }
-  }
+    ++shapes;
+  });
   EXPECT_GT(shapes, random_trials(300));
   EXPECT_GT(tighter, shapes / 50);
   EXPECT_GT(reached, shapes / 100);

@@ -104,8 +104,8 @@ int buckets_after(int passes) {
 // with kFirstBuckets buckets, then kBucketGrowth times as many; a shape no relaxed pass bounded
 // gets a plain one first (after a free-width pass on wide copies: frees_first; on a chain,
 // after block passes: blocks_first; on copies of 32 devices or more, after its first class
-// pass: classes_first); one of 11 to 16 micro-batches under 1F1B on fewer than
-// kBlockPassStates states a merged pass before its refining passes (merged_first). A shape
+// pass: classes_first); one of 11 to kMergedMicroBatches micro-batches under 1F1B on fewer
+// than kBlockPassStates states a merged pass before its refining passes (merged_first). A shape
 // whose holder is
 // open (held_by), or pending its closing passes (resume_closing), is left to it. The least goes
 // alone, with all that is left, where its pass may need more than an equal part (needs(): its last
@@ -478,20 +478,17 @@ bool Search::classes_first(std::size_t i) const {
 // phase's 100 M steps).
 // Whether open shape i's next pass in refine() is its merged pass (merged_bound), before its
 // refining passes: a shape its relaxed pass bounded, under 1F1B, of more micro-batches than a
-// relaxed timed pass times (kRelaxedTimedMicroBatches) and no more than a timed block pass
-// would (kBlockTimedMicroBatches), on a chain or graph too short for block passes
-// (kBlockPassStates): no timed pass bounds it. Its refining passes' buckets keep the least of
-// each window cycle's field, which the merged pass keeps apart for each undominated round trip,
-// worst and all-reduce term. GNMT-16 at GBS 64 on 8 machines of 8 GPUs, one copy of 16
-// micro-batches of 4: 22.90 ms after 1,024 buckets (gap 8.0 %), 23.49 ms with its merged pass
-// (45 M steps; gap 5.7 %). On more micro-batches the merged fields lose more: one copy of 64
-// micro-batches of 4 at GBS 256 there, 56.5 ms (its relaxed pass's bound) against a plan of
-// 66.9, in 66 M steps that its refining passes then lacked (gap 1.7 -> 2.6 %).
+// relaxed timed pass times (kRelaxedTimedMicroBatches) and at most kMergedMicroBatches, on a
+// chain or graph too short for block passes (kBlockPassStates): no timed pass bounds it. Its
+// refining passes' buckets keep the least of each window cycle's field, which the merged pass
+// keeps apart for each undominated round trip, worst and all-reduce term. GNMT-16 at GBS 64 on 8
+// machines of 8 GPUs, one copy of 16 micro-batches of 4: 22.90 ms after 1,024 buckets (gap 8.0
+// %), 23.49 ms with its merged pass (45 M steps; gap 5.7 %).
 bool Search::merged_first(std::size_t i) const {
   const OpenShape& s = open_[i];
   return !s.unrelaxed && !s.merged && s.on.shape.schedule == Schedule::OneFOneB &&
          s.on.shape.micro_batches > kRelaxedTimedMicroBatches &&
-         s.on.shape.micro_batches <= kBlockTimedMicroBatches &&
+         s.on.shape.micro_batches <= kMergedMicroBatches &&
          s.on.cost->states() < static_cast<std::size_t>(kBlockPassStates);
 }
 bool Search::frees_first(std::size_t i) const {

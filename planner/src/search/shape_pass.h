@@ -72,6 +72,13 @@ struct RelaxedBound {
 /// (so does the exact pass with the search's first terms); refining passes of 256 and 1,024
 /// buckets of round trip reach 22.86 and 22.92 ms in 38 and 126 M.
 inline constexpr int kMergedFields = 3;
+/// The refining phase's merged passes take shapes of at most this many micro-batches
+/// (Search::merged_first): on more the merged fields lose more. GNMT-16 on 8 machines of 8
+/// GPUs: at GBS 128, one copy of 32 micro-batches of 4, gap 2.82 -> 2.41 % (a plan 0.2 %
+/// faster); at GBS 256, one copy of 64 micro-batches of 4 got 56.5 ms (below its relaxed pass's
+/// bound) against a plan of 66.9, in 66 M steps its refining passes then lacked (gap 1.74 ->
+/// 2.61 %).
+inline constexpr int kMergedMicroBatches = 32;
 /// Chains of fewer states get no block passes in relaxed_bound (shape_pass.cc, kBlockRows).
 inline constexpr int kBlockPassStates = 128;
 

@@ -68,8 +68,8 @@ struct RelaxedBound {
 /// all-reduce term (the first three fields; DpQuery::merged_fields), the others merged. On
 /// GNMT-16 at GBS 64 on 8 machines of 8 GPUs, one copy of 16 micro-batches of 4, cut off at
 /// 24.17 ms (bench/bm_bounds.cc): 23.49 ms in 45 M steps, where the first one or two fields
-/// give 21.27 and 21.81 ms (2 and 8 M), four 23.47 in 105 M, and every field runs out of 300 M
-/// (so does the exact pass with the search's first terms); refining passes of 256 and 1,024
+/// give 21.27 and 21.81 ms (2 and 8 M), four 23.47 in 105 M, and eight run out of 300 M (so
+/// does the exact pass, with the search's first terms too); refining passes of 256 and 1,024
 /// buckets of round trip reach 22.86 and 22.92 ms in 38 and 126 M.
 inline constexpr int kMergedFields = 3;
 /// The refining phase's merged passes take shapes of at most this many micro-batches

@@ -162,32 +162,7 @@ std::uint64_t keep_least(std::vector<Entry>& candidates, const Timings& timed,
       e.next_row = c.next_row;
       kept = own;
     }
-    SuffixBound& least = cell.back().bound;
-    const Seconds total = std::min(least.round_trip + least.exposed, c.total());
-    const Seconds drained = std::min(least.round_trip + least.drain, c.drained());
-    least.round_trip = std::min(least.round_trip, c.bound.round_trip);
-    least.exposed = total - least.round_trip;
-    least.drain = drained - least.round_trip;
-    least.worst = std::min(least.worst, c.bound.worst);
-    least.head_work = std::min(least.head_work, c.bound.head_work);
-    least.after_x = std::min(least.after_x, c.bound.after_x);
-    least.forward_wave = std::min(least.forward_wave, c.bound.forward_wave);
-    least.backward_wave = std::min(least.backward_wave, c.bound.backward_wave);
-    least.delayed = std::min(least.delayed, c.bound.delayed);
-    for (int i = 0; i < kWindows; ++i)
-      least.window[i] = std::min(least.window[i], c.bound.window[i]);
-    least.after = std::min(least.after, c.bound.after);
-    least.max_pair = std::min(least.max_pair, c.bound.max_pair);
-    least.tail = std::min(least.tail, c.bound.tail);
-    least.last_drain = std::min(least.last_drain, c.bound.last_drain);
-    for (int i = 0; i < kWindows; ++i)
-      least.paced_after[i] = std::min(least.paced_after[i], c.bound.paced_after[i]);
-    for (int i = 0; i < kArrivals; ++i)
-      least.arrival[i] = std::min(least.arrival[i], c.bound.arrival[i]);
-    for (int i = 0; i < kFed; ++i) {
-      least.fed[i] = std::min(least.fed[i], c.bound.fed[i]);
-      least.led[i] = std::min(least.led[i], c.bound.led[i]);
-    }
+    cell.back().lower_to(c, 0);
   }
   const std::uint64_t steps = candidates.size();
   candidates.clear();

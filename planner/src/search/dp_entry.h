@@ -120,14 +120,19 @@ struct Entry {
       if (field(i) > o.field(i)) return false;
     return true;
   }
-  // Lowers each field from the n-th on to o's where less (n >= 1: y stays; an entry that is
-  // no worse in the first n fields takes in o so, DpQuery::merged_fields).
+  // Lowers each field from the n-th on to o's where less: with 0 every field (a relaxed
+  // pass's entry takes in each suffix of its group and bucket so, keep_least); an entry no
+  // worse in the first n fields takes in o so (DpQuery::merged_fields). The all-reduce and
+  // drain terms are kept as their sums with y (total, drained), which are the fields.
   void lower_to(const Entry& o, int n) {
     SuffixBound& a = bound;
     const SuffixBound& b = o.bound;
+    const Seconds least_total = std::min(total(), o.total());
+    const Seconds least_drained = std::min(drained(), o.drained());
+    if (n <= 0) a.round_trip = std::min(a.round_trip, b.round_trip);
     if (n <= 1) a.worst = std::min(a.worst, b.worst);
-    if (n <= 2) a.exposed = std::min(total(), o.total()) - a.round_trip;
-    if (n <= 3) a.drain = std::min(drained(), o.drained()) - a.round_trip;
+    if (n <= 2) a.exposed = least_total - a.round_trip;
+    if (n <= 3) a.drain = least_drained - a.round_trip;
     if (n <= 4) a.head_work = std::min(a.head_work, b.head_work);
     if (n <= 5) a.after_x = std::min(a.after_x, b.after_x);
     if (n <= 6) a.forward_wave = std::min(a.forward_wave, b.forward_wave);

@@ -274,6 +274,7 @@ class Search {
     std::uint64_t before = 0;       // of the refining pass before that one (0: none)
     bool blocked = false;           // its block passes ran (blocks_first)
     bool merged = false;            // its merged pass ran (merged_first)
+    int merged_fields = 0;          // the fields of its last merged pass (refine_merged; 0: none)
     bool freed = false;             // its free-width pass ran (frees_first)
     bool classed = false;           // its first class pass ran (classes_first)
     bool worst = false;             // its refining passes have buckets of worst term (refine)
@@ -395,6 +396,7 @@ class Search {
   void resume_closing();
   void refine_timed();
   void refine_past_stall();
+  void refine_merged();
   bool resume(Unclosed& u);
   Closing first_closings(Unclosed& u, std::uint64_t& left, bool resumed);
   Closing last_closings(Unclosed& u, std::uint64_t& left, bool resumed);

@@ -297,11 +297,11 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
 }
 
 PassBound merged_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                       std::uint64_t effort, PassLimits limits) {
+                       std::uint64_t effort, PassLimits limits, int fields) {
   DpQuery query = shape_query(shape, cost.device_count() / shape.replicas, bound, effort,
                               kPlansPerPass, limits);
   query.terms = BoundTerms{};
-  query.merged_fields = kMergedFields;
+  query.merged_fields = fields;
   DpResult pass = best_pipeline(cost, query);
   return {pass.least_bound, !pass.stopped, pass.steps, std::move(pass.plans)};
 }

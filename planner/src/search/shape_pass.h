@@ -72,6 +72,10 @@ struct RelaxedBound {
 /// does the exact pass, with the search's first terms too); refining passes of 256 and 1,024
 /// buckets of round trip reach 22.86 and 22.92 ms in 38 and 126 M.
 inline constexpr int kMergedFields = 3;
+/// The most fields the refining phase's last merged passes keep undominated
+/// (Search::refine_merged); six took 115 M steps where five took 35 M and raised no more
+/// (GNMT-16 at GBS 32 on 8 machines of 8 GPUs, one copy of 16 micro-batches of 2).
+inline constexpr int kMostMergedFields = 6;
 /// The refining phase's merged passes take shapes of at most this many micro-batches
 /// (Search::merged_first): on more the merged fields lose more. GNMT-16 on 8 machines of 8
 /// GPUs: at GBS 128, one copy of 32 micro-batches of 4, gap 2.82 -> 2.41 % (a plan 0.2 %
@@ -138,11 +142,11 @@ PassBound block_bound(const CostModel& cost, const PipelineShapeChoice& shape, S
                       std::uint64_t effort, PassLimits limits, int least_states, bool timed = false,
                       int buckets = 0);
 
-/// The merged pass of a shape (DpQuery::merged_fields: kMergedFields, every term) within
+/// The merged pass of a shape (DpQuery::merged_fields: `fields`, every term) within
 /// `effort`: when it finishes, every plan of the shape has a bound no less than its least
 /// bound, and its plans are candidates.
 PassBound merged_bound(const CostModel& cost, const PipelineShapeChoice& shape, Seconds bound,
-                       std::uint64_t effort, PassLimits limits);
+                       std::uint64_t effort, PassLimits limits, int fields = kMergedFields);
 
 /// Whether a shape gets free-width passes (free_bound): on machines of one size and one GPU
 /// type (uniform_machines), copies wider than two machines.

@@ -302,14 +302,14 @@ void declare_given_plan_flags(CLI::App& app, Options& o) {
       app, "--plan-first-device", "D",
       [&o](const std::string& v) { o.plan_first_device = parse_device("--plan-first-device", v); },
       "the --plan plan runs on the machines from device D on, the first\n"
-      "device of a machine; those before stay idle (default 0; a plan\n"
-      "found there says its own: CSV/JSON first_device)");
+      "device of a machine, and then round on those before it (default 0;\n"
+      "a plan found there says its own: CSV/JSON first_device)");
   add(
       app, "--plan-copy-stride", "N",
       [&o](const std::string& v) { o.plan_copy_stride = parse_device("--plan-copy-stride", v); },
-      "--plan-copies start N devices apart (default 0: the devices from\n"
-      "--plan-first-device on over the copies; a plan found on the first\n"
-      "machines says its own: CSV/JSON copy_stride)");
+      "--plan-copies start N devices apart, counted round past the last\n"
+      "device (default 0: the devices from --plan-first-device on over\n"
+      "the copies; a plan found says its own: CSV/JSON copy_stride)");
 }
 
 void declare_output_flags(CLI::App& app, Options& o) {

@@ -131,7 +131,8 @@ void expect_placement(const Placement& c) {
 // A plan found on the machines after the first (VGG-19 at GBS 32 on a machine of 1 GPU then
 // one of 8 runs on the second alone) is costed where it runs: from its first device, with
 // the machines before it idle, as the search costed it; from device 0 it crosses machines.
-TEST(PlanLayout, AFirstDevicePlacesThePlanOnTheMachinesFromIt) {
+// Its devices go round past the last one to device 0; copies do so only with a stride.
+TEST(PlanLayout, AFirstDevicePlacesThePlanOnTheMachinesFromItAndRound) {
   expect_placement({"vgg19",
                     {1, 9},
                     32,
@@ -145,8 +146,25 @@ TEST(PlanLayout, AFirstDevicePlacesThePlanOnTheMachinesFromIt) {
   const Planner planner = planner_for("vgg19", {1, 9});
   PlanLayout layout{parse_stage_layout("0-20:8;21-24:1"), 1, Schedule::OneFOneB, 1};
   layout.first_device = 1;
+  const LayoutCost round = planner.evaluate(layout, 32);
+  EXPECT_EQ(round.plan.stages[0].devices, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(round.plan.stages[1].devices, std::vector<int>{0});
+  EXPECT_EQ(round.plan.first_device(), 1);
+  layout.stages = parse_stage_layout("0-20:9;21-24:1");
   EXPECT_THAT([&] { planner.evaluate(layout, 32); },
-              ThrowsMessage<UsageError>(HasSubstr("but the cluster has 8 from device 1 on")));
+              ThrowsMessage<UsageError>(HasSubstr("10 devices, but the cluster has 9")));
+  layout.stages = parse_stage_layout("0-20:2;21-24:1");
+  layout.pipeline_replicas = 3;
+  layout.micro_batches = 1;
+  EXPECT_THAT([&] { planner.evaluate(layout, 33); },
+              ThrowsMessage<UsageError>(HasSubstr(
+                  "copy_stride is 0: the 8 devices from device 1 on over 3 copies, but they "
+                  "need 9 (copies that go round")));
+  layout.copy_stride = 3;
+  const LayoutCost copies = planner.evaluate(layout, 33);
+  EXPECT_EQ(copies.plan.stages[0].devices, (std::vector<int>{1, 2, 4, 5, 7, 8}));
+  EXPECT_EQ(copies.plan.stages[1].devices, (std::vector<int>{3, 6, 0}));
+  EXPECT_EQ(copies.plan.copy_stride(), 3);
 }
 
 // ResNet-18 at GBS 8 on machines of 4, 4, 3 and 3 GPUs runs two copies of 4 GPUs on the

@@ -18,16 +18,16 @@ Cluster sized(const std::vector<int>& gpus) {
   return cluster;
 }
 
-TEST(MachineRuns, StartWhereTheKindChangesUnlessTheFirstMachinesRepeat) {
+TEST(MachineRuns, StartWhereTheKindChangesUnlessTheClusterRepeatsFromThere) {
   EXPECT_TRUE(machine_runs(sized({8, 8, 8})).empty());
   EXPECT_EQ(machine_runs(sized({1, 8})), std::vector<int>{1});
   EXPECT_EQ(machine_runs(sized({1, 8, 8, 4})), (std::vector<int>{1, 3}));
-  // From machine 2 on the machines are the first two again, and machine 3 alone is the
-  // first of the run from machine 1: parts those searches cover.
+  // From machine 2 on, and round, the machines are the cluster's again, and from machine 3
+  // those from machine 1: the same searches.
   EXPECT_EQ(machine_runs(sized({1, 8, 1, 8})), (std::vector<int>{1}));
-  // The first machines' run of 8 covers the last machine alone.
-  EXPECT_TRUE(machine_runs(sized({8, 8, 4, 8})).size() == 1);
-  EXPECT_EQ(machine_runs(sized({8, 8, 4, 8})).front(), 2);
+  // From machine 3 on and round, three machines of 8 in a row, which no run from the first
+  // machine or from machine 2 holds.
+  EXPECT_EQ(machine_runs(sized({8, 8, 4, 8})), (std::vector<int>{2, 3}));
 }
 
 TEST(MachineRuns, GpuTypesAndMemoryMakeAKind) {
@@ -51,21 +51,34 @@ TEST(MachineRuns, AtMostSoManyChangesAreSearched) {
   EXPECT_EQ(firsts.back(), kMaxMachineRuns);
 }
 
-TEST(MachineRuns, APlanOfTheLastMachinesMovesByTheDevicesBeforeThem) {
+TEST(MachineRuns, APlanOfTheLastMachinesMovesByTheDevicesBeforeThemAndGoesRound) {
   Cluster cluster = sized({1, 2, 4});
   cluster.machine_gpu = {GpuSpec{}, GpuSpec{}, find_gpu("A100-40GB", "test")};
-  const Cluster last = machines_from(cluster, 2);
-  EXPECT_EQ(last.machine_gpus, std::vector<int>{4});
-  ASSERT_EQ(last.machine_gpu.size(), 1u);
+  const Cluster last = rotated(cluster, 2);
+  EXPECT_EQ(last.machine_gpus, (std::vector<int>{4, 1, 2}));
+  ASSERT_EQ(last.machine_gpu.size(), 3u);
   EXPECT_EQ(last.machine_gpu.front().name, "A100-40GB");
   EXPECT_EQ(last.network.intra, cluster.network.intra);
   Plan plan;
-  plan.stages.resize(2);
+  plan.stages.resize(3);
   plan.stages[0].devices = {0, 1, 2};
   plan.stages[1].devices = {3};
+  plan.stages[2].devices = {4, 5};
   move_to_machine(plan, cluster, 2);
   EXPECT_EQ(plan.stages[0].devices, (std::vector<int>{3, 4, 5}));
   EXPECT_EQ(plan.stages[1].devices, std::vector<int>{6});
+  EXPECT_EQ(plan.stages[2].devices, (std::vector<int>{0, 1}));
+  EXPECT_EQ(plan.cluster_devices, 7);
+  // Two copies of 3 devices, 4 apart from device 3 on: the second starts at device 0.
+  Plan copies;
+  copies.pipeline_replicas = 2;
+  copies.stages.resize(1);
+  copies.stages[0].width = 3;
+  copies.stages[0].devices = {0, 1, 2, 4, 5, 6};
+  move_to_machine(copies, cluster, 2);
+  EXPECT_EQ(copies.stages[0].devices, (std::vector<int>{3, 4, 5, 0, 1, 2}));
+  EXPECT_EQ(copies.first_device(), 3);
+  EXPECT_EQ(copies.copy_stride(), 4);
 }
 
 Plan timed_plan(Seconds time, int copies, int width) {

@@ -16,6 +16,7 @@
 #include "pe/gpu.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
+#include "pe/plan_layout.h"
 #include "pe/planner.h"
 #include "pe/timeline.h"
 #include "random_trials.h"
@@ -240,6 +241,61 @@ TEST(MoreDevices, NeverSlowerThanTheMachinesAfterTheFirstKind) {
     }
   }
   EXPECT_GT(found_there, 0);  // not vacuous: some best plans leave the first machines idle
+}
+
+// Two kinds of machines plan as fast listed either way: the machines from where the kind
+// changes are searched with the first ones after them (machine_runs), so a plan on the fast
+// machines and then some slow ones is found whichever comes first (VGG-19 at GBS 1,024 on 4
+// V100s and 4 H100s gave 31.648 listed V100s first, the H100s alone, and 31.793 listed H100s
+// first, both exact). Random small models on one or two fast machines of 2 GPUs and one or two
+// at the model's speed; each plan whose devices go round past the last one is costed again from
+// its layout (stages, first device, copy stride) to the same time.
+TEST(MoreDevices, TwoKindsPlanAsFastListedEitherWay) {
+  std::mt19937 rng(20261206);
+  int round = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const testing::Instance in = v100_instance(rng);
+    const int fast = 1 + trial % 2, machines = fast + 1 + trial / 2 % 2;
+    const Cluster fast_first = fast_then_slow(fast, machines, in);
+    Cluster slow_first = fast_first;
+    std::rotate(slow_first.machine_gpu.begin(), slow_first.machine_gpu.begin() + fast,
+                slow_first.machine_gpu.end());
+    const std::vector<int> batches{in.global_batch, 2 * in.global_batch, 16};
+    const Planner one(in.model, fast_first, in.settings, unlimited());
+    const Planner other(in.model, slow_first, in.settings, unlimited());
+    const std::vector<PointResult> a = one.sweep(batches), b = other.sweep(batches);
+    for (std::size_t i = 0; i < batches.size(); ++i) {
+      const std::string where =
+          "trial " + std::to_string(trial) + ", GBS " + std::to_string(batches[i]);
+      ASSERT_EQ(a[i].best() == nullptr, b[i].best() == nullptr) << where;
+      if (!a[i].best()) continue;
+      EXPECT_TRUE(a[i].exact && b[i].exact) << where;
+      EXPECT_LE(a[i].best()->iteration_time,
+                b[i].best()->iteration_time * (1 + detail::kSimpler + 1e-12))
+          << where;
+      EXPECT_LE(b[i].best()->iteration_time,
+                a[i].best()->iteration_time * (1 + detail::kSimpler + 1e-12))
+          << where;
+      for (const auto& [planner, point] : {std::pair{&one, &a[i]}, {&other, &b[i]}}) {
+        const Plan& best = *point->best();
+        const std::vector<int>& devices = best.stages.back().devices;
+        if (best.chunks > 1 || best.uneven_micro_batches() || devices.back() >= best.first_device())
+          continue;
+        ++round;
+        PlanLayout layout = parse_plan_layout(stages_string(best));
+        layout.micro_batches = best.micro_batches;
+        layout.schedule = best.schedule;
+        layout.pipeline_replicas = best.pipeline_replicas;
+        layout.first_device = best.first_device();
+        layout.copy_stride = best.copy_stride();
+        const LayoutCost again = planner->evaluate(layout, batches[i]);
+        EXPECT_TRUE(again.fits) << where;
+        EXPECT_NEAR(again.plan.iteration_time, best.iteration_time, best.iteration_time * 1e-12)
+            << where;
+      }
+    }
+  }
+  EXPECT_GT(round, 0);  // not vacuous: some best plans go round past the last device
 }
 
 // VGG-19 at GBS 32 on a machine of 1 GPU and one of 8: the 8-GPU machine alone runs it 2.3

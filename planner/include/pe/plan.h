@@ -109,6 +109,10 @@ struct Plan {
   /// a plan not simulated, and stale once the stages, micro-batches or schedule change
   /// (simulate_plan() again).
   std::shared_ptr<const Simulation> simulation;
+  /// The devices of the cluster, where the plan's device ids may go round past its last device
+  /// to device 0 (a plan on the machines from where their kind changes, and then the first
+  /// ones: Planner::plan, or PlanLayout::first_device); 0 where they do not.
+  int cluster_devices = 0;
 
   /// Devices the plan uses: the device groups' widths summed, times pipeline_replicas.
   int device_count() const;
@@ -118,8 +122,9 @@ struct Plan {
   /// devices.
   int first_device() const;
   /// Devices from one pipeline copy's first device to the next copy's (its stages and the
-  /// devices it leaves idle): the devices of the part of the cluster the plan was found on
-  /// over its copies (PlanLayout::copy_stride); 0 for one copy.
+  /// devices it leaves idle; counted round past the last device, cluster_devices): the devices
+  /// of the part of the cluster the plan was found on over its copies
+  /// (PlanLayout::copy_stride); 0 for one copy.
   int copy_stride() const;
   /// Device groups: stages.size() / chunks (the stages, unless interleaved).
   int device_groups() const { return static_cast<int>(stages.size()) / std::max(1, chunks); }

@@ -25,8 +25,8 @@ struct StageLayout {
 
 /// A hand-written plan: stages in pipeline order (covering every state once, in order),
 /// micro-batches per iteration and copy, schedule and copies of the whole pipeline. Copy k
-/// uses devices [k * D / copies, ...) of a cluster of D devices (counted from first_device;
-/// copy_stride, where given, instead of D / copies),
+/// uses devices [k * D / copies, ...) of a cluster of D devices (counted from first_device,
+/// round past the last device to device 0; copy_stride, where given, instead of D / copies),
 /// its stages packed in order from the first. The micro-batch size follows from the global batch:
 /// GBS / copies / micro_batches samples, which must be whole for a pipeline of two or more stages;
 /// a one-stage plan runs as gradient accumulation (micro-batches of at most ceil(GBS / copies /
@@ -43,14 +43,16 @@ struct PlanLayout {
   Schedule schedule = Schedule::OneFOneB;
   int pipeline_replicas = 1;
   int chunks = 1;  ///< Chunks per device group: >= 2 when interleaved, else 1.
-  /// The first device of a machine: the plan runs on the machines from it on, as a cluster
-  /// of their own (copies split their devices), and the machines before it stay idle. The
-  /// plans Planner::plan finds on the machines from a place where the kind changes say
-  /// theirs (Plan::first_device).
+  /// The first device of a machine: the plan runs on the machines from it on, and then on
+  /// the first ones (its devices go round from the last device to device 0), as a cluster of
+  /// their own. One copy may take them all; copies split the devices from first_device on
+  /// unless copy_stride says otherwise. The plans Planner::plan finds on the machines from a
+  /// place where the kind changes say theirs (Plan::first_device).
   int first_device = 0;
-  /// Devices from copy k's first device to copy k + 1's, at least a copy's width; 0 (the
-  /// default): the devices from first_device on over the copies. The plans the search finds
-  /// on the cluster's first machines say theirs (Plan::copy_stride).
+  /// Devices from copy k's first device to copy k + 1's, at least a copy's width, counted
+  /// round past the last device; 0 (the default): the devices from first_device on over the
+  /// copies. The plans the search finds on the cluster's first machines say theirs
+  /// (Plan::copy_stride).
   int copy_stride = 0;
 };
 

@@ -39,7 +39,9 @@ int Plan::copy_stride() const {
   if (pipeline_replicas < 2 || stages.empty()) return 0;
   const PlanStage& first = stages.front();
   const auto width = static_cast<std::size_t>(first.width);
-  return first.devices.size() > width ? first.devices[width] - first.devices.front() : 0;
+  if (first.devices.size() <= width) return 0;
+  const int apart = first.devices[width] - first.devices.front();
+  return apart > 0 ? apart : apart + cluster_devices;
 }
 
 PipelineShape Plan::shape() const {

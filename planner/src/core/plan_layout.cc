@@ -120,7 +120,8 @@ void check_coverage(const std::vector<StageLayout>& stages, std::size_t states,
                                   std::to_string(states - 1));
 }
 
-// Devices, copies and the micro-batch split; returns the micro-batch size.
+// Devices, copies and the micro-batch split on a cluster of `devices`, counted from
+// layout.first_device round past the last device to device 0; returns the micro-batch size.
 int check_split(const PlanLayout& layout, int devices, int global_batch) {
   if (layout.pipeline_replicas < 1)
     throw UsageError(kCopies, "PlanLayout::pipeline_replicas must be at least 1");
@@ -129,15 +130,22 @@ int check_split(const PlanLayout& layout, int devices, int global_batch) {
   long long per_copy = 0;  // the device groups' widths
   const std::size_t groups = layout.stages.size() / static_cast<std::size_t>(layout.chunks);
   for (std::size_t g = 0; g < groups; ++g) per_copy += layout.stages[g].width;
-  if (per_copy * layout.pipeline_replicas > devices)
-    throw UsageError(
-        kStages,
-        "PlanLayout::stages: needs " + std::to_string(per_copy) + " devices per copy x " +
-            std::to_string(layout.pipeline_replicas) +
-            " copies = " + std::to_string(per_copy * layout.pipeline_replicas) +
-            " devices, but the cluster has " + std::to_string(devices) +
-            (layout.first_device > 0 ? " from device " + std::to_string(layout.first_device) + " on"
-                                     : ""));
+  const long long needs = per_copy * layout.pipeline_replicas;
+  const std::string needed = "PlanLayout::stages: needs " + std::to_string(per_copy) +
+                             " devices per copy x " + std::to_string(layout.pipeline_replicas) +
+                             " copies = " + std::to_string(needs) +
+                             " devices, but the cluster has ";
+  if (needs > devices) throw UsageError(kStages, needed + std::to_string(devices));
+  const int after = devices - layout.first_device;  // from first_device to the last device
+  if (layout.copy_stride == 0 && layout.pipeline_replicas > 1 && needs > after)
+    throw UsageError(kCopyStride, std::string(kCopyStride) + " is 0: the " + std::to_string(after) +
+                                      " devices from device " +
+                                      std::to_string(layout.first_device) + " on over " +
+                                      std::to_string(layout.pipeline_replicas) +
+                                      " copies, but they need " + std::to_string(needs) +
+                                      " (copies that go round past the last device to device "
+                                      "0 need a stride of at least a copy's " +
+                                      std::to_string(per_copy) + " devices)");
   if (layout.copy_stride != 0 &&
       (layout.copy_stride < per_copy ||
        static_cast<long long>(layout.copy_stride) * layout.pipeline_replicas > devices))
@@ -329,18 +337,21 @@ LayoutCost Planner::evaluate(const PlanLayout& layout, int global_batch) const {
   check_coverage(layout.stages, model_.size(), chunk_groups(layout));
   check_nested(layout.stages, model_, chunk_groups(layout));
   const int machine = first_machine(cluster_, layout.first_device);
-  const Cluster cluster = detail::machines_from(cluster_, machine);
+  const Cluster cluster = detail::rotated(cluster_, machine);
   const int devices = cluster.device_count();
   const int micro_batch = check_split(layout, devices, global_batch);
   check_replicas(layout, micro_batch, chunk_groups(layout));
-  detail::PipelineSpec spec{
-      layout.pipeline_replicas,
-      layout.copy_stride > 0 ? layout.copy_stride : devices / layout.pipeline_replicas,
-      micro_batch,
-      layout.micro_batches,
-      layout.schedule,
-      {},
-      layout.chunks};
+  // One copy may take every device; copies split those from first_device on by default.
+  const int copy = layout.pipeline_replicas == 1
+                       ? devices
+                       : (devices - layout.first_device) / layout.pipeline_replicas;
+  detail::PipelineSpec spec{layout.pipeline_replicas,
+                            layout.copy_stride > 0 ? layout.copy_stride : copy,
+                            micro_batch,
+                            layout.micro_batches,
+                            layout.schedule,
+                            {},
+                            layout.chunks};
   const detail::CostModel cost(model_, cluster, settings_);
   const detail::Layout devices_of(cluster, spec.replicas, spec.replica_width);
   const std::size_t groups = layout.stages.size() / static_cast<std::size_t>(layout.chunks);

@@ -165,10 +165,11 @@ PointResult Planner::plan(int global_batch) const {
   result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
   detail::SearchResult found = search_finished(model_, cost, global_batch, options_);
   // A search covers the plans on the cluster's first machines; those on the machines from
-  // where their kind changes are searched on their own (machine_runs), unless no plan there
-  // can beat the fastest found, whose time their work over their devices already exceeds.
+  // where their kind changes, and then the first ones, are searched on their own
+  // (machine_runs), unless no plan there can beat the fastest found, whose time their work
+  // over their devices already exceeds.
   for (int first : detail::machine_runs(cluster_)) {
-    const detail::CostModel run(model_, detail::machines_from(cluster_, first), settings_);
+    const detail::CostModel run(model_, detail::rotated(cluster_, first), settings_);
     const Seconds floor = detail::work_floor(run, global_batch, run.device_count());
     if (!found.plans.empty() && floor >= found.fastest) continue;
     detail::SearchResult there = search_finished(model_, run, global_batch, options_);

@@ -53,10 +53,11 @@ PipelineSpec spec_of(const Plan& plan, int copy) {
 
 // Where `plan`, laid out by a search on the cluster of a cost model or on one of its parts,
 // sits: its copies' width (copy k's devices of a stage follow copy k - 1's,
-// PlanStage::devices; one copy counts the machines from its first device on), the machine
-// its first device starts (the machines before it idle: machine_runs.h) and the cluster
-// they fill (cluster_of those machines), which is `whole` or a part whose cost model `part`
-// makes, its device 0 the plan's first device.
+// PlanStage::devices; one copy counts every device, from its first round to the one before
+// it), the machine its first device starts (the machines before it idle, or after the last:
+// machine_runs.h) and the cluster they fill (cluster_of those machines, from that one on and
+// round), which is `whole` or a part whose cost model `part` makes, its device 0 the plan's
+// first device.
 struct Placement {
   int copy = 0;
   int machine = 0;
@@ -73,11 +74,11 @@ std::optional<Placement> placement(const CostModel& cost, const PartCostModel& p
   const Cluster& cluster = cost.cluster();
   const int machine = cluster.machine_of(plan.first_device());
   if (cluster.first_device(machine) != plan.first_device()) return std::nullopt;
-  const Cluster from = machines_from(cluster, machine);
+  const Cluster from = rotated(cluster, machine);
   const int copy = plan.pipeline_replicas > 1 ? plan.copy_stride() : from.device_count();
   std::optional<Cluster> on = cluster_of(from, plan.pipeline_replicas, copy);
   if (!on) return std::nullopt;
-  const bool whole = on->device_count() == cost.device_count();
+  const bool whole = machine == 0 && on->device_count() == cost.device_count();
   if (!whole && !part) return std::nullopt;
   return Placement{copy, machine, std::move(*on), whole};
 }

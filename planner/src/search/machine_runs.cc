@@ -19,11 +19,12 @@ bool same_kind(const Cluster& cluster, std::size_t i, std::size_t j) {
   return a.name == b.name && a.peak_flops == b.peak_flops && a.memory == b.memory;
 }
 
-// Whether the machines from `first` on are, kind by kind, the first of those from `earlier`
-// on (earlier < first): their plans are plans of the run from `earlier`.
+// Whether the machines from `first` on, and then those before it, are, kind by kind, those
+// from `earlier` on and then those before it: the same cluster (rotated).
 bool repeats(const Cluster& cluster, std::size_t earlier, std::size_t first) {
-  for (std::size_t k = first; k < cluster.machine_gpus.size(); ++k)
-    if (!same_kind(cluster, k, k - first + earlier)) return false;
+  const std::size_t n = cluster.machine_gpus.size();
+  for (std::size_t k = 0; k < n; ++k)
+    if (!same_kind(cluster, (first + k) % n, (earlier + k) % n)) return false;
   return true;
 }
 
@@ -49,19 +50,22 @@ std::vector<int> machine_runs(const Cluster& cluster) {
   return firsts;
 }
 
-Cluster machines_from(const Cluster& cluster, int first) {
-  Cluster part = cluster;
+Cluster rotated(const Cluster& cluster, int first) {
+  Cluster around = cluster;
   const auto from = static_cast<std::ptrdiff_t>(first);
-  part.machine_gpus.erase(part.machine_gpus.begin(), part.machine_gpus.begin() + from);
-  if (!part.machine_gpu.empty())
-    part.machine_gpu.erase(part.machine_gpu.begin(), part.machine_gpu.begin() + from);
-  return part;
+  std::rotate(around.machine_gpus.begin(), around.machine_gpus.begin() + from,
+              around.machine_gpus.end());
+  if (!around.machine_gpu.empty())
+    std::rotate(around.machine_gpu.begin(), around.machine_gpu.begin() + from,
+                around.machine_gpu.end());
+  return around;
 }
 
 void move_to_machine(Plan& plan, const Cluster& cluster, int first) {
-  const int offset = cluster.first_device(first);
+  const int offset = cluster.first_device(first), devices = cluster.device_count();
   for (PlanStage& stage : plan.stages)
-    for (int& device : stage.devices) device += offset;
+    for (int& device : stage.devices) device = (device + offset) % devices;
+  plan.cluster_devices = devices;
 }
 
 SearchResult merged(SearchResult a, SearchResult b, int top) {

@@ -308,6 +308,18 @@ TEST(ShapePass, WorstTermBucketsRaiseAShapeWhereRoundTripBucketsStall) {
   }
 }
 
+// A pass offers plans, and its least bound is below the simulated time of each that fits.
+void expect_below_its_plans(const detail::CostModel& cost, const detail::PassBound& pass,
+                            int global_batch) {
+  ASSERT_FALSE(pass.plans.empty());
+  for (const detail::DpPlan& plan : pass.plans) {
+    const detail::Evaluation ev = detail::evaluate(cost, plan.spec, global_batch);
+    if (ev.fits) {
+      EXPECT_LE(pass.least_bound, simulate(ev.plan.shape()).makespan);
+    }
+  }
+}
+
 // A merged pass (merged_bound: suffixes undominated in round trip, worst and all-reduce terms,
 // the other fields merged) bounds a shape whose refining passes keep only the least window
 // field of a bucket above them, in fewer steps. GNMT-16 at GBS 64 on 8 machines of 8 GPUs, one
@@ -326,13 +338,7 @@ TEST(ShapePass, MergedPassBoundsAShapeOfSixteenMicroBatchesAboveItsRefiningPasse
   EXPECT_GT(merged.least_bound, buckets_256.least_bound * (1 + 1e-2));
   EXPECT_GT(merged.least_bound, 0.02349 * (1 - 1e-3));
   EXPECT_LT(merged.steps, 2 * buckets_256.steps);
-  ASSERT_FALSE(merged.plans.empty());
-  for (const detail::DpPlan& plan : merged.plans) {
-    const detail::Evaluation ev = detail::evaluate(cost, plan.spec, 64);
-    if (ev.fits) {
-      EXPECT_LE(merged.least_bound, simulate(ev.plan.shape()).makespan);
-    }
-  }
+  expect_below_its_plans(cost, merged, 64);
 }
 
 // More fields undominated raise a merged pass's bound (Search::refine_merged). GNMT-16 at GBS 32
@@ -349,15 +355,8 @@ TEST(ShapePass, MoreMergedFieldsRaiseTheBoundOfASixteenMicroBatchShape) {
       detail::merged_bound(cost, shape, cutoff, 100'000'000, kLimits, detail::kMergedFields + 2);
   ASSERT_TRUE(three.finished && five.finished);
   EXPECT_GT(five.least_bound, three.least_bound * (1 + 1e-2));
-  for (const detail::PassBound* pass : {&three, &five}) {
-    ASSERT_FALSE(pass->plans.empty());
-    for (const detail::DpPlan& plan : pass->plans) {
-      const detail::Evaluation ev = detail::evaluate(cost, plan.spec, 32);
-      if (ev.fits) {
-        EXPECT_LE(pass->least_bound, simulate(ev.plan.shape()).makespan);
-      }
-    }
-  }
+  expect_below_its_plans(cost, three, 32);
+  expect_below_its_plans(cost, five, 32);
 }
 
 // A refining pass enumerates the plans below `enumerate_within` only where its own least bound

@@ -109,17 +109,18 @@ struct Plan {
   /// a plan not simulated, and stale once the stages, micro-batches or schedule change
   /// (simulate_plan() again).
   std::shared_ptr<const Simulation> simulation;
-  /// The devices of the cluster, where the plan's device ids may go round past its last device
-  /// to device 0 (a plan on the machines from where their kind changes, and then the first
-  /// ones: Planner::plan, or PlanLayout::first_device); 0 where they do not.
+  /// The devices of the cluster, for a plan that starts on a later machine, whose device ids
+  /// may go round past the cluster's last device to device 0 (Planner::plan's plans on the
+  /// machines from where their kind changes and then the first ones, or a
+  /// PlanLayout::first_device); 0 for the others, whose devices never go round.
   int cluster_devices = 0;
 
   /// Devices the plan uses: the device groups' widths summed, times pipeline_replicas.
   int device_count() const;
-  /// The first device the plan runs on, that of its first stage's first copy: 0 unless the
-  /// machines before it stay idle (a plan Planner::plan found on the machines from a place
-  /// where the machine kind changes, or PlanLayout::first_device); 0 for a plan without
-  /// devices.
+  /// The first device the plan runs on, that of its first stage's first copy: 0 unless it
+  /// starts on a later machine (a plan Planner::plan found on the machines from a place where
+  /// the machine kind changes, or PlanLayout::first_device; its devices may then go round to
+  /// device 0: cluster_devices); 0 for a plan without devices.
   int first_device() const;
   /// Devices from one pipeline copy's first device to the next copy's (its stages and the
   /// devices it leaves idle; counted round past the last device, cluster_devices): the devices

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "pe/gpu.h"
 #include "pe/importers/pipedream_graph.h"
 #include "pe/importers/profile_catalog.h"
 #include "pe/importers/transformer_yaml.h"
@@ -167,6 +168,51 @@ void sweep_profile(benchmark::State& state, const pe::ProfileEntry& entry,
   }
   time_sweep(state, *planner);
 }
+
+// Two kinds of machines, listed either way (README, "Machines that differ"): one point, 2
+// threads. Arguments: the case (0: VGG-19 at GBS 1,024 on a machine of 4 V100s and one of 4
+// H100s; 1 and 2: GNMT-16 at GBS 128 and 512 on a machine of 8 A100-40GB and one of 4 V100s)
+// and the listing (0: as written, 1: the other machine first). Counters: the plan's speedup,
+// exact, and its first device (not 0: it starts on the later machine and goes round).
+struct TwoKinds {
+  const char* profile;
+  int global_batch;
+  int gpus[2];
+  const char* types[2];
+};
+const TwoKinds kTwoKinds[] = {{"vgg19", 1024, {4, 4}, {"V100-16GB", "H100-80GB"}},
+                              {"gnmt_16", 128, {8, 4}, {"A100-40GB", "V100-16GB"}},
+                              {"gnmt_16", 512, {8, 4}, {"A100-40GB", "V100-16GB"}}};
+void BM_Planner_TwoKinds(benchmark::State& state) {
+  tbb::global_control cap(tbb::global_control::max_allowed_parallelism, 2);
+  const TwoKinds& c = kTwoKinds[state.range(0)];
+  const int first = static_cast<int>(state.range(1)), second = 1 - first;
+  const pe::ProfileEntry e = pe::find_profile(c.profile);
+  pe::Cluster cluster =
+      pe::cluster_from_machine_ends({c.gpus[first], c.gpus[first] + c.gpus[second]});
+  cluster.machine_gpu = {pe::find_gpu(c.types[first], "bench"),
+                         pe::find_gpu(c.types[second], "bench")};
+  const pe::Planner planner(pe::import_pipedream_graph(e.path, e.profile_batch_size), cluster,
+                            pe::training_settings(e));
+  double speedup = 0;
+  bool exact = false;
+  int first_device = 0;
+  for (auto _ : state) {
+    const pe::PointResult point = planner.plan(c.global_batch);
+    speedup = point.best() ? point.best()->speedup : 0;
+    exact = point.exact;
+    first_device = point.best() ? point.best()->first_device() : 0;
+    benchmark::DoNotOptimize(point);
+  }
+  state.SetLabel(c.profile);
+  state.counters["speedup"] = speedup;
+  state.counters["exact"] = exact;
+  state.counters["first_device"] = first_device;
+}
+BENCHMARK(BM_Planner_TwoKinds)
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // The slowest bundled point we know: NASNet-A large (1,250 states) at GBS 32 on 2 x 8 GPUs,
 // where the search stops at the default effort (SearchOptions::effort). Argument: threads.

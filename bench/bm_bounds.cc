@@ -121,19 +121,19 @@ BENCHMARK(BM_Bounds_Exact)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// A merged pass (DpQuery::merged_fields, every term), pruned by the cutoff: its cells keep the
-// suffixes undominated in their first `fields` fields and merge the others. Arguments: shape,
-// fields (the search's merged passes take kMergedFields).
+// A merged pass (shape_pass.h, merged_bound: DpQuery::merged_fields, every term), pruned by
+// the cutoff: its cells keep the suffixes undominated in their first `fields` fields and merge
+// the others. Arguments: shape, fields (the refining phase's first merged passes take
+// kMergedFields, the later ones up to kMostMergedFields).
 void BM_Bounds_Merged(benchmark::State& state) {
   tbb::global_control cap(tbb::global_control::max_allowed_parallelism, 2);
   const OpenShape& s = kShapes[state.range(0)];
   const pe::detail::CostModel cost = cost_of(s);
-  pe::detail::DpQuery query = exact_query(s, cost);
-  query.terms = pe::detail::BoundTerms{};
-  query.merged_fields = static_cast<int>(state.range(1));
-  pe::detail::DpResult pass;
-  for (auto _ : state) pass = pe::detail::best_pipeline(cost, query);
-  report(state, s, pass.least_bound, !pass.stopped, pass.steps);
+  pe::detail::PassBound pass;
+  for (auto _ : state)
+    pass = pe::detail::merged_bound(cost, s.shape, s.cutoff_s, kEffort, pe::detail::PassLimits{},
+                                    static_cast<int>(state.range(1)));
+  report(state, s, pass.least_bound, pass.finished, pass.steps);
 }
 BENCHMARK(BM_Bounds_Merged)
     ->ArgsProduct({{0, 2}, {1, 2, 3, 4}})

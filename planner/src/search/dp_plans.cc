@@ -71,10 +71,11 @@ Seconds Dp::completion(const Stage& s) const {
 }
 
 // Depth first from state a on cell o, behind prefix_: every stage that can complete within
-// the bound is followed to each plan it completes to (found_), least completion first. Where
-// it stops, the least completion of the stages it did not follow bounds the plans it did not
-// reach (frontier_); false where it stopped before its stages were all known, so that its
-// caller bounds them by the stage that led here.
+// the bound is followed to each plan it completes to (found_), least completion first; a plan
+// found and simulated (DpQuery::time_plan) lowers the bound to its time. Where it stops, the
+// least completion of the stages it did not follow bounds the plans it did not reach
+// (frontier_); false where it stopped before its stages were all known, so that its caller
+// bounds them by the stage that led here.
 bool Dp::explore(Work& w, std::size_t a, int o) {
   children_.clear();
   stages_from(w, a, o);
@@ -88,6 +89,7 @@ bool Dp::explore(Work& w, std::size_t a, int o) {
   };
   for (std::size_t i = 0; i < children.size(); ++i) {
     const auto& [s, least] = children[i];
+    if (least > bound_) return true;  // slower than a plan found since (time_plan)
     if (!w.spend(prefix_.size() + 1)) return unreached(i);
     const std::size_t mark = signature_.size();
     sign(s);
@@ -101,6 +103,12 @@ bool Dp::explore(Work& w, std::size_t a, int o) {
         prefix_.pop_back();
       } else {
         found_.push_back({plan_ending(s), least});  // s ends the plan: its only completion
+        if (q_.time_plan)
+          if (const std::optional<Seconds> time = q_.time_plan(found_.back().spec);
+              time && *time * (1 + kSlack) < bound_) {
+            bound_ = *time * (1 + kSlack);
+            fastest_found_ = found_.size() - 1;
+          }
         if (found_.size() > static_cast<std::size_t>(q_.enumerate_plans)) w.stopped = true;
       }
     } else {
@@ -154,10 +162,12 @@ void Dp::enumerate(DpResult& result) {
   const std::uint64_t room = std::max(q_.step_limit, q_.enumerate_step_limit) - steps;
   main_.limit = steps + (steps > room / factor ? room : steps * factor);
   // The cells hold the suffixes that can complete within the pass's bound, no more.
-  const Seconds within = std::min(q_.enumerate_bound, q_.bound);
+  Seconds within = std::min(q_.enumerate_bound, q_.bound);
   bound_ = within * (1 + kSlack);
+  const Seconds cells_bound = bound_;
   enumerating_ = true;
   const bool known = explore(main_, 0, 0);
+  within = std::min(within, bound_ / (1 + kSlack));  // a plan's time, where lower (time_plan)
   result.enumeration_steps = main_.steps - result.steps;
   result.steps = main_.steps;
   if (main_.stopped) {
@@ -165,7 +175,14 @@ void Dp::enumerate(DpResult& result) {
     // (stages with slack whose cuts may move), they are others of them. Every other plan is
     // one it did not reach (frontier_), one found after those, or beyond the bound.
     Seconds unlisted = known ? std::min(frontier_, within) : result.least_bound;
-    const auto listed = std::min(found_.size(), static_cast<std::size_t>(q_.plans));
+    auto listed = std::min(found_.size(), static_cast<std::size_t>(q_.plans));
+    // The fastest plan found (time_plan) is listed too.
+    if (fastest_found_ >= listed && fastest_found_ < found_.size()) {
+      std::rotate(found_.begin() + static_cast<std::ptrdiff_t>(listed),
+                  found_.begin() + static_cast<std::ptrdiff_t>(fastest_found_),
+                  found_.begin() + static_cast<std::ptrdiff_t>(fastest_found_) + 1);
+      ++listed;
+    }
     for (std::size_t i = listed; i < found_.size(); ++i)
       unlisted = std::min(unlisted, found_[i].lower_bound);
     result.unlisted_bound = std::max(result.least_bound, unlisted);
@@ -175,7 +192,7 @@ void Dp::enumerate(DpResult& result) {
   }
   // The pass's own plans beyond the bound stay too (ties in the same order).
   for (DpPlan& plan : result.plans)
-    if (plan.lower_bound > bound_) found_.push_back(std::move(plan));
+    if (plan.lower_bound > cells_bound) found_.push_back(std::move(plan));
   std::stable_sort(found_.begin(), found_.end(),
                    [](const DpPlan& a, const DpPlan& b) { return a.lower_bound < b.lower_bound; });
   result.plans = std::move(found_);

@@ -321,6 +321,8 @@ class Dp {
   std::vector<DpPlan> found_;
   // Where it stopped: the least completion of the stages it did not follow (explore()).
   Seconds frontier_ = kInfinite;
+  // The plan of found_ whose simulated time lowered the bound last (DpQuery::time_plan).
+  std::size_t fastest_found_ = std::numeric_limits<std::size_t>::max();
   std::vector<double> signature_;          // of prefix_ (sign())
   std::set<std::vector<double>> visited_;  // first_visit()'s cells and signatures
 };

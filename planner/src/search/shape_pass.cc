@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "cost/evaluate.h"
+#include "pe/timeline.h"
 #include "search/fill_floor.h"
+#include "search/hybrid_search.h"
 #include "search/pipeline_dp.h"
 #include "search/stage_floor.h"
 
@@ -175,9 +177,21 @@ DpResult first_class_pass(const CostModel& cost, const PipelineShapeChoice& shap
   return class_pass(cost, shape, bound, effort, limits, 0, class_devices(width, kClassCells));
 }
 
-// Makes `query` enumerate the plans of `shape` whose bound is within `within`, in at most
-// `effort` steps with its pass (DpQuery::enumerate), where the pass's least bound is within
-// `band` of it.
+// The simulated time of a plan of `shape` (its global batch is the shape's: pipeline_shapes),
+// none where it does not fit or has more pairs than the search simulates (kMaxSimulatedPairs).
+std::optional<Seconds> simulated_time(const CostModel& cost, const PipelineShapeChoice& shape,
+                                      const PipelineSpec& spec) {
+  if (static_cast<double>(spec.stages.size()) * spec.micro_batches > kMaxSimulatedPairs)
+    return std::nullopt;
+  const Evaluation ev =
+      evaluate(cost, spec, shape.replicas * shape.micro_batch * shape.micro_batches);
+  if (!ev.fits) return std::nullopt;
+  return simulated_makespan(ev.plan.shape());
+}
+
+// Makes `query` enumerate the plans of `shape` whose bound is within `within`, or within the
+// least simulated time of those it finds (DpQuery::time_plan), in at most `effort` steps with
+// its pass (DpQuery::enumerate), where the pass's least bound is within `band` of it.
 void enumerate_in(const CostModel& cost, const PipelineShapeChoice& shape, Seconds within,
                   std::uint64_t effort, DpQuery& query, double band = kEnumerateBand) {
   const int width = cost.device_count() / shape.replicas;
@@ -185,6 +199,9 @@ void enumerate_in(const CostModel& cost, const PipelineShapeChoice& shape, Secon
   query.enumerate_step_limit = effort;
   query.enumerate_bound = within;
   query.enumerate_from = within * (1 - band);
+  query.time_plan = [&cost, shape](const PipelineSpec& spec) {
+    return simulated_time(cost, shape, spec);
+  };
   query.enumerate_plans = static_cast<int>(std::max(
       kEnumeratedPlans,
       kEnumeratedPairs /

@@ -164,7 +164,6 @@ void Dp::enumerate(DpResult& result) {
   // The cells hold the suffixes that can complete within the pass's bound, no more.
   Seconds within = std::min(q_.enumerate_bound, q_.bound);
   bound_ = within * (1 + kSlack);
-  const Seconds cells_bound = bound_;
   enumerating_ = true;
   const bool known = explore(main_, 0, 0);
   within = std::min(within, bound_ / (1 + kSlack));  // a plan's time, where lower (time_plan)
@@ -190,9 +189,10 @@ void Dp::enumerate(DpResult& result) {
     result.plans.insert(result.plans.end(), found_.begin(), found_.end());
     return;
   }
-  // The pass's own plans beyond the bound stay too (ties in the same order).
+  // The pass's own plans beyond the bound stay too (ties in the same order; those found before
+  // a plan's time lowered it twice, which the candidates take as one).
   for (DpPlan& plan : result.plans)
-    if (plan.lower_bound > cells_bound) found_.push_back(std::move(plan));
+    if (plan.lower_bound > bound_) found_.push_back(std::move(plan));
   std::stable_sort(found_.begin(), found_.end(),
                    [](const DpPlan& a, const DpPlan& b) { return a.lower_bound < b.lower_bound; });
   result.plans = std::move(found_);

@@ -171,6 +171,7 @@ struct Unclosed {
   std::uint64_t before = 0;
   int level = 1;
   bool relaxed = false;  // its relaxed closing passes ran (Search::relaxed_closing)
+  bool merged = false;   // its merged passes ran (Search::merge_unclosed)
 };
 
 // Branch and bound over shapes of the whole cluster, then of its parts, sharing one pool
@@ -397,6 +398,8 @@ class Search {
   void refine_timed();
   void refine_past_stall();
   void refine_merged();
+  bool merge_unclosed();
+  bool mergeable(const ShapeOn& s) const;
   bool resume(Unclosed& u);
   Closing first_closings(Unclosed& u, std::uint64_t& left, bool resumed);
   Closing last_closings(Unclosed& u, std::uint64_t& left, bool resumed);

@@ -898,6 +898,15 @@ TEST(PipelineDp, EnumeratingPassFindsEveryPlanWithinItsBound) {
   }
 }
 
+// A DpQuery::time_plan for the plans of `cost` at `global_batch`: each that fits, simulated.
+auto simulated_times(const detail::CostModel& cost, int global_batch) {
+  return [&cost, global_batch](const detail::PipelineSpec& spec) -> std::optional<Seconds> {
+    const detail::Evaluation ev = detail::evaluate(cost, spec, global_batch);
+    if (!ev.fits) return std::nullopt;
+    return simulate(ev.plan.shape()).makespan;
+  };
+}
+
 // An enumeration that stops (its steps or its plans run out) still bounds the plans it did not
 // list (DpResult::unlisted_bound): on random instances, cut at a quarter, a half and three
 // quarters of the steps it needs, or at a third of its plans, every plan of the shape
@@ -931,12 +940,7 @@ TEST(PipelineDp, StoppedEnumerationBoundsEveryPlanItDidNotList) {
       stops[3].enumerate_plans = static_cast<int>(all.plans.size()) / 3;
       // Half the trials simulate the plans they find (DpQuery::time_plan).
       if (trial % 2 == 1)
-        for (detail::DpQuery& stop : stops)
-          stop.time_plan = [&](const detail::PipelineSpec& spec) -> std::optional<Seconds> {
-            const detail::Evaluation ev = detail::evaluate(cost, spec, in.global_batch);
-            if (!ev.fits) return std::nullopt;
-            return simulate(ev.plan.shape()).makespan;
-          };
+        for (detail::DpQuery& stop : stops) stop.time_plan = simulated_times(cost, in.global_batch);
       for (const detail::DpQuery& stop : stops) {
         const detail::DpResult part = detail::best_pipeline(cost, stop);
         if (part.enumerated || part.stopped) continue;
@@ -989,10 +993,7 @@ TEST(PipelineDp, TimedEnumerationStopsAtTheFastestPlanItFinds) {
       query.enumerate_bound = fastest * 1.3;
       query.enumerate_plans = 1 << 20;
       const detail::DpResult plain = detail::best_pipeline(cost, query);
-      query.time_plan = [&](const detail::PipelineSpec& spec) -> std::optional<Seconds> {
-        if (!detail::evaluate(cost, spec, in.global_batch).fits) return std::nullopt;
-        return time_of(spec);
-      };
+      query.time_plan = simulated_times(cost, in.global_batch);
       const detail::DpResult timed = detail::best_pipeline(cost, query);
       ASSERT_TRUE(plain.enumerated) << "trial " << trial;
       ASSERT_TRUE(timed.enumerated) << "trial " << trial;

@@ -976,8 +976,9 @@ TEST(PipelineDp, TimedEnumerationStopsAtTheFastestPlanItFinds) {
   for (int trial = 0; trial < random_trials(60); ++trial) {
     const auto [devices, in, by_shape] = enumeration_instance(rng, trial);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const int global_batch = in.global_batch;  // (a lambda may not capture a structured binding)
     auto time_of = [&](const detail::PipelineSpec& spec) {
-      return simulate(detail::evaluate(cost, spec, in.global_batch).plan.shape()).makespan;
+      return simulate(detail::evaluate(cost, spec, global_batch).plan.shape()).makespan;
     };
     for (const auto& [key, plans] : by_shape) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;

@@ -809,6 +809,22 @@ TEST(Planner, TimedPassesGoOnWhileTheyRaiseTheirBoundAndStopBeforeOneThatCannotF
   EXPECT_GT(refined.refine_left, 0u);
 }
 
+// GNMT-16 at GBS 32 on `machines` machines of 8 GPUs, refined with `options` (the merged passes'
+// checks): its best plan is faster than `slower` by more than 0.5 %, and the certificate within
+// `gap` of it.
+void expect_gnmt16_at_gbs32_faster_than(int machines, const SearchOptions& options, Seconds slower,
+                                        double gap) {
+  Loaded l = load("gnmt_16");
+  const detail::CostModel cost(l.model, cluster_from_machine_ends(machine_ends(machines, 8)),
+                               l.settings);
+  detail::HybridSearch search(cost, 32, options, detail::part_cost_of(l.model, l.settings));
+  const detail::SearchResult refined = search.refined();
+  ASSERT_FALSE(refined.plans.empty());
+  const Seconds best = refined.plans.front().iteration_time;
+  EXPECT_LT(best, slower * (1 - 0.005));
+  EXPECT_GE(refined.lower_bound, best * (1 - gap));
+}
+
 // GNMT-16 at GBS 32 on 6 machines of 8 GPUs: the certificate is one copy of 16 micro-batches
 // of 2, which its merged pass of three fields bounds at 15.83 ms against a plan of 16.45 (gap
 // 3.75 %). With the steps left, merged passes of more fields raise it (refine_merged; four and
@@ -816,14 +832,7 @@ TEST(Planner, TimedPassesGoOnWhileTheyRaiseTheirBoundAndStopBeforeOneThatCannotF
 // 1.58 %; at half of it, here, 2.22 % (3.75 % without them), 7 s on 2 cores. Release build only
 // (.ci/sanitize.sh).
 TEST(Planner, MergedPassesOfMoreFieldsGoOnWithTheStepsLeft) {
-  Loaded l = load("gnmt_16");
-  const detail::CostModel cost(l.model, cluster_from_machine_ends(machine_ends(6, 8)), l.settings);
-  detail::HybridSearch search(cost, 32, effort_over(2), detail::part_cost_of(l.model, l.settings));
-  const detail::SearchResult refined = search.refined();
-  ASSERT_FALSE(refined.plans.empty());
-  const Seconds best = refined.plans.front().iteration_time;
-  EXPECT_LT(best, 0.01645 * (1 - 0.005));
-  EXPECT_GE(refined.lower_bound, best * (1 - 0.03));
+  expect_gnmt16_at_gbs32_faster_than(6, effort_over(2), 0.01645, 0.03);
 }
 
 // GNMT-16 at GBS 32 on 4 machines of 8 GPUs, at the default effort: the whole cluster's one copy
@@ -834,14 +843,7 @@ TEST(Planner, MergedPassesOfMoreFieldsGoOnWithTheStepsLeft) {
 // reported one of 16.41 ms (7.585), gap 3.17 %, slower than 3 machines'. 11 s on one core.
 // Release build only (.ci/sanitize.sh).
 TEST(Planner, MergedPassesRaiseAWholeClustersShapePendingItsClosingPasses) {
-  Loaded l = load("gnmt_16");
-  const detail::CostModel cost(l.model, cluster_from_machine_ends(machine_ends(4, 8)), l.settings);
-  detail::HybridSearch search(cost, 32, SearchOptions{}, detail::part_cost_of(l.model, l.settings));
-  const detail::SearchResult refined = search.refined();
-  ASSERT_FALSE(refined.plans.empty());
-  const Seconds best = refined.plans.front().iteration_time;
-  EXPECT_LT(best, 0.016408 * (1 - 0.005));
-  EXPECT_GE(refined.lower_bound, best * (1 - 0.02));
+  expect_gnmt16_at_gbs32_faster_than(4, SearchOptions{}, 0.016408, 0.02);
 }
 
 // GNMT-16 at GBS 512 on 8 machines of 8 GPUs (one search, two checks):

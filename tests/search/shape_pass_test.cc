@@ -278,6 +278,18 @@ TEST(ShapePass, BlockPassesSettleAShapeOfALongChainWhoseRelaxedPassRunsOut) {
   EXPECT_FALSE(relaxed.finished);
 }
 
+// A pass offers plans, and its least bound is below the simulated time of each that fits.
+void expect_below_its_plans(const detail::CostModel& cost, const detail::PassBound& pass,
+                            int global_batch) {
+  ASSERT_FALSE(pass.plans.empty());
+  for (const detail::DpPlan& plan : pass.plans) {
+    const detail::Evaluation ev = detail::evaluate(cost, plan.spec, global_batch);
+    if (ev.fits) {
+      EXPECT_LE(pass.least_bound, simulate(ev.plan.shape()).makespan);
+    }
+  }
+}
+
 // Buckets of worst term where those of round trip stall (Search::refine switches to them):
 // NASNet-A large at GBS 512 on 8 machines of 8 GPUs, 8 copies of 64 micro-batches of 1 under
 // GPipe. Its suffixes share few round trips, so 1,024 buckets of round trip bound it no higher
@@ -299,25 +311,7 @@ TEST(ShapePass, WorstTermBucketsRaiseAShapeWhereRoundTripBucketsStall) {
   EXPECT_LT(round_trips_1024.least_bound, round_trips_64.least_bound * (1 + 1e-3));
   EXPECT_GT(worst_64.least_bound, round_trips_1024.least_bound * (1 + 1e-2));
   EXPECT_GT(worst_64.least_bound, 0.2277 * (1 - 0.005));
-  ASSERT_FALSE(worst_64.plans.empty());
-  for (const detail::DpPlan& plan : worst_64.plans) {
-    const detail::Evaluation ev = detail::evaluate(cost, plan.spec, 512);
-    if (ev.fits) {
-      EXPECT_LE(worst_64.least_bound, simulate(ev.plan.shape()).makespan);
-    }
-  }
-}
-
-// A pass offers plans, and its least bound is below the simulated time of each that fits.
-void expect_below_its_plans(const detail::CostModel& cost, const detail::PassBound& pass,
-                            int global_batch) {
-  ASSERT_FALSE(pass.plans.empty());
-  for (const detail::DpPlan& plan : pass.plans) {
-    const detail::Evaluation ev = detail::evaluate(cost, plan.spec, global_batch);
-    if (ev.fits) {
-      EXPECT_LE(pass.least_bound, simulate(ev.plan.shape()).makespan);
-    }
-  }
+  expect_below_its_plans(cost, worst_64, 512);
 }
 
 // A merged pass (merged_bound: suffixes undominated in round trip, worst and all-reduce terms,

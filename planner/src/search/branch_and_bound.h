@@ -399,6 +399,7 @@ class Search {
   void refine_past_stall();
   void refine_merged();
   bool merge_unclosed();
+  PassBound merged_pass(const ShapeOn& on, Seconds& bound, int fields);
   bool mergeable(const ShapeOn& s) const;
   bool resume(Unclosed& u);
   Closing first_closings(Unclosed& u, std::uint64_t& left, bool resumed);

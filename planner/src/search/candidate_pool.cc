@@ -41,7 +41,7 @@ void Pool::simulate_promising() {
   std::size_t i = 0;
   for (; i < waiting_.size() && waiting_[i].plan.lower_bound <= cutoff(); ++i) {
     Plan& plan = waiting_[i].plan;
-    if (static_cast<double>(plan.stages.size()) * plan.micro_batches > kMaxSimulatedPairs) {
+    if (too_large_to_simulate(plan.stages.size(), plan.micro_batches)) {
       least_unsimulated_ = std::min(least_unsimulated_, plan.lower_bound);
       continue;
     }

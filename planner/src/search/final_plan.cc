@@ -147,8 +147,7 @@ std::optional<Plan> rescaled_plan(const CostModel& cost, const PartCostModel& pa
       at->whole ? std::nullopt : std::optional<CostModel>(part(at->on));
   PipelineSpec spec = spec_of(plan, at->copy);
   spec.micro_batches = shape.micro_batches;
-  if (static_cast<double>(spec.stages.size()) * spec.micro_batches > kMaxSimulatedPairs)
-    return std::nullopt;
+  if (too_large_to_simulate(spec.stages.size(), spec.micro_batches)) return std::nullopt;
   Evaluation ev = evaluate(own ? *own : cost, spec, global_batch);
   if (!ev.fits) return std::nullopt;
   set_simulated(ev.plan, simulated_makespan(ev.plan.shape()));

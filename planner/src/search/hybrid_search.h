@@ -1,6 +1,7 @@
 // The hybrid search for one global batch size.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -24,6 +25,11 @@ inline constexpr double kTie = 1e-9;
 /// many plans, so it stays well below the most pe::simulate takes at all (kMaxPairs in
 /// simulate/simulate.cc, 2^26 pairs, also plan_layout.cc's limit): a sixteenth of it.
 inline constexpr double kMaxSimulatedPairs = 1 << 22;
+/// Whether a plan of `stages` stages and `micro_batches` micro-batches has more pairs than the
+/// search simulates (kMaxSimulatedPairs).
+inline bool too_large_to_simulate(std::size_t stages, int micro_batches) {
+  return static_cast<double>(stages) * micro_batches > kMaxSimulatedPairs;
+}
 
 /// The cost model of the same model and settings on another cluster: here always a part of
 /// the one searched (its first machines), whose plans are plans of the whole cluster too.

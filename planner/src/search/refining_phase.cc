@@ -431,16 +431,24 @@ void Search::refine_merged() {
     if (s.holder >= 0 || s.closing >= 0 || s.merged_fields < kMergedFields ||
         s.merged_fields >= kMostMergedFields)
       return;
-    const PassBound pass =
-        merged_bound(*s.on.cost, s.on.shape, target, refine_left_, limits(), s.merged_fields + 1);
-    refine_left_ -= std::min(refine_left_, pass.steps);
-    const Seconds reached = std::max(s.bound, std::min(pass.least_bound, target));
-    const bool rose = pass.finished && reached >= s.bound + kLeastRefinement * target;
+    const Seconds before = s.bound;
+    const bool finished = merged_pass(s.on, s.bound, s.merged_fields + 1).finished;
+    const bool rose = finished && s.bound >= before + kLeastRefinement * target;
     s.merged_fields = rose ? s.merged_fields + 1 : kMostMergedFields;
-    if (pass.finished) s.bound = reached;
-    offer_polished(*s.on.cost, pass.plans);
-    pool_.simulate_promising();
   }
+}
+
+// A merged pass of `fields` fields (merged_bound) of shape `on` with all the refining effort
+// left, cut off at the fastest plan (refine_merged, merge_unclosed): its steps spent, `bound`
+// raised to its least bound where it finished, and its plans polished (offer_polished).
+PassBound Search::merged_pass(const ShapeOn& on, Seconds& bound, int fields) {
+  const Seconds target = pool_.fastest() * (1 - kTie);
+  PassBound pass = merged_bound(*on.cost, on.shape, target, refine_left_, limits(), fields);
+  refine_left_ -= std::min(refine_left_, pass.steps);
+  if (pass.finished) bound = std::max(bound, std::min(pass.least_bound, target));
+  offer_polished(*on.cost, pass.plans);
+  pool_.simulate_promising();
+  return pass;
 }
 
 // Where the certificate is the bound of a whole cluster's shape pending its closing passes
@@ -468,12 +476,7 @@ bool Search::merge_unclosed() {
   for (int fields = kMergedFields; fields <= kMostMergedFields && refine_left_ > 0; ++fields) {
     const Seconds target = pool_.fastest() * (1 - kTie);
     if (least->bound >= target || certificate() < least->bound) break;  // it holds it no more
-    const PassBound pass =
-        merged_bound(*least->on.cost, least->on.shape, target, refine_left_, limits(), fields);
-    refine_left_ -= std::min(refine_left_, pass.steps);
-    if (pass.finished) least->bound = std::max(least->bound, std::min(pass.least_bound, target));
-    offer_polished(*least->on.cost, pass.plans);
-    pool_.simulate_promising();
+    const PassBound pass = merged_pass(least->on, least->bound, fields);
     const bool rose =
         fields == kMergedFields || pass.least_bound >= last + kLeastRefinement * target;
     if (!pass.finished || !rose) break;

@@ -131,7 +131,7 @@ void polish_seeds(const CostModel& cost, int global_batch, int width_limit, std:
   for (std::size_t k = 0; k < count && pairs > 0; ++k) {
     const Plan& plan = seeds[least[k]].plan;
     if (plan.lower_bound > seeds[least.front()].plan.lower_bound * (1 + kPolishWithin)) break;
-    if (static_cast<double>(plan.stages.size()) * plan.micro_batches > kMaxSimulatedPairs) continue;
+    if (too_large_to_simulate(plan.stages.size(), plan.micro_batches)) continue;
     std::optional<CostedPlan> better =
         polish(cost, seeds[least[k]].spec, global_batch, width_limit, pairs);
     if (better) seeds.push_back(std::move(*better));

@@ -181,8 +181,7 @@ DpResult first_class_pass(const CostModel& cost, const PipelineShapeChoice& shap
 // none where it does not fit or has more pairs than the search simulates (kMaxSimulatedPairs).
 std::optional<Seconds> simulated_time(const CostModel& cost, const PipelineShapeChoice& shape,
                                       const PipelineSpec& spec) {
-  if (static_cast<double>(spec.stages.size()) * spec.micro_batches > kMaxSimulatedPairs)
-    return std::nullopt;
+  if (too_large_to_simulate(spec.stages.size(), spec.micro_batches)) return std::nullopt;
   const Evaluation ev =
       evaluate(cost, spec, shape.replicas * shape.micro_batch * shape.micro_batches);
   if (!ev.fits) return std::nullopt;

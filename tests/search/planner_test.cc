@@ -788,7 +788,11 @@ TEST(Planner, StalledRefiningPassesGoOnWithTheStepsLeft) {
 //   every step left (183 M at the default effort) and bounded nothing. The next pass of a
 //   series now runs only where its estimate (the last pass's steps times 1.5 times its
 //   growth: 755 M here) fits what is left, so the search ends with steps left.
-// Half the default effort gives the same plan and bound (9 s on 2 cores). Release build only
+// - The fourth pass (1,024 buckets) left the shape 0.85 % below the plan, within the 1 % where a
+//   timed pass enumerates, and the timed passes stopped there, four a shape. A fifth now follows
+//   there (kNearTimedRefinements): 4,096 buckets enumerate the shape's plans below the fastest
+//   one and settle it, and the point is exact.
+// Half the default effort gives the same plan and bound (8 s on 2 cores). Release build only
 // (.ci/sanitize.sh).
 TEST(Planner, TimedPassesGoOnWhileTheyRaiseTheirBoundAndStopBeforeOneThatCannotFit) {
   Loaded l = load("inception_v3");
@@ -805,7 +809,7 @@ TEST(Planner, TimedPassesGoOnWhileTheyRaiseTheirBoundAndStopBeforeOneThatCannotF
   ASSERT_FALSE(refined.plans.empty());
   const Seconds best = refined.plans.front().iteration_time;
   EXPECT_LE(best, given.plan.iteration_time * (1 + detail::kSimpler));
-  EXPECT_GE(refined.lower_bound, best * (1 - 0.015));
+  EXPECT_TRUE(refined.exact) << "gap " << 1 - refined.lower_bound / best;
   EXPECT_GT(refined.refine_left, 0u);
 }
 

@@ -301,8 +301,9 @@ void Search::offer_polished(const CostModel& cost, const std::vector<DpPlan>& pl
 // kFirstBuckets buckets on, kBucketGrowth times as many each, while it holds the certificate,
 // its micro-batches can be timed (relaxed_timeable), and until the kStalls-th that raises the
 // bound of the ones before by less than kLeastRefinement of the fastest plan (at most
-// kTimedRefinements passes a shape, each after the second only where its estimate fits what is
-// left: kTimedGrowthRise): where the
+// kTimedRefinements passes a shape, kNearTimedRefinements where the last left it within
+// kTimedEnumerateNear, each after the second only where its estimate fits what is left:
+// kTimedGrowthRise): where the
 // path bound of every plan of that shape lies below its simulated time, the passes before could
 // only approach the path bound. Each pass gets all that is left; near the fastest plan each also
 // enumerates (kTimedEnumerateNear). After the others: in the waves of refine() they took
@@ -359,8 +360,11 @@ void Search::refine_timed() {
     // the ones before (kTimedRefinements).
     const Seconds reached = std::max(s.timed_least, std::min(pass.least_bound, target));
     const bool stalled = reached < s.timed_least + kLeastRefinement * target;
+    // Within kTimedEnumerateNear of the fastest plan the next pass enumerates too.
+    const bool near_after =
+        std::max(reached, open_bound(least)) >= target * (1 - kTimedEnumerateNear);
     s.timed_done = !pass.finished || (stalled && ++s.timed_stalls == kStalls) ||
-                   ++s.timed_passes == kTimedRefinements;
+                   ++s.timed_passes >= (near_after ? kNearTimedRefinements : kTimedRefinements);
     if (pass.finished) {
       s.timed_least = reached, s.bound = std::max(s.bound, reached);
       if (s.timed_steps > 0)

@@ -357,10 +357,10 @@ void Search::refine_timed() {
     refine_left_ -= std::min(refine_left_, pass.steps);
     // Like buckets of worst term (refine), timed passes start from kFirstBuckets, often below
     // the bound the passes before left: they go on until the kStalls-th raises nothing over
-    // the ones before (kTimedRefinements).
+    // the ones before, at most kTimedRefinements, or kNearTimedRefinements where the shape is
+    // within kTimedEnumerateNear of the fastest plan (where the next pass enumerates too).
     const Seconds reached = std::max(s.timed_least, std::min(pass.least_bound, target));
     const bool stalled = reached < s.timed_least + kLeastRefinement * target;
-    // Within kTimedEnumerateNear of the fastest plan the next pass enumerates too.
     const bool near_after =
         std::max(reached, open_bound(least)) >= target * (1 - kTimedEnumerateNear);
     s.timed_done = !pass.finished || (stalled && ++s.timed_stalls == kStalls) ||

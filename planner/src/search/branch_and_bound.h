@@ -1,8 +1,8 @@
 // The branch and bound of the hybrid search for one global batch size (hybrid_search.h): the
 // shapes of the whole cluster, then of its parts, share one pool of candidates, one effort and
 // one certificate. Its phases are written in the files named after them: candidate_passes.cc,
-// search_rounds.cc, closing_passes.cc, narrow_passes.cc and refining_phase.cc; the rest in
-// branch_and_bound.cc.
+// search_rounds.cc, closing_passes.cc, narrow_passes.cc, refining_phase.cc and its late passes
+// in late_passes.cc; the rest in branch_and_bound.cc.
 #pragma once
 
 #include <cstddef>
@@ -102,6 +102,38 @@ inline constexpr int kRefinements = 5;
 inline constexpr double kLeastRefinement = 1e-3;
 inline constexpr int kStalls = 2;
 inline constexpr double kStallBand = 0.01;
+// A refining pass whose own least bound comes within kEnumerateNear of the fastest plan also
+// enumerates the plans of its cells whose bound is below the fastest plan (DpQuery::enumerate,
+// as the closing passes do), within its part: a cell's entry holds the least of each field of
+// the suffixes it stands for, so no plan is missed, and once it finishes every plan of the
+// shape that could beat the fastest one is a candidate, simulated: the shape is settled. Where
+// the refining passes' bound only approaches the path bound's least, this settles the shape in
+// one pass. NASNet-A large at GBS 128 on 2 x 8 GPUs, two copies of 64 micro-batches of 1 under
+// GPipe, 0.032 % below the best plan after 256 buckets: 1,024 buckets enumerate and settle it
+// in 45 M steps with their pass, where they had bounded it 0.0077 % below (44 M), 4,096
+// buckets went on (108 M) and the closing pass ran out (212 M); the point is exact in 18 s
+// instead of 35 s with the same plan. At GBS 192 it becomes exact with a plan 0.003 % faster
+// (8.4 s instead of 13.9). A band of 1 % can hold few plans too: DenseNet-121 at GBS 64 on 8
+// machines of 8 GPUs, 8 copies of 4 micro-batches of 2, whose refining passes stalled 0.28 %
+// below the fastest plan (its closing pass then ran out with 247 M steps): its fifth pass
+// (4,096 buckets, 0.82 % below) enumerates its band in 39 M steps, and finds a plan 0.2 %
+// faster than any found before; the point is exact (speedup 35.12 -> 35.19) in 20 s instead
+// of 36. It was 0.1 % until then; with 1 % every bundled profile's default sweep on 2 x 8
+// GPUs and on 16 single-GPU machines gives the same answers in the same time. Further from
+// the fastest plan the band holds more plans than an enumeration reaches: NASNet-A large at
+// GBS 32 and 64 on 16 single-GPU machines, shapes 1.0 and 1.5 % below, gained nothing with 2 %.
+// The pass decides by its own bound, once its cells are filled (DpQuery::enumerate_from), not by
+// the shape's before it: at GBS 32 there, the first pass of 64 buckets of worst term comes 0.6 %
+// below the best plan from 1.0 %, and enumerates its band in 76 M steps with its pass, where the
+// next (256 buckets) would need 292 M; the point is exact.
+inline constexpr double kEnumerateNear = 0.01;
+// The buckets of a shape's refining pass after `passes` of its kind: kFirstBuckets, then
+// kBucketGrowth times as many each.
+inline int buckets_after(int passes) {
+  int buckets = kFirstBuckets;
+  for (int p = 0; p < passes; ++p) buckets *= static_cast<int>(kBucketGrowth);
+  return buckets;
+}
 // A shape whose passes with buckets of round trip stall gets up to kWorstRefinements more
 // with buckets of round trip and of worst term (DpQuery::worst_buckets; under GPipe, of the
 // forward and backward waves), from kFirstBuckets on (16, 64, 256 buckets), while each raises
@@ -126,7 +158,7 @@ inline constexpr int kWorstRefinements = 3;
 // below the best plan, and the closing pass ran out with 212 M; 1,024 and 4,096 buckets
 // bound it at 205.403 ms (0.0078 %) in 44 and 108 M. Where the closing pass is timed (its
 // least bound is the fastest simulated plan of the shape), it follows the third, as before.
-// Within 0.1 % a refining pass also enumerates (refining_phase.cc, kEnumerateNear): the pass
+// Within 0.1 % a refining pass also enumerates (kEnumerateNear, above): the pass
 // of 1,024 buckets settles that shape, and the point is exact.
 inline constexpr int kNearWorstRefinements = 5;
 // The open shape of least bound, once the refining passes and the closing passes they resume
@@ -140,11 +172,11 @@ inline constexpr int kNearWorstRefinements = 5;
 // micro-batches of 1: the passes before stalled at 33.8 ms against the best plan's 36.2 ms
 // (gap 6.6 %) with 595 M steps left; these bound it at 35.97 ms and find a plan 0.26 % faster
 // (gap 0.38 %). ResNet-101 at GBS 512 on 1,024 GPUs: 3.4 % -> exact, with their enumeration
-// (refining_phase.cc, kTimedEnumerateNear; docs/timeline.md).
+// (late_passes.cc, kTimedEnumerateNear; docs/timeline.md).
 inline constexpr int kTimedRefinements = 4;
 // Where its timed passes leave a shape within kTimedEnumerateNear of the fastest plan (1 %),
 // one more follows (where its estimate fits), which enumerates the shape's plans below it
-// (refining_phase.cc) and so may settle it. Inception-v3 at GBS 32 on 8 machines of 8 GPUs, 8
+// (late_passes.cc) and so may settle it. Inception-v3 at GBS 32 on 8 machines of 8 GPUs, 8
 // copies of 4 micro-batches of 1: the fourth pass (1,024 buckets) bound it at 31.007 ms, 0.85 %
 // below the best plan, with 283 M steps left; the fifth (4,096 buckets) enumerates its band in
 // 40 M and settles it: exact, 6.0 -> 8.9 s (two threads).
@@ -184,7 +216,7 @@ struct Unclosed {
 // Branch and bound over shapes of the whole cluster, then of its parts, sharing one pool
 // of candidates, one effort and one certificate. Each member is described where it is
 // defined: branch_and_bound.cc, candidate_passes.cc, search_rounds.cc, closing_passes.cc,
-// narrow_passes.cc and refining_phase.cc.
+// narrow_passes.cc, transfer_screen.cc, refining_phase.cc and late_passes.cc.
 class Search {
  public:
   Search(int global_batch, const SearchOptions& options);
@@ -317,7 +349,6 @@ class Search {
   // branch_and_bound.cc: candidates and the certificate.
   void offer(const CostModel& cost, const std::vector<CostedPlan>& seeds, std::size_t from);
   void offer(const CostModel& cost, const std::vector<DpPlan>& plans);
-  void offer_polished(const CostModel& cost, const std::vector<DpPlan>& plans, bool blocks = false);
   void add(const CostModel& cost, const CostedPlan& candidate);
   void offer_interleaved(const CostModel& cost);
   void count_bounds(const std::vector<ShapeOn>& shapes, const std::vector<Seconds>& bounds,
@@ -402,12 +433,6 @@ class Search {
                 Seconds& bound, std::uint64_t& left, bool uncapped);
   bool relaxed_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound, std::uint64_t& left);
   void resume_closing();
-  void refine_timed();
-  void refine_past_stall();
-  void refine_merged();
-  bool merge_unclosed();
-  PassBound merged_pass(const ShapeOn& on, Seconds& bound, int fields);
-  bool mergeable(const ShapeOn& s) const;
   bool resume(Unclosed& u);
   Closing first_closings(Unclosed& u, std::uint64_t& left, bool resumed);
   Closing last_closings(Unclosed& u, std::uint64_t& left, bool resumed);
@@ -421,15 +446,24 @@ class Search {
   void transfer_screen();
 
   // refining_phase.cc
+  void offer_polished(const CostModel& cost, const std::vector<DpPlan>& plans, bool blocks = false);
   bool blocks_first(std::size_t i) const;
   bool classes_first(std::size_t i) const;
   bool frees_first(std::size_t i) const;
   bool merged_first(std::size_t i) const;
+  bool mergeable(const ShapeOn& s) const;
   std::uint64_t needs(std::size_t i) const;
-  bool last_closing(std::size_t i);
-  std::size_t least_open(Seconds target) const;
   bool relaxed_passes_fit(const std::vector<std::size_t>& order, Seconds target) const;
   std::uint64_t pass_limit(std::size_t i, WavePass::Kind kind, std::uint64_t share) const;
+
+  // late_passes.cc
+  void refine_timed();
+  void refine_past_stall();
+  void refine_merged();
+  bool merge_unclosed();
+  PassBound merged_pass(const ShapeOn& on, Seconds& bound, int fields);
+  bool last_closing(std::size_t i);
+  std::size_t least_open(Seconds target) const;
 
   int global_batch_;
   const SearchOptions& options_;

@@ -6,7 +6,6 @@
 
 #include "cost/evaluate.h"
 #include "cost/pipeline_spec.h"
-#include "pe/timeline.h"
 #include "search/candidate_pool.h"
 #include "search/machine_runs.h"
 #include "search/pipeline_shapes.h"
@@ -148,10 +147,9 @@ std::optional<Plan> rescaled_plan(const CostModel& cost, const PartCostModel& pa
   PipelineSpec spec = spec_of(plan, at->copy);
   spec.micro_batches = shape.micro_batches;
   if (too_large_to_simulate(spec.stages.size(), spec.micro_batches)) return std::nullopt;
-  Evaluation ev = evaluate(own ? *own : cost, spec, global_batch);
-  if (!ev.fits) return std::nullopt;
-  set_simulated(ev.plan, simulated_makespan(ev.plan.shape()));
-  return placed(std::move(ev.plan), cost, *at);
+  std::optional<Plan> simulated = simulated_plan(own ? *own : cost, spec, global_batch);
+  if (!simulated) return std::nullopt;
+  return placed(std::move(*simulated), cost, *at);
 }
 
 }  // namespace pe::detail

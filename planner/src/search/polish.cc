@@ -47,10 +47,9 @@ std::optional<CostedPlan> try_spec(const CostModel& cost, const PipelineSpec& sp
       static_cast<std::int64_t>(spec.stages.size()) * spec.micro_batches + kEvaluationPairs;
   if (cost_pairs > pairs) return std::nullopt;
   pairs -= cost_pairs;
-  Evaluation ev = evaluate(cost, spec, global_batch);
-  if (!ev.fits) return std::nullopt;
-  set_simulated(ev.plan, simulated_makespan(ev.plan.shape()));
-  return CostedPlan{spec, std::move(ev.plan)};
+  std::optional<Plan> plan = simulated_plan(cost, spec, global_batch);
+  if (!plan) return std::nullopt;
+  return CostedPlan{spec, std::move(*plan)};
 }
 
 // A stage of at least two groups of t devices split into two stages, at its middle state,
@@ -225,6 +224,14 @@ std::optional<CostedPlan> descend(const CostModel& cost, const PipelineSpec& sta
 }
 
 }  // namespace
+
+std::optional<Plan> simulated_plan(const CostModel& cost, const PipelineSpec& spec,
+                                   int global_batch) {
+  Evaluation ev = evaluate(cost, spec, global_batch);
+  if (!ev.fits) return std::nullopt;
+  set_simulated(ev.plan, simulated_makespan(ev.plan.shape()));
+  return std::move(ev.plan);
+}
 
 std::optional<CostedPlan> simplify(const CostModel& cost, const PipelineSpec& start,
                                    int global_batch, Seconds& fastest, double margin,

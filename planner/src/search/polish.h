@@ -20,6 +20,11 @@ struct CostedPlan {
   Plan plan;
 };
 
+/// `spec` evaluated (cost/evaluate.h) and its schedule simulated, the time it is ranked by
+/// (set_simulated); empty where it does not fit memory.
+std::optional<Plan> simulated_plan(const CostModel& cost, const PipelineSpec& spec,
+                                   int global_batch);
+
 /// Moves from `start` until none improves the simulated time or `pairs` (a budget of
 /// simulated (stage, micro-batch) pairs, spent as it goes, each plan tried also 8,192 for
 /// its evaluation) runs out. A move shifts the boundary between two stages by 1, 2, 4, ...

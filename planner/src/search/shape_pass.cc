@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "cost/evaluate.h"
-#include "pe/timeline.h"
 #include "search/fill_floor.h"
 #include "search/hybrid_search.h"
 #include "search/pipeline_dp.h"
+#include "search/polish.h"
 #include "search/stage_floor.h"
 
 namespace pe::detail {
@@ -182,10 +182,10 @@ DpResult first_class_pass(const CostModel& cost, const PipelineShapeChoice& shap
 std::optional<Seconds> simulated_time(const CostModel& cost, const PipelineShapeChoice& shape,
                                       const PipelineSpec& spec) {
   if (too_large_to_simulate(spec.stages.size(), spec.micro_batches)) return std::nullopt;
-  const Evaluation ev =
-      evaluate(cost, spec, shape.replicas * shape.micro_batch * shape.micro_batches);
-  if (!ev.fits) return std::nullopt;
-  return simulated_makespan(ev.plan.shape());
+  const std::optional<Plan> plan =
+      simulated_plan(cost, spec, shape.replicas * shape.micro_batch * shape.micro_batches);
+  if (!plan) return std::nullopt;
+  return plan->iteration_time;
 }
 
 // Makes `query` enumerate the plans of `shape` whose bound is within `within`, or within the

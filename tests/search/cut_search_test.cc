@@ -21,6 +21,7 @@
 #include "search/random_instances.h"
 #include "search/shape_pass.h"
 #include "search/spine_search.h"
+#include "search/stage_floor.h"
 #include "search/transfer_fill_cases.h"
 
 namespace pe {
@@ -92,9 +93,9 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
   EXPECT_GT(multi_stage, random_trials(10));
 }
 
-// A shape's floor (shape_floor: the work, path, fill and one-stage floors; the stage floor
-// claims nothing off a chain) is never above the least path bound of the shape's plans over
-// every chain of nested cuts, and on some shapes above the work floor.
+// A shape's floor (shape_floor: the work, path, fill, one-stage and stage floors) is never above
+// the least path bound of the shape's plans over every chain of nested cuts, and on some shapes
+// above the work floor.
 TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
   std::mt19937 rng(19);
   int shapes = 0, branching = 0, raised = 0;
@@ -118,6 +119,42 @@ TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
   EXPECT_GT(branching, random_trials(30));
   EXPECT_GT(shapes, random_trials(100));
   EXPECT_GT(raised, shapes / 10);
+}
+
+// The stage floor (search/stage_floor.h: each operator of the spine, its work and its own
+// all-reduce, in whatever stage holds it) is never above the least path bound of the shape's
+// plans over every chain of nested cuts, with copies their width apart or on the cluster's
+// first machines, and on some shapes above the work floor.
+TEST(CutSearch, StageFloorNeverAboveAnyPlansBoundOnRandomDags) {
+  std::mt19937 rng(29);
+  int shapes = 0, branching = 0, raised = 0;
+  for (int trial = 0; trial < random_trials(60); ++trial) {
+    const int devices = trial % 2 ? 4 : 3;
+    const testing::Instance in = dag_instance(rng, devices, 3 + trial % 4);
+    branching += !in.model.chain();
+    const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const auto on_first =
+        testing::least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
+    for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
+      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+      const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
+      const int width = devices / replicas;
+      const Seconds own = detail::stage_floor(cost, shape, width, width);
+      const Seconds anywhere = detail::stage_floor(cost, shape, width, 1);
+      EXPECT_LE(own, bound * (1 + 1e-12)) << "trial " << trial;
+      EXPECT_LE(anywhere, own * (1 + 1e-12)) << "trial " << trial;
+      if (const auto first = on_first.find(key); first != on_first.end()) {
+        EXPECT_LE(anywhere, first->second * (1 + 1e-12)) << "trial " << trial << ", first";
+      }
+      const Seconds work =
+          micro_batches * cost.whole_model_time(micro_batch) / (width * cost.fastest());
+      ++shapes;
+      raised += anywhere > 1.01 * work;
+    }
+  }
+  EXPECT_GT(branching, random_trials(30));
+  EXPECT_GT(shapes, random_trials(100));
+  EXPECT_GT(raised, shapes / 20);
 }
 
 // The transfer fill's check (search/transfer_fill.h) at the least path bound of a shape's plans

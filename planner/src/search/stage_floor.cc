@@ -1,6 +1,7 @@
 #include "search/stage_floor.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -30,6 +31,26 @@ void bound_states(const CostModel& cost, int micro_batches, const StageRun& run,
   }
 }
 
+// Lowers least[p], for each operator p of the spine of a model that is not a chain (its
+// operator: what spine state p's cut adds to state p - 1's), to the floor of a stage holding
+// it that runs as `run`: M (f + g) of the operator and its own all-reduce. A stage's last
+// backward of the operator is followed only by the backward of the stage's operators that
+// feed it (y, at most the rest x of the stage's work a micro-batch), so the stage ends no
+// earlier than M (f + g) of the operator + M x + (its all-reduce - y), which is no less.
+void bound_operators(const CostModel& cost, int micro_batches, const StageRun& run,
+                     std::vector<Seconds>& least) {
+  const std::vector<std::uint32_t>& spine = cost.spine();
+  const double speed = cost.fastest();
+  for (std::size_t p = 0; p < spine.size(); ++p) {
+    const std::size_t first = p == 0 ? 0 : spine[p - 1] + 1, last = spine[p];
+    const Seconds work =
+        micro_batches * (cost.forward(first, last, run.samples, run.variant, 0, speed) +
+                         cost.backward(first, last, run.samples, run.variant, 0, speed));
+    least[p] = std::min(
+        least[p], work + cost.gradient_sync(first, last, run.variant, run.reducers, run.intra));
+  }
+}
+
 // The least a one-stage plan running as `run` takes: M (f + g) of the whole model and its
 // exposed all-reduce.
 Seconds one_stage(const CostModel& cost, int micro_batches, const StageRun& run) {
@@ -46,7 +67,15 @@ Seconds one_stage(const CostModel& cost, int micro_batches, const StageRun& run)
 
 Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width, int stride,
                     Seconds above) {
-  if (!cost.chain() || cost.states() == 0) return 0;
+  if (cost.states() == 0 || (!cost.chain() && cost.spine().empty())) return 0;
+  // Some stage holds each state of a chain, and each operator of a graph's spine.
+  auto bound = [&cost, m = shape.micro_batches](const StageRun& run, std::vector<Seconds>& least) {
+    if (cost.chain()) {
+      bound_states(cost, m, run, least);
+    } else {
+      bound_operators(cost, m, run, least);
+    }
+  };
   const int m = shape.micro_batches;
   const int share = shape.micro_batch * m;
   // The widest way, with as many replicas as a stage can take, reduced across machines: the
@@ -59,21 +88,20 @@ Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int
                             false};
   // The screen's bounds are those of one of the ways below: the search starts from them.
   Seconds single = one_stage(cost, m, widest_one);
-  std::vector<Seconds> least(cost.states(), kNone);
+  std::vector<Seconds> least(cost.chain() ? cost.states() : cost.spine().size(), kNone);
   if (width >= 2) {
     const int replicas = std::min(width, shape.micro_batch);
     const StageRun widest{{},
                           stage_samples(false, share, shape.micro_batch, m, replicas).timed,
                           replicas * shape.replicas,
                           false};
-    bound_states(cost, m, widest, least);
+    bound(widest, least);
   }
   const Seconds pipelines = width >= 2 ? *std::max_element(least.begin(), least.end()) : kNone;
   if (std::min(single, pipelines) <= above) return 0;
   single = std::min(single, one_stage_floor(cost, shape, width, stride));
   if (width < 2) return single;
-  each_run(cost, shape, width, stride, false,
-           [&](const StageRun& run) { bound_states(cost, m, run, least); });
+  each_run(cost, shape, width, stride, false, [&](const StageRun& run) { bound(run, least); });
   return std::min(single, *std::max_element(least.begin(), least.end()));
 }
 

@@ -33,10 +33,10 @@ void bound_states(const CostModel& cost, int micro_batches, const StageRun& run,
 
 // Lowers least[p], for each operator p of the spine of a model that is not a chain (its
 // operator: what spine state p's cut adds to state p - 1's), to the floor of a stage holding
-// it that runs as `run`: M (f + g) of the operator and its own all-reduce. A stage's last
-// backward of the operator is followed only by the backward of the stage's operators that
-// feed it (y, at most the rest x of the stage's work a micro-batch), so the stage ends no
-// earlier than M (f + g) of the operator + M x + (its all-reduce - y), which is no less.
+// it that runs as `run`: M (f + g) of the operator and its own all-reduce. The operator's last
+// backward is followed only by the backwards of the stage's operators in front of it (y, no
+// more than the rest x of the stage's work for one micro-batch), so the stage ends no earlier
+// than M (f + g) of the operator + M x + (its all-reduce - y), which is no less.
 void bound_operators(const CostModel& cost, int micro_batches, const StageRun& run,
                      std::vector<Seconds>& least) {
   const std::vector<std::uint32_t>& spine = cost.spine();
@@ -68,16 +68,16 @@ Seconds one_stage(const CostModel& cost, int micro_batches, const StageRun& run)
 Seconds stage_floor(const CostModel& cost, const PipelineShapeChoice& shape, int width, int stride,
                     Seconds above) {
   if (cost.states() == 0 || (!cost.chain() && cost.spine().empty())) return 0;
+  const int m = shape.micro_batches;
+  const int share = shape.micro_batch * m;
   // Some stage holds each state of a chain, and each operator of a graph's spine.
-  auto bound = [&cost, m = shape.micro_batches](const StageRun& run, std::vector<Seconds>& least) {
+  auto bound = [&cost, m](const StageRun& run, std::vector<Seconds>& least) {
     if (cost.chain()) {
       bound_states(cost, m, run, least);
     } else {
       bound_operators(cost, m, run, least);
     }
   };
-  const int m = shape.micro_batches;
-  const int share = shape.micro_batch * m;
   // The widest way, with as many replicas as a stage can take, reduced across machines: the
   // floor is no more than its bound, so where that is no more than `above` (the model's work
   // over the copy's devices: any model whose states' all-reduces do not bind), no other way

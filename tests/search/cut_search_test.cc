@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <random>
@@ -93,29 +94,59 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
   EXPECT_GT(multi_stage, random_trials(10));
 }
 
-// A shape's floor (shape_floor: the work, path, fill, one-stage and stage floors) is never above
-// the least path bound of the shape's plans over every chain of nested cuts, and on some shapes
-// above the work floor.
-TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
-  std::mt19937 rng(19);
-  int shapes = 0, branching = 0, raised = 0;
+// One shape of a random DAG instance: its copies' width, the least path bound of its plans
+// over every chain of nested cuts, that of its plans on the cluster's first machines (null
+// where none fits there), and its work floor.
+struct DagShape {
+  int trial = 0;
+  const detail::CostModel* cost = nullptr;
+  detail::PipelineShapeChoice shape;
+  int width = 0;
+  Seconds bound = 0;
+  const Seconds* on_first = nullptr;
+  Seconds work = 0;
+};
+
+// For each of random_trials(60) random DAG instances of `rng` (3 or 4 devices, 3 to 6
+// operators) and each shape with a plan that fits, visit(shape); returns how many of the
+// instances branch (are not chains).
+int for_each_dag_shape(std::mt19937& rng, const std::function<void(const DagShape&)>& visit) {
+  int branching = 0;
   for (int trial = 0; trial < random_trials(60); ++trial) {
     const int devices = trial % 2 ? 4 : 3;
     const testing::Instance in = dag_instance(rng, devices, 3 + trial % 4);
     branching += !in.model.chain();
     const detail::CostModel cost(in.model, in.cluster, in.settings);
+    const auto on_first =
+        testing::least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
     for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
       const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
       const int width = devices / replicas;
-      const Seconds floor = detail::shape_floor(cost, shape, width).own;
-      EXPECT_LE(floor, bound * (1 + 1e-12)) << "trial " << trial;
-      const Seconds work =
-          micro_batches * cost.whole_model_time(micro_batch) / (width * cost.fastest());
-      ++shapes;
-      raised += floor > 1.01 * work;
+      const auto first = on_first.find(key);
+      visit({trial,
+             &cost,
+             {replicas, micro_batch, micro_batches, schedule},
+             width,
+             bound,
+             first == on_first.end() ? nullptr : &first->second,
+             micro_batches * cost.whole_model_time(micro_batch) / (width * cost.fastest())});
     }
   }
+  return branching;
+}
+
+// A shape's floor (shape_floor: the work, path, fill, one-stage and stage floors) is never
+// above the least path bound of the shape's plans over every chain of nested cuts, and on
+// some shapes above the work floor.
+TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
+  std::mt19937 rng(19);
+  int shapes = 0, raised = 0;
+  const int branching = for_each_dag_shape(rng, [&](const DagShape& c) {
+    const Seconds floor = detail::shape_floor(*c.cost, c.shape, c.width).own;
+    EXPECT_LE(floor, c.bound * (1 + 1e-12)) << "trial " << c.trial;
+    ++shapes;
+    raised += floor > 1.01 * c.work;
+  });
   EXPECT_GT(branching, random_trials(30));
   EXPECT_GT(shapes, random_trials(100));
   EXPECT_GT(raised, shapes / 10);
@@ -127,31 +158,18 @@ TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
 // first machines, and on some shapes above the work floor.
 TEST(CutSearch, StageFloorNeverAboveAnyPlansBoundOnRandomDags) {
   std::mt19937 rng(29);
-  int shapes = 0, branching = 0, raised = 0;
-  for (int trial = 0; trial < random_trials(60); ++trial) {
-    const int devices = trial % 2 ? 4 : 3;
-    const testing::Instance in = dag_instance(rng, devices, 3 + trial % 4);
-    branching += !in.model.chain();
-    const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const auto on_first =
-        testing::least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
-    for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      const detail::PipelineShapeChoice shape{replicas, micro_batch, micro_batches, schedule};
-      const int width = devices / replicas;
-      const Seconds own = detail::stage_floor(cost, shape, width, width);
-      const Seconds anywhere = detail::stage_floor(cost, shape, width, 1);
-      EXPECT_LE(own, bound * (1 + 1e-12)) << "trial " << trial;
-      EXPECT_LE(anywhere, own * (1 + 1e-12)) << "trial " << trial;
-      if (const auto first = on_first.find(key); first != on_first.end()) {
-        EXPECT_LE(anywhere, first->second * (1 + 1e-12)) << "trial " << trial << ", first";
-      }
-      const Seconds work =
-          micro_batches * cost.whole_model_time(micro_batch) / (width * cost.fastest());
-      ++shapes;
-      raised += anywhere > 1.01 * work;
+  int shapes = 0, raised = 0;
+  const int branching = for_each_dag_shape(rng, [&](const DagShape& c) {
+    const Seconds own = detail::stage_floor(*c.cost, c.shape, c.width, c.width);
+    const Seconds anywhere = detail::stage_floor(*c.cost, c.shape, c.width, 1);
+    EXPECT_LE(own, c.bound * (1 + 1e-12)) << "trial " << c.trial;
+    EXPECT_LE(anywhere, own * (1 + 1e-12)) << "trial " << c.trial;
+    if (c.on_first) {
+      EXPECT_LE(anywhere, *c.on_first * (1 + 1e-12)) << "trial " << c.trial << ", first";
     }
-  }
+    ++shapes;
+    raised += anywhere > 1.01 * c.work;
+  });
   EXPECT_GT(branching, random_trials(30));
   EXPECT_GT(shapes, random_trials(100));
   EXPECT_GT(raised, shapes / 20);

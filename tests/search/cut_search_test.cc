@@ -17,6 +17,7 @@
 #include "random_trials.h"
 #include "search/branch_and_bound.h"
 #include "search/exhaustive.h"
+#include "search/floor_cases.h"
 #include "search/hybrid_search.h"
 #include "search/pipeline_dp.h"
 #include "search/random_instances.h"
@@ -94,43 +95,25 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
   EXPECT_GT(multi_stage, random_trials(10));
 }
 
-// One shape of a random DAG instance: its copies' width, the least path bound of its plans
-// over every chain of nested cuts, that of its plans on the cluster's first machines (null
-// where none fits there), and its work floor.
-struct DagShape {
-  int trial = 0;
-  const detail::CostModel* cost = nullptr;
-  detail::PipelineShapeChoice shape;
-  int width = 0;
-  Seconds bound = 0;
-  const Seconds* on_first = nullptr;
-  Seconds work = 0;
-};
+// A shape's work floor: each device's share of M micro-batches' work.
+Seconds work_floor(const testing::FloorCase& c) {
+  return c.shape.micro_batches * c.cost->whole_model_time(c.shape.micro_batch) /
+         (c.width * c.cost->fastest());
+}
 
 // For each of random_trials(60) random DAG instances of `rng` (3 or 4 devices, 3 to 6
-// operators) and each shape with a plan that fits, visit(shape); returns how many of the
-// instances branch (are not chains).
-int for_each_dag_shape(std::mt19937& rng, const std::function<void(const DagShape&)>& visit) {
+// operators) and each shape with a plan that fits, visit(its case: the least path bound of its
+// plans over every chain of nested cuts, and on the cluster's first machines); returns how
+// many of the instances branch (are not chains).
+int for_each_dag_floor_case(std::mt19937& rng,
+                            const std::function<void(const testing::FloorCase&)>& visit) {
   int branching = 0;
   for (int trial = 0; trial < random_trials(60); ++trial) {
     const int devices = trial % 2 ? 4 : 3;
     const testing::Instance in = dag_instance(rng, devices, 3 + trial % 4);
     branching += !in.model.chain();
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const auto on_first =
-        testing::least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
-    for (const auto& [key, bound] : testing::least_bound_by_shape(cost, in.global_batch)) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      const int width = devices / replicas;
-      const auto first = on_first.find(key);
-      visit({trial,
-             &cost,
-             {replicas, micro_batch, micro_batches, schedule},
-             width,
-             bound,
-             first == on_first.end() ? nullptr : &first->second,
-             micro_batches * cost.whole_model_time(micro_batch) / (width * cost.fastest())});
-    }
+    testing::visit_floor_cases(trial, cost, in, devices, visit);
   }
   return branching;
 }
@@ -141,11 +124,11 @@ int for_each_dag_shape(std::mt19937& rng, const std::function<void(const DagShap
 TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
   std::mt19937 rng(19);
   int shapes = 0, raised = 0;
-  const int branching = for_each_dag_shape(rng, [&](const DagShape& c) {
+  const int branching = for_each_dag_floor_case(rng, [&](const testing::FloorCase& c) {
     const Seconds floor = detail::shape_floor(*c.cost, c.shape, c.width).own;
     EXPECT_LE(floor, c.bound * (1 + 1e-12)) << "trial " << c.trial;
     ++shapes;
-    raised += floor > 1.01 * c.work;
+    raised += floor > 1.01 * work_floor(c);
   });
   EXPECT_GT(branching, random_trials(30));
   EXPECT_GT(shapes, random_trials(100));
@@ -159,7 +142,7 @@ TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
 TEST(CutSearch, StageFloorNeverAboveAnyPlansBoundOnRandomDags) {
   std::mt19937 rng(29);
   int shapes = 0, raised = 0;
-  const int branching = for_each_dag_shape(rng, [&](const DagShape& c) {
+  const int branching = for_each_dag_floor_case(rng, [&](const testing::FloorCase& c) {
     const Seconds own = detail::stage_floor(*c.cost, c.shape, c.width, c.width);
     const Seconds anywhere = detail::stage_floor(*c.cost, c.shape, c.width, 1);
     EXPECT_LE(own, c.bound * (1 + 1e-12)) << "trial " << c.trial;
@@ -168,7 +151,7 @@ TEST(CutSearch, StageFloorNeverAboveAnyPlansBoundOnRandomDags) {
       EXPECT_LE(anywhere, *c.on_first * (1 + 1e-12)) << "trial " << c.trial << ", first";
     }
     ++shapes;
-    raised += anywhere > 1.01 * c.work;
+    raised += anywhere > 1.01 * work_floor(c);
   });
   EXPECT_GT(branching, random_trials(30));
   EXPECT_GT(shapes, random_trials(100));

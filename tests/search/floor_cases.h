@@ -1,5 +1,5 @@
-// The floors' property tests' cases: random varied chains and, for each shape, the least path
-// bound of its plans on the cluster and on its first machines.
+// The floors' property tests' cases: random instances (varied chains here) and, for each
+// shape, the least path bound of its plans on the cluster and on its first machines.
 #pragma once
 
 #include <functional>
@@ -21,6 +21,24 @@ struct FloorCase {
   const Seconds* on_first = nullptr;
 };
 
+/// For each shape of instance `in` (on `devices` devices; `cost` its cost model) with a plan
+/// that fits, visit(case).
+inline void visit_floor_cases(int trial, const detail::CostModel& cost, const Instance& in,
+                              int devices, const std::function<void(const FloorCase&)>& visit) {
+  const auto least_first =
+      least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
+  for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
+    const auto& [replicas, micro_batch, micro_batches, schedule] = key;
+    const auto first = least_first.find(key);
+    visit({trial,
+           &cost,
+           {replicas, micro_batch, micro_batches, schedule},
+           devices / replicas,
+           bound,
+           first == least_first.end() ? nullptr : &first->second});
+  }
+}
+
 /// For each of `trials` trials of `rng`, a varied chain (varied_instance: 8 devices on odd
 /// trials, 6 on even; up to 7 states every third trial, 5 otherwise), and for each shape with
 /// a plan that fits, visit(case).
@@ -30,18 +48,7 @@ inline void for_each_floor_case(std::mt19937& rng, int trials,
     const int devices = trial % 2 ? 8 : 6;
     const Instance in = varied_instance(rng, trial, trial % 3 ? 5 : 7, devices);
     const detail::CostModel cost(in.model, in.cluster, in.settings);
-    const auto least_first =
-        least_bound_on_first_machines(in.model, in.cluster, in.settings, in.global_batch);
-    for (const auto& [key, bound] : least_bound_by_shape(cost, in.global_batch)) {
-      const auto& [replicas, micro_batch, micro_batches, schedule] = key;
-      const auto first = least_first.find(key);
-      visit({trial,
-             &cost,
-             {replicas, micro_batch, micro_batches, schedule},
-             devices / replicas,
-             bound,
-             first == least_first.end() ? nullptr : &first->second});
-    }
+    visit_floor_cases(trial, cost, in, devices, visit);
   }
 }
 

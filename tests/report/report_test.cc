@@ -228,6 +228,7 @@ TEST(Report, SearchStoppedAtItsEffortShowsItsGapEverywhere) {
   EXPECT_EQ(gap_cell, "<=" + detail::format::fixed(std::ceil(gap * 1000 - 1e-9) / 10, 1) + "%")
       << table;
   EXPECT_THAT(table, HasSubstr("\ngap: how much slower than the optimum"));
+  EXPECT_THAT(line_starting(table, "gap: "), HasSubstr("more search effort"));
   // The explained plan says what the gap is measured against, below its own summary line.
   const std::string proved = line_starting(table, "the search proved no plan");
   EXPECT_THAT(proved, HasSubstr(detail::format::fixed(points[0].lower_bound * 1e3, 3) + " ms"));

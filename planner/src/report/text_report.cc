@@ -228,7 +228,8 @@ std::string legend(const std::vector<PointResult>& points) {
   if (gap)
     text +=
         "gap: how much slower than the optimum the plan may be at most; the search proved a lower "
-        "bound on every plan's simulated time (README, \"Exactness and gaps\")\n";
+        "bound on every plan's simulated time (README, \"Exactness and gaps\"); more search effort "
+        "(SearchOptions::effort) can narrow it and find faster plans\n";
   if (inexact)
     text +=
         "no plan found: the search stopped at its effort limit (SearchOptions::effort) before "

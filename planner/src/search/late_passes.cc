@@ -53,21 +53,20 @@ void Search::refine_timed() {
   for (;;) {
     const Seconds target = pool_.fastest() * (1 - kTie);
     const std::size_t least = least_open(target);
-    if (least == open_.size() || refine_left_ == 0) return;
+    if (least == open_.size()) return;
     OpenShape& s = open_[least];
     // Its timed block passes come first (on a chain of kBlockPassStates states or more:
     // block_bound), then the least shape again; then its relaxed timed passes, where it has a
     // relaxed pass and few enough micro-batches. Beyond those (more micro-batches, or its
     // relaxed pass ran out), timed block passes only under 1F1B: for GPipe the path bound is
     // the simulated time, which its untimed passes bound already (16 single-GPU machines at
-    // GBS 32: two copies of 16 micro-batches, 86 M steps for nothing). Held, or pending its
-    // closing passes: its own bound is not the certificate's.
+    // GBS 32: two copies of 16 micro-batches, 86 M steps for nothing).
     const PipelineShapeChoice& shape = s.on.shape;
     const bool relaxed = !s.unrelaxed && relaxed_timeable(shape.micro_batches, shape.schedule);
     const bool blocks =
         !s.timed_blocked && (relaxed || (shape.schedule == Schedule::OneFOneB &&
                                          block_timeable(shape.micro_batches, shape.schedule)));
-    if (s.holder >= 0 || s.closing >= 0 || s.timed_done || !(blocks || relaxed)) return;
+    if (s.timed_done || !(blocks || relaxed)) return;
     if (blocks) {
       s.timed_blocked = true;
       const PassBound timed = block_bound(*s.on.cost, shape, target, refine_left_, limits(),
@@ -110,12 +109,17 @@ void Search::refine_timed() {
   }
 }
 
-// The open shape of least bound below `target` (the first of those tied), or open_.size().
+// The open shape of least bound below `target` (the first of those tied) where the late passes
+// may refine it: refining effort is left, and it is its own certificate (no open holder, not
+// pending its closing passes, whose bounds are its). Else open_.size().
 std::size_t Search::least_open(Seconds target) const {
   std::size_t least = open_.size();
   for (std::size_t i = 0; i < open_.size(); ++i)
     if (open_bound(i) < target && (least == open_.size() || open_bound(i) < open_bound(least)))
       least = i;
+  if (least == open_.size() || refine_left_ == 0 || open_[least].holder >= 0 ||
+      open_[least].closing >= 0)
+    return open_.size();
   return least;
 }
 
@@ -132,10 +136,10 @@ void Search::refine_past_stall() {
   for (;;) {
     const Seconds target = pool_.fastest() * (1 - kTie);
     const std::size_t least = least_open(target);
-    if (least == open_.size() || refine_left_ == 0) return;
+    if (least == open_.size()) return;
     OpenShape& s = open_[least];
-    if (s.holder >= 0 || s.closing >= 0 || s.stalled_before == 0 ||
-        s.stalled_before >= kNearWorstRefinements || needs(least) > refine_left_)
+    if (s.stalled_before == 0 || s.stalled_before >= kNearWorstRefinements ||
+        needs(least) > refine_left_)
       return;
     const PassBound pass =
         refined_bound(*s.on.cost, s.on.shape, target, refine_left_, limits(),
@@ -164,11 +168,9 @@ void Search::refine_merged() {
   for (;;) {
     const Seconds target = pool_.fastest() * (1 - kTie);
     const std::size_t least = least_open(target);
-    if (least == open_.size() || refine_left_ == 0) return;
+    if (least == open_.size()) return;
     OpenShape& s = open_[least];
-    if (s.holder >= 0 || s.closing >= 0 || s.merged_fields < kMergedFields ||
-        s.merged_fields >= kMostMergedFields)
-      return;
+    if (s.merged_fields < kMergedFields || s.merged_fields >= kMostMergedFields) return;
     const Seconds before = s.bound;
     const bool finished = merged_pass(s.on, s.bound, s.merged_fields + 1).finished;
     const bool rose = finished && s.bound >= before + kLeastRefinement * target;

@@ -9,10 +9,11 @@
 namespace pe::detail {
 
 SearchResult search_with_runners_up(const ModelProfile& model, const CostModel& cost,
-                                    int global_batch, const SearchOptions& options) {
+                                    int global_batch, const SearchOptions& options,
+                                    const std::vector<Plan>& hints) {
   SearchOptions best_only = options;
   best_only.top = 1;
-  SearchResult best = search_with_spine(model, cost, global_batch, best_only);
+  SearchResult best = search_with_spine(model, cost, global_batch, best_only, hints);
   if (options.top <= 1 || best.plans.empty()) return best;
   SearchResult more =
       search_plans(cost, global_batch, options, part_cost_of(model, cost.settings()), best.plans);

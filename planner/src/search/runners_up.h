@@ -1,6 +1,8 @@
 // The best plan of a batch size and, on request, the runners-up of other shapes.
 #pragma once
 
+#include <vector>
+
 #include "cost/cost_model.h"
 #include "pe/model.h"
 #include "pe/planner.h"
@@ -16,8 +18,9 @@ namespace pe::detail {
 /// the best plan never depends on top. It is the first search's plan, unless the second finds
 /// one faster by more than kSimpler; the runners-up are the second search's plans of other
 /// shapes. The lower bound is the larger of the two (each covers every plan), the fastest time
-/// the lesser.
+/// the lesser. `hints`: search_with_spine's.
 SearchResult search_with_runners_up(const ModelProfile& model, const CostModel& cost,
-                                    int global_batch, const SearchOptions& options);
+                                    int global_batch, const SearchOptions& options,
+                                    const std::vector<Plan>& hints = {});
 
 }  // namespace pe::detail

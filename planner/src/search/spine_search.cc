@@ -42,10 +42,10 @@ std::optional<Plan> spine_plan(const Plan& plan, const std::vector<std::uint32_t
 }
 
 SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost, int global_batch,
-                               const SearchOptions& options) {
+                               const SearchOptions& options, const std::vector<Plan>& hints) {
   const TrainingSettings& settings = cost.settings();
   const PartCostModel part = part_cost_of(model, settings);
-  HybridSearch first(cost, global_batch, options, part);
+  HybridSearch first(cost, global_batch, options, part, hints);
   const SearchResult found = first.result();
   // An exact answer is already the best of every cut, the spine's plans among them.
   if (model.spine.empty() || found.exact) return first.refined();

@@ -36,8 +36,9 @@ std::optional<Plan> spine_plan(const Plan& plan, const std::vector<std::uint32_t
 /// models. The lower bound is the larger of the two searches' over every cut (each covers
 /// every plan of `model`); exact is recomputed against the best plan reported. Of the
 /// searches over every cut, only the one whose bound decides gets refining passes: the second
-/// where there is one.
+/// where there is one. `hints` (plans of the same model, cluster and batch found another way)
+/// are the first search's (search_plans').
 SearchResult search_with_spine(const ModelProfile& model, const CostModel& cost, int global_batch,
-                               const SearchOptions& options);
+                               const SearchOptions& options, const std::vector<Plan>& hints = {});
 
 }  // namespace pe::detail

@@ -259,7 +259,9 @@ void declare_search_flags(CLI::App& app, Options& o) {
       "minute on 4,096 GPUs; 0 = unlimited, which on large graphs can take\n"
       "hours). When a batch size needs more, the best plan\n"
       "found is shown with its certified gap (CSV/JSON: exact false); it\n"
-      "is never worse than data parallelism");
+      "is never worse than data parallelism. Above the default, the\n"
+      "default's search runs first, so more effort never gives a slower\n"
+      "plan or a wider gap than the default");
   add(
       app, "--search-memory-mb", "N",
       [&o](const std::string& v) { o.search_memory_mb = parse_limit("--search-memory-mb", v); },

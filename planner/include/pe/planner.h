@@ -59,8 +59,12 @@ struct SearchOptions {
   /// cell and group, stages a power of two wide) and coarse passes (stages on granules of devices)
   /// share a quarter of it more each, for candidate plans; narrower copies get greedy passes after
   /// the first round, for the shapes whose exact pass ran out, and before those are searched again
-  /// the ones whose relaxed pass ran out get another, pruned by the plans found since. See
-  /// README, "Exactness and gaps".
+  /// the ones whose relaxed pass ran out get another, pruned by the plans found since. Above the
+  /// default, a batch size is first searched with the default effort and, unless that is exact,
+  /// then with this one from the plans found (which prune from the start); the answer keeps the
+  /// faster plan and the larger lower bound, so more effort never gives a slower plan (beyond
+  /// the simplicity margin, 0.1 %) or a wider gap than the default, for the default search's
+  /// time on top. See README, "Exactness and gaps".
   std::uint64_t effort = kDefaultSearchEffort;
   /// Most bytes one search pass (the dynamic program of one pipeline shape) may hold: its
   /// table of suffixes, and the candidates of the cell being filled; 0 = no limit. A pass that

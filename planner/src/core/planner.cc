@@ -6,15 +6,15 @@
 #include <cmath>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 #include "cost/cost_model.h"
 #include "pe/error.h"
 #include "report/format.h"
-#include "search/final_plan.h"
 #include "search/hybrid_search.h"
 #include "search/machine_runs.h"
 #include "search/pipeline_shapes.h"
-#include "search/runners_up.h"
+#include "search/point_search.h"
 #include "search/sweep_plans.h"
 
 namespace pe {
@@ -106,24 +106,6 @@ void check_settings(const TrainingSettings& s) {
     throw UsageError(kZero, kZero + " must be 0, 1, 2 or 3");
 }
 
-// The search on the cluster of `cost` (search_with_runners_up: the parts of the cluster are
-// searched too, so more machines never give a slower plan; a model with every cut is also
-// searched on its spine, search_with_spine; runners-up come from a second search, so they
-// never cost the best plan), then local moves to a faster plan where it stopped short, and
-// ties to the simpler plan, also where the passes never offered it (finish_plan).
-detail::SearchResult search_finished(const ModelProfile& model, const detail::CostModel& cost,
-                                     int global_batch, const SearchOptions& options) {
-  detail::SearchResult found = detail::search_with_runners_up(model, cost, global_batch, options);
-  if (found.plans.empty()) return found;
-  detail::FinalPlan last = detail::finish_plan(
-      cost, detail::part_cost_of(model, cost.settings()), found.plans.front(), global_batch,
-      found.fastest, found.exact, options.max_stage_width, detail::final_pairs(options.effort));
-  found.plans.front() = std::move(last.plan);
-  found.fastest = std::min(found.fastest, last.fastest);
-  found.exact = found.exact || found.lower_bound >= last.fastest * (1 - detail::kTie);
-  return found;
-}
-
 }  // namespace
 
 Planner::Planner(ModelProfile model, Cluster cluster, TrainingSettings settings,
@@ -163,7 +145,7 @@ PointResult Planner::plan(int global_batch) const {
   PointResult result;
   result.global_batch = global_batch;
   result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
-  detail::SearchResult found = search_finished(model_, cost, global_batch, options_);
+  detail::SearchResult found = detail::search_point(model_, cost, global_batch, options_);
   // A search covers the plans on the cluster's first machines; those on the machines from
   // where their kind changes, and then the first ones, are searched on their own
   // (machine_runs), unless no plan there can beat the fastest found, whose time their work
@@ -172,7 +154,7 @@ PointResult Planner::plan(int global_batch) const {
     const detail::CostModel run(model_, detail::rotated(cluster_, first), settings_);
     const Seconds floor = detail::work_floor(run, global_batch, run.device_count());
     if (!found.plans.empty() && floor >= found.fastest) continue;
-    detail::SearchResult there = search_finished(model_, run, global_batch, options_);
+    detail::SearchResult there = detail::search_point(model_, run, global_batch, options_);
     for (Plan& plan : there.plans) detail::move_to_machine(plan, cluster_, first);
     found = detail::merged(std::move(found), std::move(there), std::max(1, options_.top));
   }

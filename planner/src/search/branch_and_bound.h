@@ -210,6 +210,7 @@ struct Unclosed {
   std::uint64_t before = 0;
   int level = 1;
   bool relaxed = false;  // its relaxed closing passes ran (Search::relaxed_closing)
+  bool listed = false;   // its listing closing pass ran (Search::listing_closing)
   bool merged = false;   // its merged passes ran (Search::merge_unclosed)
 };
 
@@ -432,6 +433,7 @@ class Search {
   Closing close(const ShapeOn& s, int level, std::uint64_t factor, std::uint64_t& before,
                 Seconds& bound, std::uint64_t& left, bool uncapped);
   bool relaxed_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound, std::uint64_t& left);
+  bool listing_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound, std::uint64_t& left);
   void resume_closing();
   bool resume(Unclosed& u);
   Closing first_closings(Unclosed& u, std::uint64_t& left, bool resumed);

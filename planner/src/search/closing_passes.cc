@@ -153,17 +153,17 @@ bool Search::relaxed_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound
   return bound >= target;
 }
 
-// Before the first closing pass of shape `s` (first_closings), where its `bound` (its first exact
-// pass's) lies within kListingBand below the fastest plan and it has at most
-// kListingMicroBatches micro-batches: that exact pass again, within `cap`
-// steps of `left`, pruned by the fastest plan, listing every plan whose path bound is below it
-// and simulating each (DpQuery::enumerate, time_plan), which raises `bound` to the fastest plan
-// (or to a faster one it lists) where it finishes. A band that narrow holds few plans, and the
-// pass keeps the entries of its first pass, where the first closing pass (the window cycles)
-// keeps many more: on random chains of 300 layers at GBS 32 on 2 x 8 GPUs, one copy of 32
-// micro-batches of 1 was bound at 0.05 to 0.17 % below the fastest plan by its first exact pass in
-// 1.4 to 1.6 M steps, and its first closing pass ran out of 287 M (bench/README.md). True when the
-// shape no longer holds the certificate back.
+// Before the first closing pass of shape `s` (first_closings), where its `bound` (its first
+// exact pass's) lies within kListingBand below the fastest plan and it has at most
+// kListingMicroBatches micro-batches: that exact pass again, within `cap` steps of `left`,
+// pruned by the fastest plan, listing every plan whose path bound is below it and simulating
+// each (DpQuery::enumerate, time_plan), which raises `bound` to the fastest plan (or to a
+// faster one it lists) where it finishes. A band that narrow holds few plans, and the pass
+// keeps the entries of its first pass, where the first closing pass (the window cycles) keeps
+// many more: on random chains of 300 layers at GBS 32 on 2 x 8 GPUs, one copy of 32
+// micro-batches of 1 was bound 0.05 to 0.17 % below the fastest plan by its first exact pass
+// in 1.4 to 1.6 M steps, and its first closing pass ran out of 287 M (bench/README.md). True
+// when the shape no longer holds the certificate back.
 bool Search::listing_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound,
                              std::uint64_t& left) {
   const Seconds target = pool_.fastest() * (1 - kTie);

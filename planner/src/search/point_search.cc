@@ -31,9 +31,10 @@ SearchResult search_point(const ModelProfile& model, const CostModel& cost, int 
   SearchResult more = search_finished(model, cost, global_batch, options, first.plans);
   const Seconds bound = std::max(first.lower_bound, more.lower_bound);
   const Seconds fastest = std::min(first.fastest, more.fastest);
+  // (Where the first found no plan, the second's answer stands, a proof that none fits too.)
   const bool keep_first =
-      more.plans.empty() ||
-      (!first.plans.empty() &&
+      !first.plans.empty() &&
+      (more.plans.empty() ||
        first.plans.front().iteration_time < more.plans.front().iteration_time * (1 - kSimpler));
   SearchResult answer = keep_first ? std::move(first) : std::move(more);
   answer.lower_bound = bound;

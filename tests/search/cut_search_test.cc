@@ -95,12 +95,6 @@ TEST(CutSearch, MatchesExhaustiveEnumerationOfNestedCutsOnRandomDags) {
   EXPECT_GT(multi_stage, random_trials(10));
 }
 
-// A shape's work floor: each device's share of M micro-batches' work.
-Seconds work_floor(const testing::FloorCase& c) {
-  return c.shape.micro_batches * c.cost->whole_model_time(c.shape.micro_batch) /
-         (c.width * c.cost->fastest());
-}
-
 // For each of random_trials(60) random DAG instances of `rng` (3 or 4 devices, 3 to 6
 // operators) and each shape with a plan that fits, visit(its case: the least path bound of its
 // plans over every chain of nested cuts, and on the cluster's first machines); returns how
@@ -128,7 +122,7 @@ TEST(CutSearch, ShapeFloorNeverAboveAnyPlansBoundOnRandomDags) {
     const Seconds floor = detail::shape_floor(*c.cost, c.shape, c.width).own;
     EXPECT_LE(floor, c.bound * (1 + 1e-12)) << "trial " << c.trial;
     ++shapes;
-    raised += floor > 1.01 * work_floor(c);
+    raised += floor > 1.01 * testing::copies_work_floor(*c.cost, c.shape, c.width);
   });
   EXPECT_GT(branching, random_trials(30));
   EXPECT_GT(shapes, random_trials(100));
@@ -151,7 +145,7 @@ TEST(CutSearch, StageFloorNeverAboveAnyPlansBoundOnRandomDags) {
       EXPECT_LE(anywhere, *c.on_first * (1 + 1e-12)) << "trial " << c.trial << ", first";
     }
     ++shapes;
-    raised += anywhere > 1.01 * work_floor(c);
+    raised += anywhere > 1.01 * testing::copies_work_floor(*c.cost, c.shape, c.width);
   });
   EXPECT_GT(branching, random_trials(30));
   EXPECT_GT(shapes, random_trials(100));

@@ -25,11 +25,7 @@
 namespace pe {
 namespace {
 
-// M micro-batches of the whole model's work over a copy's devices.
-Seconds copies_work_floor(const detail::CostModel& cost, const detail::PipelineShapeChoice& shape,
-                          int width) {
-  return shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest());
-}
+using testing::copies_work_floor;
 
 TEST(FillFloor, ShapeFloorNeverAboveAnyPlansBound) {
   std::mt19937 rng(20261129);  // StageFloor.NeverAboveAnyPlansBound's instances

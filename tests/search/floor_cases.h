@@ -21,6 +21,14 @@ struct FloorCase {
   const Seconds* on_first = nullptr;
 };
 
+/// The work floor of copies of `width` devices: M micro-batches of the whole model's work over
+/// a copy's devices (shape_floor's first term), which the floors' tests count how often
+/// another floor rises above.
+inline Seconds copies_work_floor(const detail::CostModel& cost,
+                                 const detail::PipelineShapeChoice& shape, int width) {
+  return shape.micro_batches * cost.whole_model_time(shape.micro_batch) / (width * cost.fastest());
+}
+
 /// For each shape of instance `in` (on `devices` devices; `cost` its cost model) with a plan
 /// that fits, visit(case).
 inline void visit_floor_cases(int trial, const detail::CostModel& cost, const Instance& in,

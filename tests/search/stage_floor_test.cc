@@ -34,8 +34,7 @@ TEST(StageFloor, NeverAboveAnyPlansBound) {
       ++on_parts;
     }
     own_above += own > 1.01 * floor;
-    const Seconds work = c.shape.micro_batches * cost.whole_model_time(c.shape.micro_batch) /
-                         (c.width * cost.fastest());
+    const Seconds work = testing::copies_work_floor(cost, c.shape, c.width);
     ++shapes;
     above_work += floor > 1.01 * work;
   });

@@ -255,11 +255,13 @@ void declare_search_flags(CLI::App& app, Options& o) {
       [&o](const std::string& v) { o.search_effort = parse_effort(v); },
       "steps of the exact search per batch size (default 1e8: on 2 cores\n"
       "most batch sizes of the bundled profiles on 16 GPUs take under a\n"
-      "second, a few up to about 25 s (NASNet-A large); up to about a\n"
-      "minute on 4,096 GPUs; 0 = unlimited, which on large graphs can take\n"
-      "hours). When a batch size needs more, the best plan\n"
+      "second, a few up to about 25 s (NASNet-A large); up to a few\n"
+      "minutes on 1,024 GPUs and more; 0 = unlimited, which on large\n"
+      "graphs can take hours). When a batch size needs more, the best plan\n"
       "found is shown with its certified gap (CSV/JSON: exact false); it\n"
-      "is never worse than data parallelism. Above the default, the\n"
+      "is never worse than data parallelism, nor, by more than 5 %, than\n"
+      "the plan of the cluster's first 1, 2, 4, ... machines (planned too\n"
+      "where the gap is above that). Above the default, the\n"
       "default's search runs first, so more effort never gives a slower\n"
       "plan or a wider gap than the default");
   add(

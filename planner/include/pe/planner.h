@@ -64,7 +64,13 @@ struct SearchOptions {
   /// then with this one from the plans found (which prune from the start); the answer keeps the
   /// faster plan and the larger lower bound, so more effort never gives a slower plan (beyond
   /// the simplicity margin, 0.1 %) or a wider gap than the default, for the default search's
-  /// time on top. See README, "Exactness and gaps".
+  /// time on top. Where a batch size on two machines or more has a gap above 5 %, the cluster's
+  /// first machines (the largest power of two below its machine count) are planned the same way
+  /// on their own, unless their work over their devices cannot beat the plan found, and where
+  /// their plan is faster the cluster is searched again from it; so a cluster's plan is never
+  /// slower than its first 1, 2, 4, ... machines' by more than 5 % (beyond the margin), for
+  /// those searches' time on top.
+  /// See README, "Exactness and gaps" and "More devices never hurt".
   std::uint64_t effort = kDefaultSearchEffort;
   /// Most bytes one search pass (the dynamic program of one pipeline shape) may hold: its
   /// table of suffixes, and the candidates of the cell being filled; 0 = no limit. A pass that

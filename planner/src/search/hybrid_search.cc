@@ -71,6 +71,9 @@ Parts cluster_parts(const Cluster& cluster) {
   if (cluster.machine_gpus.front() > 1) parts.machines.push_back(0), parts.devices.push_back(1);
   return parts;
 }
+
+}  // namespace
+
 Cluster part_cluster(const Cluster& cluster, int machines) {
   Cluster part = cluster;
   const auto kept = static_cast<std::size_t>(std::max(machines, 1));
@@ -79,8 +82,6 @@ Cluster part_cluster(const Cluster& cluster, int machines) {
   if (!part.machine_gpu.empty()) part.machine_gpu.resize(kept);
   return part;
 }
-
-}  // namespace
 
 Seconds work_floor(const CostModel& cost, int global_batch, int used) {
   return cost.whole_model_time(global_batch) / (used * cost.fastest());

@@ -39,11 +39,15 @@ inline PartCostModel part_cost_of(const ModelProfile& model, const TrainingSetti
   return [&model, &settings](const Cluster& c) { return CostModel(model, c, settings); };
 }
 
-/// The search's answer for one global batch size.
+/// The part of `cluster` that is its first `machines` machines (at least 1; 0: its first
+/// device alone).
+Cluster part_cluster(const Cluster& cluster, int machines);
+
 /// Every plan of `global_batch` on `used` devices of the cluster of `cost` takes at least the
 /// batch's work over them (shape_floor), more on fewer devices.
 Seconds work_floor(const CostModel& cost, int global_batch, int used);
 
+/// The search's answer for one global batch size.
 struct SearchResult {
   std::vector<Plan> plans;  ///< Best first (simulated); empty when nothing fits.
   /// A proven lower bound on the simulated time of every plan of the search space.

@@ -4,7 +4,8 @@
 // (search_plans' parts), so this holds by construction whenever the search finishes; the
 // reported plan is the simplest within kSimpler of the fastest, so it may sit that much above
 // the fastest, which never grows. Where the search stops short, a cluster's plan is never
-// slower than its first 1, 2, 4, ... machines' (search_point searches them too).
+// slower than its first 1, 2, 4, ... machines' by more than 5 % (search_point searches them too
+// where its gap is above that).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -100,12 +101,13 @@ TEST(MoreDevices, NeverSlowerOnBundledProfiles) {
 // a fifth of a thousandth of the default effort. The whole cluster's own search
 // (search_finished) gives a slower plan than its first machines somewhere (VGG-19 on 4 machines:
 // speedup 5.05, on their first 2: 6.68); the planner never does against its first 2^k machines,
-// as the planner plans them (beyond the simplicity margin), and its lower bound stays below its
-// plan.
+// as the planner plans them, by more than kFirstMachinesGap (where its gap is above that it
+// searches them too; below, its bound shows it), beyond the simplicity margin, and its lower
+// bound stays below its plan.
 TEST(MoreDevices, NeverSlowerThanTheFirstPowerOfTwoMachinesWhereTheSearchStopsShort) {
   SearchOptions options;
   options.effort = 20'000;
-  const double margin = 1 + detail::kSimpler + 1e-12;
+  const double margin = (1 + detail::kSimpler + 1e-12) / (1 - detail::kFirstMachinesGap);
   int alone_slower = 0;
   for (const std::string name : {"vgg19", "gnmt_16"}) {
     const ProfileEntry e = find_profile(name);

@@ -434,6 +434,8 @@ class Search {
                 Seconds& bound, std::uint64_t& left, bool uncapped);
   bool relaxed_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound, std::uint64_t& left);
   bool listing_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound, std::uint64_t& left);
+  void take_closing(const ShapeOn& s, const ShapeResult& found, Seconds& bound,
+                    std::uint64_t& left);
   void resume_closing();
   bool resume(Unclosed& u);
   Closing first_closings(Unclosed& u, std::uint64_t& left, bool resumed);

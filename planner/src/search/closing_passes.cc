@@ -111,6 +111,16 @@ std::vector<Unclosed> Search::close_gaps(const std::vector<ShapeOn>& shapes,
   return short_of_effort;
 }
 
+// What closing pass `found` of shape `s` gives: its steps come out of `left`, its bound raises
+// `bound` where it finished, and its plans join the pool (close, listing_closing).
+void Search::take_closing(const ShapeOn& s, const ShapeResult& found, Seconds& bound,
+                          std::uint64_t& left) {
+  left -= std::min(left, found.steps);
+  if (found.complete) bound = std::max(bound, found.lower_bound);
+  for (const CostedPlan& plan : found.plans) add(*s.cost, plan);
+  pool_.simulate_promising();
+}
+
 // One closing pass of `level` (search_shape's `closing`) on shape `s` while it is open, with
 // up to `factor` times `before`, the steps of its pass before (then its own), or all of
 // `left` where `uncapped`, within `left`; raises `bound`.
@@ -124,10 +134,7 @@ Search::Closing Search::close(const ShapeOn& s, int level, std::uint64_t factor,
   ShapeResult found =
       search_shape(*s.cost, global_batch_, s.shape, pool_.cutoff_for(s.shape), std::min(left, cap),
                    0, limits(), level, pool_.fastest() * (1 - kTie), left);
-  left -= std::min(left, found.steps);
-  if (found.complete) bound = std::max(bound, found.lower_bound);
-  for (const CostedPlan& plan : found.plans) add(*s.cost, plan);
-  pool_.simulate_promising();
+  take_closing(s, found, bound, left);
   before = found.steps - found.enumeration_steps;
   if (found.complete) return Closing::Finished;
   return short_of_effort ? Closing::Short : Closing::Capped;
@@ -172,10 +179,7 @@ bool Search::listing_closing(const ShapeOn& s, std::uint64_t cap, Seconds& bound
   const std::uint64_t steps = std::min(left, cap);
   const ShapeResult found = search_shape(*s.cost, global_batch_, s.shape, pool_.cutoff_for(s.shape),
                                          steps, 0, limits(), 0, target, steps);
-  left -= std::min(left, found.steps);
-  if (found.complete) bound = std::max(bound, found.lower_bound);
-  for (const CostedPlan& plan : found.plans) add(*s.cost, plan);
-  pool_.simulate_promising();
+  take_closing(s, found, bound, left);
   return meets_fastest(bound);
 }
 

@@ -152,8 +152,7 @@ PointResult Planner::plan(int global_batch) const {
   // over their devices already exceeds.
   for (int first : detail::machine_runs(cluster_)) {
     const detail::CostModel run(model_, detail::rotated(cluster_, first), settings_);
-    const Seconds floor = detail::work_floor(run, global_batch, run.device_count());
-    if (!found.plans.empty() && floor >= found.fastest) continue;
+    if (detail::part_cannot_beat(run, global_batch, found)) continue;
     detail::SearchResult there = detail::search_point(model_, run, global_batch, options_);
     for (Plan& plan : there.plans) detail::move_to_machine(plan, cluster_, first);
     found = detail::merged(std::move(found), std::move(there), std::max(1, options_.top));

@@ -87,6 +87,11 @@ Seconds work_floor(const CostModel& cost, int global_batch, int used) {
   return cost.whole_model_time(global_batch) / (used * cost.fastest());
 }
 
+bool part_cannot_beat(const CostModel& part, int global_batch, const SearchResult& found) {
+  return !found.plans.empty() &&
+         work_floor(part, global_batch, part.device_count()) >= found.fastest;
+}
+
 using hybrid::Search;
 using hybrid::ShapeOn;
 

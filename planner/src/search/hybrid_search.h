@@ -62,6 +62,11 @@ struct SearchResult {
   std::uint64_t refine_left = 0;
 };
 
+/// Whether every plan on all devices of `part` (a part of the cluster `found` was searched on)
+/// is already no faster than `found`'s fastest plan, by the batch's work over them (work_floor):
+/// then the part need not be searched. False where `found` has no plan.
+bool part_cannot_beat(const CostModel& part, int global_batch, const SearchResult& found);
+
 /// The `top` best plans of distinct shapes by simulated time (best first, the simplest
 /// within kSimpler of the fastest leading), with a lower bound on the whole space. Each
 /// shape's pass shares options.effort (narrowest copies first; a shape that runs out is searched

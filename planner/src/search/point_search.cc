@@ -47,9 +47,7 @@ SearchResult grown(const ModelProfile& model, const CostModel& cost, int global_
     return whole;
   const CostModel part(model, part_cluster(cluster, first_machines(cluster.machine_count())),
                        cost.settings());
-  // A part whose work over its devices is no faster than the plan found has no faster plan.
-  if (!whole.plans.empty() && work_floor(part, global_batch, part.device_count()) >= whole.fastest)
-    return whole;
+  if (part_cannot_beat(part, global_batch, whole)) return whole;
   const int top = std::max(1, options.top);
   SearchResult first = search_point(model, part, global_batch, options, first_effort);
   Seconds bound = whole.lower_bound;  // over every plan, the part's among them

@@ -186,10 +186,11 @@ TEST(PipelineDp, RelaxedPassNeverAboveAnyPlansBound) {
 }
 
 // A timed pass (DpQuery::timed) finds the fastest simulated plan of each shape of a few
-// micro-batches, which the path bound may rank below others, and ranks its plans by their
-// simulated times; a shape of more micro-batches gets the exact pass.
+// micro-batches (kTimedMicroBatches; a closing pass's up to kClosingTimedMicroBatches: timed_most),
+// which the path bound may rank below others, and ranks its plans by their simulated times; a
+// shape of more micro-batches gets the exact pass.
 TEST(PipelineDp, TimedPassFindsTheFastestSimulatedPlanOfEachShape) {
-  int timed = 0, below = 0;
+  int timed = 0, below = 0, closing = 0;
   each_shape(20261201, random_trials(120), [&](const ShapeCase& c) {
     const detail::CostModel& cost = *c.cost;
     const int trial = c.trial;
@@ -197,14 +198,17 @@ TEST(PipelineDp, TimedPassFindsTheFastestSimulatedPlanOfEachShape) {
     const auto& [replicas, micro_batch, micro_batches, schedule] = c.key;
     detail::DpQuery query{replicas, c.devices / replicas, micro_batch, micro_batches, schedule};
     query.timed = true;
+    // Odd trials as a closing pass times them (search_shape): up to kClosingTimedMicroBatches.
+    if (trial % 2) query.timed_most = detail::kClosingTimedMicroBatches;
     const detail::DpResult pass = detail::best_pipeline(cost, query);
     ASSERT_FALSE(pass.stopped);
-    if (micro_batches > detail::kTimedMicroBatches) {
+    if (micro_batches > query.timed_most) {
       // The first passes' terms (kFirstPassTerms): a bound no larger than every plan's.
       EXPECT_LE(pass.least_bound, c.least_bound * (1 + 1e-12)) << "trial " << trial;
       return;
     }
     ++timed;
+    closing += micro_batches > detail::kTimedMicroBatches;
     // The first exact passes' bound (kFirstPassTerms, untimed): no larger.
     query.timed = false;
     const Seconds plain = detail::best_pipeline(cost, query).least_bound;
@@ -230,6 +234,7 @@ TEST(PipelineDp, TimedPassFindsTheFastestSimulatedPlanOfEachShape) {
     EXPECT_GT(detail::best_pipeline(cost, query).least_bound, time * (1 - 1e-6));
   });
   EXPECT_GT(timed, random_trials(120));
+  EXPECT_GT(closing, random_trials(10));
   // On some shapes the first passes' least bound lies below every plan's simulated time,
   // where the timed pass settles the shape (a few of them: not among the tenth of the trials
   // drawn under the sanitizers).

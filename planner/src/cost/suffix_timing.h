@@ -18,9 +18,9 @@
 // the undominated suffixes finds the fastest plan itself (search/pipeline_dp.cc).
 //
 // A suffix holds (M + 1) x M entries, so only shapes of at most kTimedMicroBatches are timed
-// this way (DpQuery::timed): the pipelines of a few large micro-batches, where an exact
-// pass over the fields of path_bound.h keeps hundreds of suffixes a cell that their
-// simulated times order.
+// this way (DpQuery::timed; closing passes up to kClosingTimedMicroBatches): the pipelines of a few
+// large micro-batches, where an exact pass over the fields of path_bound.h keeps hundreds of
+// suffixes a cell that their simulated times order.
 #pragma once
 
 #include <algorithm>
@@ -43,6 +43,16 @@ inline constexpr int kTimedMicroBatches = 5;
 // micro-batches of 1) took 58 s instead of 36 for the same gap (1.0 %), its passes counted
 // at timing_steps.
 inline constexpr int kRelaxedTimedMicroBatches = 2 * kTimedMicroBatches;
+
+// A closing pass (search_shape's `closing`) is timed up to 10 micro-batches, as a relaxed timed
+// pass is (kRelaxedTimedMicroBatches): it runs only on a finished shape still below the fastest
+// plan, cut off there, where an untimed pass can bound the shape no higher than the least path
+// bound of its plans, which may lie below their simulated times. A random graph of 80 layers at
+// GBS 8 on 3 machines of 5 GPUs, one copy of 8 micro-batches of 1: four untimed closing passes
+// (13 M steps) left it 1.7 % below the plan, the first timed one settles it in 84 K
+// (Planner.TimedClosingPassesOfUpToTenMicroBatchesSettleTheirShape; bench/README.md, "Random
+// graphs"). The default sweeps of the bundled profiles on 2 x 8 GPUs give the same answers.
+inline constexpr int kClosingTimedMicroBatches = kRelaxedTimedMicroBatches;
 
 // A timed block pass (DpQuery::timed with DpQuery::state_block) on a long chain tries about
 // (n / s)^2 stages where a relaxed timed pass tries n^2, so it can afford up to 16
@@ -84,6 +94,18 @@ constexpr std::uint64_t timing_steps(int micro_batches) {
   const auto few = static_cast<std::uint64_t>(kTimedMicroBatches);
   return std::max<std::uint64_t>(
       1, m * m * static_cast<std::uint64_t>(timing_width(micro_batches)) / (few * few * few));
+}
+
+/// The comparisons of two entries one comparison of two timings of M micro-batches counts as in
+/// an exact timed pass (DpQuery::timed; closing passes take up to kClosingTimedMicroBatches):
+/// 1 up to kTimedMicroBatches, as the steps were set there, else the timing's entries over
+/// those of kTimedMicroBatches, rounded up. Comparing the timings of a closing pass of 9
+/// micro-batches (90 entries each) took most of its time: a random chain of 150 layers at GBS 18
+/// on 2 machines of 6 GPUs ran 54 ns a step, its untimed pass 13; 3 a comparison now.
+constexpr std::uint64_t timing_comparisons(int micro_batches) {
+  const auto entries = static_cast<std::uint64_t>(timing_entries(micro_batches));
+  const auto few = static_cast<std::uint64_t>(timing_entries(kTimedMicroBatches));
+  return micro_batches <= kTimedMicroBatches ? 1 : (entries + few - 1) / few;
 }
 
 /// Whether suffixes of `micro_batches` under `schedule` can be timed in a relaxed pass: 1 to

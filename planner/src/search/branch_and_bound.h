@@ -149,8 +149,8 @@ inline int buckets_after(int passes) {
 // the shape there: exact. A fourth (1,024 buckets) took GNMT-16's point on 64 GPUs from 13 to
 // 42 s (its pass ran out with 236 M steps).
 inline constexpr int kWorstRefinements = 3;
-// Within kStallBand of the fastest plan, on shapes of more micro-batches than a timed pass
-// takes (kTimedMicroBatches), up to kNearWorstRefinements of them (1,024 and 4,096 buckets),
+// Within kStallBand of the fastest plan, on shapes of more micro-batches than a closing pass
+// times (kClosingTimedMicroBatches), up to kNearWorstRefinements of them (1,024 and 4,096 buckets),
 // until they stall: there the next pass, about three times the last's steps, costs far less
 // than the closing pass that follows the refining passes (Search::last_closing), an exact
 // pass with every term. NASNet-A large on 2 x 8 GPUs at GBS 128, two copies of 64

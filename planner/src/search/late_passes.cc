@@ -227,11 +227,11 @@ bool Search::merge_unclosed() {
 
 // Open shape i, the least bound once refine() refines it no more, gets one closing pass
 // (close) with all the refining effort left, pruned by the fastest plan; false where it had one
-// or gets none. The pass is timed where the shape's micro-batches are timeable
-// (DpQuery::timed): its least bound is then the fastest simulated plan of the shape, so one
-// that finishes settles it, where the relaxed passes' bounds only approach the path bound, which
-// may lie below: simplified GNMT-32 at GBS 320 on 16 single-GPU machines, one copy of 5
-// micro-batches of 64, ran out of the exact effort in its timed pass (it needs 69 M steps with
+// or gets none. The pass is timed where the shape's micro-batches are timeable (DpQuery::timed,
+// up to kClosingTimedMicroBatches): its least bound is then the fastest simulated plan of the
+// shape, so one that finishes settles it, where the relaxed passes' bounds only approach the path
+// bound, which may lie below: simplified GNMT-32 at GBS 320 on 16 single-GPU machines, one copy of
+// 5 micro-batches of 64, ran out of the exact effort in its timed pass (it needs 69 M steps with
 // the best plan as its bound), and its refining passes stopped 0.52 % below with 140 M steps
 // left. Elsewhere it is an exact pass with the window cycles: with the fastest plan as its
 // cutoff it may finish where the search's exact pass of the shape ran out, and its bound is the

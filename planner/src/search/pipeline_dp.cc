@@ -68,7 +68,7 @@ Dp::Dp(const CostModel& cost, const DpQuery& q)
                     cost.cluster().network.intra != cost.cluster().network.inter_p2p),
       largest_machine_(cost.largest_machine()),
       timed_(q.timed && !q.greedy && c_ == 1 && period_ == 0 &&
-             (!q.relaxed ? timeable(q.micro_batches, q.schedule)
+             (!q.relaxed ? timeable_within(q.timed_most, q.micro_batches, q.schedule)
               : b_ > 1   ? block_timeable(q.micro_batches, q.schedule)
                          : relaxed_timeable(q.micro_batches, q.schedule))),
       bound_(q.bound * (1 + kSlack)) {
@@ -162,12 +162,17 @@ void Dp::fill(Work& w, std::size_t a, int o) {
   w.timings.m = blank_.m;
   stages_from(w, a, o);
   w.most = std::max<std::uint64_t>(w.most, w.candidates.size() * candidate_bytes_);
-  w.spend(q_.greedy    ? keep_greedy(w.candidates, cell(a, o))
-          : q_.relaxed ? keep_least(w.candidates, w.timings, cell(a, o), timings(index(a, o)),
-                                    bucketing_, w.keys)
-                       : keep_undominated(w.candidates, w.timings, cell(a, o), timings(index(a, o)),
-                                          timed_ ? 0 : q_.merged_fields) /
-                             kComparisonsPerStep);
+  std::uint64_t steps = 0;
+  if (q_.greedy)
+    steps = keep_greedy(w.candidates, cell(a, o));
+  else if (q_.relaxed)
+    steps =
+        keep_least(w.candidates, w.timings, cell(a, o), timings(index(a, o)), bucketing_, w.keys);
+  else  // a comparison of two timings counts as timing_comparisons of two entries
+    steps = keep_undominated(w.candidates, w.timings, cell(a, o), timings(index(a, o)),
+                             timed_ ? 0 : q_.merged_fields) *
+            (timed_ ? timing_comparisons(q_.micro_batches) : 1) / kComparisonsPerStep;
+  w.spend(steps);
   w.timings.clear();
   std::vector<Brief>& briefs = briefs_[index(a, o)];
   for (const Entry& e : cell(a, o))

@@ -11,6 +11,7 @@
 #include "cost/cost_model.h"
 #include "cost/path_bound.h"
 #include "cost/pipeline_spec.h"
+#include "cost/suffix_timing.h"
 #include "pe/planner.h"
 
 namespace pe::detail {
@@ -256,6 +257,9 @@ struct DpQuery {
   /// So is a timed block pass's (state_block): its stages take the least times, transfers and
   /// exposed all-reduces of the stages they stand for, and the timings only grow with each.
   bool timed = false;
+  /// The most micro-batches an exact timed pass times: kTimedMicroBatches, or for a closing
+  /// pass kClosingTimedMicroBatches (search_shape).
+  int timed_most = kTimedMicroBatches;
   /// Most bytes the pass may hold; 0 for no limit. Counted are its cells' entries, briefs and
   /// timings (by capacity) once each row of cells is filled, and while a cell is filled, its
   /// candidates (entries and timings) on top of the rows before. A pass that would hold more

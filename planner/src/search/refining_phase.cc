@@ -189,7 +189,7 @@ void Search::refine() {
         // Within kStallBand of the fastest plan, where the closing pass after them is untimed,
         // buckets of worst term that still rise go on (kNearWorstRefinements).
         const bool near = raised >= target * (1 - kStallBand) &&
-                          open_[i].on.shape.micro_batches > kTimedMicroBatches;
+                          open_[i].on.shape.micro_batches > kClosingTimedMicroBatches;
         const int most = !open_[i].worst ? kRefinements
                          : near          ? kNearWorstRefinements
                                          : kWorstRefinements;

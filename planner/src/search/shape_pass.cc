@@ -479,6 +479,7 @@ ShapeResult search_shape(const CostModel& cost, int global_batch, const Pipeline
   // lost the plan that pass finds; from the second they settle that point (gap 0.33 %).
   query.terms.forwards = closing >= 2;
   query.timed = timed || closing > 0;
+  if (closing > 0) query.timed_most = kClosingTimedMicroBatches;
   query.max_stages = max_stages;
   if (enumerate_within > 0 && std::isfinite(enumerate_within))
     enumerate_in(cost, shape, enumerate_within, enumerate_effort, query);

@@ -234,12 +234,12 @@ TEST(PipelineDp, TimedPassFindsTheFastestSimulatedPlanOfEachShape) {
     EXPECT_GT(detail::best_pipeline(cost, query).least_bound, time * (1 - 1e-6));
   });
   EXPECT_GT(timed, random_trials(120));
-  EXPECT_GT(closing, random_trials(10));
   // On some shapes the first passes' least bound lies below every plan's simulated time,
-  // where the timed pass settles the shape (a few of them: not among the tenth of the trials
-  // drawn under the sanitizers).
+  // where the timed pass settles the shape; and some are timed only as a closing pass times
+  // them (a few of each: not among the tenth of the trials drawn under the sanitizers).
   if (!trials_reduced()) {
     EXPECT_GT(below, 0);
+    EXPECT_GT(closing, 10);
   }
 }
 

@@ -75,12 +75,6 @@ constexpr bool timeable_within(int most, int micro_batches, Schedule schedule) {
   return micro_batches >= 1 && micro_batches <= most && schedule != Schedule::Interleaved;
 }
 
-/// Whether suffixes of `micro_batches` under `schedule` can be timed: 1 to kTimedMicroBatches
-/// micro-batches, 1F1B or GPipe.
-constexpr bool timeable(int micro_batches, Schedule schedule) {
-  return timeable_within(kTimedMicroBatches, micro_batches, schedule);
-}
-
 /// The micro-batches prepend_timing's times hold for M of them (each operation costs about
 /// as many): kTimedMicroBatches, kRelaxedTimedMicroBatches or kBlockTimedMicroBatches.
 constexpr int timing_width(int micro_batches) {

@@ -181,6 +181,11 @@ class Dp {
     // its own every kSharedSteps; it stops once they pass its limit (fill_row).
     std::atomic<std::uint64_t>* row = nullptr;
     std::uint64_t shared = 0;  // its steps added to *row
+    // The last in_front() asked for (try_stage): every stage a cell tries starts at the same
+    // state and device, so it asks the same.
+    std::size_t front_state = std::numeric_limits<std::size_t>::max();
+    int front_device = 0;
+    InFront front;
     // Counts work against the limit; false (and the work stops) once it is used up.
     bool spend(std::uint64_t n) {
       if (stopped || n > limit - steps) return !(stopped = true);
@@ -224,6 +229,15 @@ class Dp {
   void grow(Work& w, Stage& s, std::vector<Trial>& variants);
   void grow_blocks(Work& w, Stage& s, std::vector<Trial>& variants);
   bool try_variants(Work& w, Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed);
+  bool try_trials(Work& w, Stage& s, std::vector<Trial>& variants);
+  bool count_unfollowed(Work& w, std::size_t n, std::uint64_t& unfollowed);
+  // The first row from `row` on whose cell at device `o` holds an entry (a row filled: rows
+  // after the one being filled), or rows_ (a stage that ends the model): next_followed_.
+  std::size_t next_followed(std::size_t row, int o) const {
+    if (row >= rows_ || o >= slots_) return rows_;
+    return next_followed_[static_cast<std::size_t>(o) * (rows_ + 1) + row];
+  }
+  void mark_followed(std::size_t a);
   Seconds block_exposed(const Stage& s, Trial& trial) const;
   bool try_stage(Work& w, Stage& s, Trial& trial);
   void offer_whole_model(Work& w, int r);
@@ -270,6 +284,9 @@ class Dp {
     bool head;
   };
   std::vector<std::vector<Brief>> briefs_;
+  // next_followed(row, o) at o * (rows_ + 1) + row, set as each row is filled (the cells of
+  // one device lie far apart in cells_).
+  std::vector<std::uint32_t> next_followed_;
   BoundTerms terms_ = q_.terms;  // DpQuery::terms, `paced` off in a greedy pass
   bool timed_;                   // DpQuery::timed, where it applies
   // DpQuery::max_stages where it applies, else more than any suffix counts.

@@ -126,11 +126,16 @@ void Dp::widen_classes(Work& w, std::size_t a, int o, int d) {
 // wide copies (GNMT-32 on 16 single-GPU machines: 87 % of them; its sweep took half the time
 // without them). Checking one costs about a comparison, and counts as one. It does not end a
 // chain, since whether it breaks the bound or memory is not known: the next stage that can
-// be followed, costed, may end it (`unfollowed` counts them).
+// be followed, costed, may end it (`unfollowed` counts them: count_unfollowed).
 bool Dp::try_variants(Work& w, Stage& s, std::vector<Trial>& variants, std::uint64_t& unfollowed) {
   const int next = cell_after(s);
   if (s.next < rows_ && (next >= slots_ || cell(s.next, next).empty()))
-    return ++unfollowed % kComparisonsPerStep != 0 || w.spend(1);
+    return count_unfollowed(w, 1, unfollowed);
+  return try_trials(w, s, variants);
+}
+
+// Stage s in each live variant, where a suffix can follow it (try_variants).
+bool Dp::try_trials(Work& w, Stage& s, std::vector<Trial>& variants) {
   bool any = false;
   for (Trial& trial : variants) {
     if (!trial.live || !w.spend(1)) continue;
@@ -142,32 +147,48 @@ bool Dp::try_variants(Work& w, Stage& s, std::vector<Trial>& variants, std::uint
 }
 
 // Stage s (its first state or block, cells and devices set) for each last state, in each
-// variant.
+// variant. The stages whose next cell holds no entry are counted as try_variants counts them,
+// a run at a time (next_followed): most are such.
 void Dp::grow(Work& w, Stage& s, std::vector<Trial>& variants) {
   if (b_ > 1) return grow_blocks(w, s, variants);
   const std::size_t a = s.first;
   const bool chain = cost_.chain();
-  std::uint64_t unfollowed = 0;
   s.from = a;
-  auto try_all = [&] {
-    s.next = s.last + 1;
-    return try_variants(w, s, variants, unfollowed);
+  // The last states: from a on a chain, from 0 at state 0, else those whose cut contains
+  // state a - 1's (ascending); the whole model is offer_whole_model's.
+  const std::vector<std::uint32_t>* listed = chain || a == 0 ? nullptr : &cost_.later(a - 1);
+  const std::size_t first = chain ? a : 0, end = a == 0 ? n_ - 1 : n_;
+  const std::size_t count = listed ? listed->size() : end - first;
+  auto last_at = [&](std::size_t i) { return listed ? std::size_t{(*listed)[i]} : first + i; };
+  auto index_of = [&](std::size_t last) {  // of the first last state no less than `last`
+    if (!listed) return std::min(count, std::max(last, first) - first);
+    return static_cast<std::size_t>(std::lower_bound(listed->begin(), listed->end(), last) -
+                                    listed->begin());
   };
-  const std::size_t end = a == 0 ? n_ - 1 : n_;  // the whole model is offer_whole_model's
-  if (chain) {
-    for (s.last = a; s.last < end && !w.stopped; ++s.last)
-      if (!try_all()) break;
-    return;
+  const int to = cell_after(s);
+  std::uint64_t unfollowed = 0;
+  for (std::size_t i = 0; i < count && !w.stopped;) {
+    const std::size_t last = last_at(i), row = next_followed(last + 1, to);
+    if (row > last + 1) {  // none follows a stage ending before state row - 1
+      const std::size_t j = std::max(i + 1, index_of(row - 1));
+      if (!count_unfollowed(w, j - i, unfollowed)) return;
+      i = j;
+      continue;
+    }
+    s.last = last, s.next = row;
+    if (!try_trials(w, s, variants) && chain) return;
+    ++i;
   }
-  if (a == 0) {
-    for (s.last = 0; s.last < end && !w.stopped; ++s.last) try_all();
-    return;
-  }
-  for (const std::uint32_t last : cost_.later(a - 1)) {
-    if (w.stopped) return;
-    s.last = last;
-    try_all();
-  }
+}
+
+// Counts `n` more stages that no suffix follows (try_variants): one step every
+// kComparisonsPerStep of them; false when the steps run out.
+bool Dp::count_unfollowed(Work& w, std::size_t n, std::uint64_t& unfollowed) {
+  std::uint64_t steps = (unfollowed + n) / kComparisonsPerStep - unfollowed / kComparisonsPerStep;
+  unfollowed += n;
+  for (; steps > 0; --steps)
+    if (!w.spend(1)) return false;
+  return true;
 }
 
 // A block pass's stages from block a = s.first (DpQuery::state_block): those inside block a
@@ -218,7 +239,9 @@ Seconds Dp::block_exposed(const Stage& s, Trial& trial) const {
 // all-reduce.
 bool Dp::try_stage(Work& w, Stage& s, Trial& trial) {
   const StageVariant& v = s.variant = trial.variant;
-  const InFront front = in_front(s.from, s.start);
+  if (w.front_state != s.from || w.front_device != s.start)
+    w.front = in_front(s.from, s.start), w.front_state = s.from, w.front_device = s.start;
+  const InFront& front = w.front;
   if (s.inside) {
     s.memory = trial.place.memory;
     s.times = {};

@@ -90,6 +90,8 @@ DpResult Dp::run() {
   if (!main_.spend(cells)) return {{}, main_.steps, true};
   cells_.resize(rows_ * static_cast<std::size_t>(slots_));
   briefs_.resize(cells_.size());
+  next_followed_.assign((rows_ + 1) * static_cast<std::size_t>(slots_),
+                        static_cast<std::uint32_t>(rows_));
   if (timed_) timings_.assign(cells_.size(), blank_);
   if (b_ > 1) {
     if (!main_.spend(n_)) return {{}, main_.steps, true};
@@ -103,6 +105,7 @@ DpResult Dp::run() {
     if (q_.memory_limit > 0) main_.room = (q_.memory_limit - held_) / candidate_bytes_;
     main_.most = 0;
     fill_row(a);
+    mark_followed(a);
     peak_ = std::max(peak_, held_ + main_.most);
     if (!main_.out_of_memory && !main_.stopped) held_ += row_bytes(a);
     if (main_.out_of_memory || (q_.memory_limit > 0 && held_ > q_.memory_limit))
@@ -121,6 +124,15 @@ DpResult Dp::run() {
       result.least_bound <= q_.enumerate_bound)
     enumerate(result);
   return result;
+}
+
+// Sets next_followed() for row a, once its cells are filled.
+void Dp::mark_followed(std::size_t a) {
+  for (int o = 0; o < slots_; ++o) {
+    const std::size_t at = static_cast<std::size_t>(o) * (rows_ + 1) + a;
+    next_followed_[at] =
+        cell(a, o).empty() ? next_followed_[at + 1] : static_cast<std::uint32_t>(a);
+  }
 }
 
 // The bytes row a's cells hold (entries, briefs and timings, by capacity).

@@ -1,6 +1,7 @@
 // Pipeline schedules and the per-stage times an event simulation needs.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,27 @@ struct ScheduledOp {
   int chunk = 0;
 };
 
+namespace schedule_detail {
+
+// Forwards before the first backward of group `device`.
+inline int warmup(Schedule schedule, int device, int devices, int chunks, int micro_batches) {
+  const int total = micro_batches * chunks;
+  if (schedule == Schedule::GPipe) return total;
+  if (schedule == Schedule::OneFOneB) return std::min(total, devices - device);
+  return std::min(total, 2 * (devices - device - 1) + (chunks - 1) * devices + 1);
+}
+
+// The k-th forward (or backward) of a group: micro-batches in groups of p, each group
+// through the chunks in order (backwards: in reverse). Identity when chunks == 1.
+inline ScheduledOp kth(bool forward, int k, int devices, int chunks) {
+  if (chunks == 1) return {forward, k, 0};  // spares the divisions the simulator's loop repeats
+  const int round = devices * chunks;
+  const int chunk = (k % round) / devices;
+  return {forward, (k / round) * devices + k % devices, forward ? chunk : chunks - 1 - chunk};
+}
+
+}  // namespace schedule_detail
+
 /// The index-th of the 2 x M x v operations of device group `device` of `devices`
 /// (0 <= index < 2 M v). 1F1B (v = 1) warms up with min(M, p - d) forwards, then alternates
 /// backward (oldest) and forward (next); GPipe runs M forwards, then M backwards.
@@ -66,8 +88,20 @@ struct ScheduledOp {
 /// (k / pv) p + k mod p), backwards the same groups through chunks v-1..0; warm-up
 /// min(Mv, 2 (p - d - 1) + (v - 1) p + 1) forwards, then alternating as 1F1B.
 /// `micro_batches` must be a multiple of `devices` when chunks > 1.
-ScheduledOp scheduled_op(Schedule schedule, int index, int device, int devices, int chunks,
-                         int micro_batches);
+/// (Inline: the simulator asks it for every operation it runs.)
+inline ScheduledOp scheduled_op(Schedule schedule, int index, int device, int devices, int chunks,
+                                int micro_batches) {
+  using schedule_detail::kth;
+  const int total = micro_batches * chunks;
+  const int w = schedule_detail::warmup(schedule, device, devices, chunks, micro_batches);
+  if (index < w) return kth(true, index, devices, chunks);
+  if (index < 2 * total - w) {
+    const int step = index - w;
+    if (step % 2 == 0) return kth(false, step / 2, devices, chunks);
+    return kth(true, w + step / 2, devices, chunks);
+  }
+  return kth(false, index - total, devices, chunks);
+}
 
 /// The most activation bytes a device of group `device` keeps at once under the
 /// interleaved schedule, where one micro-batch of chunk c keeps chunk_bytes[c] (v entries).

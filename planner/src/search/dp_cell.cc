@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <numeric>
 #include <tuple>
 
@@ -34,6 +36,27 @@ struct Keys {
     return any != 0;
   }
 };
+// Whether two entries' bounds hold the same bits, so that every field is equal. Such twins are
+// most of some passes' candidates, nearly all behind a stage with no work (a block pass's
+// stage inside a block): NASNet-A large at GBS 512 on 256 GPUs, 68 % of the candidates of its
+// untimed exact passes are a twin of the one sorted before them, and a third of the sort's
+// comparisons went through every field to find them equal. Compared word by word, the first
+// alone (most pairs differ there), the rest without branches.
+bool twins(const Entry& a, const Entry& b) {
+  constexpr std::size_t kWords = offsetof(SuffixBound, stages) / 8;
+  const auto* x = reinterpret_cast<const unsigned char*>(&a.bound);
+  const auto* y = reinterpret_cast<const unsigned char*>(&b.bound);
+  auto differ = [&](std::size_t i) {
+    std::uint64_t u, v;
+    std::memcpy(&u, x + 8 * i, 8);
+    std::memcpy(&v, y + 8 * i, 8);
+    return u ^ v;
+  };
+  if (differ(0) != 0) return false;
+  std::uint64_t any = static_cast<std::uint64_t>(a.bound.stages ^ b.bound.stages);
+  for (std::size_t i = 1; i < kWords; ++i) any |= differ(i);
+  return any == 0;
+}
 Keys& key_scratch() {
   thread_local Keys keys;
   return keys;
@@ -83,10 +106,12 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& ti
   auto less = [&](std::uint32_t l, std::uint32_t r) {
     const Entry &a = candidates[l], &b = candidates[r];
     if (a.group() != b.group()) return a.group() < b.group();
-    for (int i = 0; i < Entry::kFields; ++i) {
-      const Seconds x = a.field(i), y = b.field(i);
-      if (x != y) return x < y;
-    }
+    if (a.field(0) != b.field(0)) return a.field(0) < b.field(0);
+    if (!twins(a, b))
+      for (int i = 1; i < Entry::kFields; ++i) {
+        const Seconds x = a.field(i), y = b.field(i);
+        if (x != y) return x < y;
+      }
     return std::make_tuple(a.k(), !a.head, a.last, a.width, a.child, a.variant.recompute) <
            std::make_tuple(b.k(), !b.head, b.last, b.width, b.child, b.variant.recompute);
   };
@@ -119,6 +144,10 @@ std::uint64_t keep_undominated(std::vector<Entry>& candidates, const Timings& ti
       return merged > 0 ? cell[at].no_worse_in_first(c, merged) : kept.no_worse(cell[at], timed, c);
     };
     bool dominated = hint < cell.size() && beats(hint);
+    // An untimed twin of the entry kept last is no worse than it (sorted next to it). Not in a
+    // merged pass, which lowers the first entry found that dominates.
+    if (!dominated && merged == 0 && !c.timed() && cell.size() > group && twins(cell.back(), c))
+      dominated = true;
     for (std::size_t j = 0; j < keys.size() && !dominated; j += Keys::kBlock) {
       const std::size_t n = std::min(Keys::kBlock, keys.size() - j);
       if (!keys.any_no_worse_than(j, n, key)) continue;

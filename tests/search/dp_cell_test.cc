@@ -94,10 +94,11 @@ TEST(DpCell, KeepUndominatedKeepsWhatTheContractKeepsTwinsIncluded) {
         candidates.push_back(e);
       }
     }
-    // A zero of the other sign: the same fields in other bits, no twin by its bits.
+    // A zero of the other sign: the same fields in other bits, no twin by its bits (`tail`
+    // is never drawn, so 0 in every candidate).
     if (trial % 3 == 0) {
       Entry e = candidates.front();
-      e.bound.after = -0.0 * e.bound.after;
+      e.bound.tail = -0.0;
       e.child += 100;
       candidates.push_back(e);
     }

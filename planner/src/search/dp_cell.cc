@@ -44,6 +44,8 @@ struct Keys {
 // alone (most pairs differ there), the rest without branches.
 bool twins(const Entry& a, const Entry& b) {
   constexpr std::size_t kWords = offsetof(SuffixBound, stages) / 8;
+  // Every byte before `stages` is in a word (all doubles): none is left uncompared.
+  static_assert(offsetof(SuffixBound, stages) % 8 == 0);
   const auto* x = reinterpret_cast<const unsigned char*>(&a.bound);
   const auto* y = reinterpret_cast<const unsigned char*>(&b.bound);
   auto differ = [&](std::size_t i) {

@@ -12,7 +12,7 @@
 #include "random_trials.h"
 #include "robustness/robustness_checks.h"
 #include "search/candidate_pool.h"
-#include "search/runners_up.h"
+#include "search/spine_search.h"
 
 namespace pe {
 namespace {
@@ -31,7 +31,7 @@ TEST(FinishPlan, FasterOrSimplerAndAlwaysAPlanOfTheModel) {
     SearchOptions options;
     options.effort = 3000;
     const detail::SearchResult found =
-        detail::search_with_runners_up(in.model, cost, in.global_batch, options);
+        detail::search_with_spine(in.model, cost, in.global_batch, options);
     if (found.plans.empty() || found.exact) continue;
     ++inexact;
     const detail::PartCostModel part = detail::part_cost_of(in.model, in.settings);

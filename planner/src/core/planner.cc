@@ -15,6 +15,7 @@
 #include "search/machine_runs.h"
 #include "search/pipeline_shapes.h"
 #include "search/point_search.h"
+#include "search/runners_up.h"
 #include "search/sweep_plans.h"
 
 namespace pe {
@@ -145,18 +146,25 @@ PointResult Planner::plan(int global_batch) const {
   PointResult result;
   result.global_batch = global_batch;
   result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
-  detail::SearchResult found = detail::search_point(model_, cost, global_batch, options_);
+  // The best plan is searched for alone (options.top 1), so it never depends on --top; the
+  // runners-up come from one more search after it (with_runners_up).
+  SearchOptions best_only = options_;
+  best_only.top = 1;
+  detail::SearchResult found = detail::search_point(model_, cost, global_batch, best_only);
   // A search covers the plans on the cluster's first machines; those on the machines from
   // where their kind changes, and then the first ones, are searched on their own
   // (machine_runs), unless no plan there can beat the fastest found, whose time their work
   // over their devices already exceeds.
-  for (int first : detail::machine_runs(cluster_)) {
+  const std::vector<int> runs = detail::machine_runs(cluster_);
+  for (int first : runs) {
     const detail::CostModel run(model_, detail::rotated(cluster_, first), settings_);
     if (detail::part_cannot_beat(run, global_batch, found)) continue;
-    detail::SearchResult there = detail::search_point(model_, run, global_batch, options_);
+    detail::SearchResult there = detail::search_point(model_, run, global_batch, best_only);
     for (Plan& plan : there.plans) detail::move_to_machine(plan, cluster_, first);
-    found = detail::merged(std::move(found), std::move(there), std::max(1, options_.top));
+    found = detail::merged(std::move(found), std::move(there), 1);
   }
+  found =
+      detail::with_runners_up(model_, cost, global_batch, options_, std::move(found), runs.empty());
   result.plans = std::move(found.plans);
   result.exact = found.exact;
   result.lower_bound = result.plans.empty() ? 0 : found.lower_bound;

@@ -5,13 +5,15 @@
 
 #include "search/final_plan.h"
 #include "search/machine_runs.h"
-#include "search/runners_up.h"
+#include "search/spine_search.h"
 
 namespace pe::detail {
 
 SearchResult search_finished(const ModelProfile& model, const CostModel& cost, int global_batch,
                              const SearchOptions& options, const std::vector<Plan>& hints) {
-  SearchResult found = search_with_runners_up(model, cost, global_batch, options, hints);
+  SearchOptions best_only = options;
+  best_only.top = 1;
+  SearchResult found = search_with_spine(model, cost, global_batch, best_only, hints);
   if (found.plans.empty()) return found;
   FinalPlan last =
       finish_plan(cost, part_cost_of(model, cost.settings()), found.plans.front(), global_batch,
@@ -48,7 +50,6 @@ SearchResult grown(const ModelProfile& model, const CostModel& cost, int global_
   const CostModel part(model, part_cluster(cluster, first_machines(cluster.machine_count())),
                        cost.settings());
   if (part_cannot_beat(part, global_batch, whole)) return whole;
-  const int top = std::max(1, options.top);
   SearchResult first = search_point(model, part, global_batch, options, first_effort);
   Seconds bound = whole.lower_bound;  // over every plan, the part's among them
   if (!first.plans.empty() && first.fastest < whole.fastest * (1 - kSimpler)) {
@@ -56,9 +57,9 @@ SearchResult grown(const ModelProfile& model, const CostModel& cost, int global_
     from.insert(from.end(), whole.plans.begin(), whole.plans.end());
     SearchResult again = search_finished(model, cost, global_batch, options, from);
     bound = std::max(bound, again.lower_bound);
-    whole = merged(std::move(whole), std::move(again), top);
+    whole = merged(std::move(whole), std::move(again), 1);
   }
-  SearchResult both = merged(std::move(whole), std::move(first), top);
+  SearchResult both = merged(std::move(whole), std::move(first), 1);
   if (both.plans.empty()) return both;
   both.lower_bound = std::min(bound, both.fastest);
   both.exact = bound >= both.fastest * (1 - kTie);

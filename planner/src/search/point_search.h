@@ -13,12 +13,12 @@
 
 namespace pe::detail {
 
-/// The search on the cluster of `cost` (search_with_runners_up: the parts of the cluster are
-/// searched too, so more machines never give a slower plan where it finishes; a model with every
-/// cut is also searched on its spine, search_with_spine; runners-up come from a second search, so
-/// they never cost the best plan), then local moves to a faster plan where it stopped short, and
-/// ties to the simpler plan, also where the passes never offered it (finish_plan). `hints`:
-/// search_with_runners_up's.
+/// The search for the best plan on the cluster of `cost` (search_with_spine, with options.top 1
+/// whatever it is: runners-up come from a search after it, with_runners_up, so they never change
+/// the best plan; the parts of the cluster are searched too, so more machines never give a
+/// slower plan where it finishes; a model with every cut is also searched on its spine), then
+/// local moves to a faster plan where it stopped short, and ties to the simpler plan, also where
+/// the passes never offered it (finish_plan). `hints`: search_with_spine's.
 SearchResult search_finished(const ModelProfile& model, const CostModel& cost, int global_batch,
                              const SearchOptions& options, const std::vector<Plan>& hints = {});
 

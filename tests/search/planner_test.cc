@@ -219,6 +219,30 @@ TEST(Planner, RunnersUpNeverCostTheBestPlanOnSeveralMachines) {
   EXPECT_GT(short_of_effort, 0);
 }
 
+// On a cluster whose machines differ, the runners-up come from the runs of machines searched
+// on their own too: VGG-19 on a machine of 1 GPU and then one of 8 lists plans of the second
+// machine (first device 1), each no slower than the plan of the same rank that machine alone
+// lists (its plans are the cluster's too).
+TEST(Planner, RunnersUpComeFromTheMachinesAfterAKindChange) {
+  const Loaded l = load("vgg19");
+  SearchOptions three;
+  three.top = 3;
+  const Planner both(l.model, cluster_from_machine_ends({1, 9}), l.settings, three);
+  const Planner second(l.model, cluster_from_machine_ends({8}), l.settings, three);
+  for (int gbs : {32, 256}) {
+    const PointResult b = both.plan(gbs);
+    const PointResult s = second.plan(gbs);
+    ASSERT_EQ(s.plans.size(), 3u) << "GBS " << gbs;
+    ASSERT_EQ(b.plans.size(), 3u) << "GBS " << gbs;
+    for (std::size_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(b.plans[k].first_device(), 1) << "GBS " << gbs << ", rank " << k + 1;
+      EXPECT_LE(b.plans[k].iteration_time,
+                s.plans[k].iteration_time * (1 + detail::kSimpler) * (1 + 1e-12))
+          << "GBS " << gbs << ", rank " << k + 1;
+    }
+  }
+}
+
 // The lower bound holds over the search space, and over every plan reported: a plan outside
 // the space can be the fastest. XLNet-36 at GBS 17 on 16 GPUs: the one-stage plan of 2
 // micro-batches of 9 and 8 (gradient accumulation, which the final local moves find) runs

@@ -155,16 +155,16 @@ PointResult Planner::plan(int global_batch) const {
   // where their kind changes, and then the first ones, are searched on their own
   // (machine_runs), unless no plan there can beat the fastest found, whose time their work
   // over their devices already exceeds.
-  const std::vector<int> runs = detail::machine_runs(cluster_);
-  for (int first : runs) {
+  std::vector<int> searched;
+  for (int first : detail::machine_runs(cluster_)) {
     const detail::CostModel run(model_, detail::rotated(cluster_, first), settings_);
     if (detail::part_cannot_beat(run, global_batch, found)) continue;
     detail::SearchResult there = detail::search_point(model_, run, global_batch, best_only);
     for (Plan& plan : there.plans) detail::move_to_machine(plan, cluster_, first);
     found = detail::merged(std::move(found), std::move(there), 1);
+    searched.push_back(first);
   }
-  found =
-      detail::with_runners_up(model_, cost, global_batch, options_, std::move(found), runs.empty());
+  found = detail::with_runners_up(model_, cost, global_batch, options_, std::move(found), searched);
   result.plans = std::move(found.plans);
   result.exact = found.exact;
   result.lower_bound = result.plans.empty() ? 0 : found.lower_bound;

@@ -5,21 +5,29 @@
 #include <vector>
 
 #include "search/final_plan.h"
+#include "search/machine_runs.h"
 #include "search/pipeline_shapes.h"
 
 namespace pe::detail {
 
 SearchResult with_runners_up(const ModelProfile& model, const CostModel& cost, int global_batch,
                              const SearchOptions& options, SearchResult best,
-                             bool bounds_every_plan) {
+                             const std::vector<int>& runs) {
   if (options.top <= 1 || best.plans.empty()) return best;
   std::vector<Plan> hints;
   for (const Plan& plan : best.plans)
     if (plan.first_device() == 0) hints.push_back(plan);
   const PartCostModel part = part_cost_of(model, cost.settings());
   SearchResult more = search_plans(cost, global_batch, options, part, hints);
+  for (int first : runs) {
+    const CostModel run(model, rotated(cost.cluster(), first), cost.settings());
+    SearchResult there = search_plans(run, global_batch, options, part);
+    for (Plan& plan : there.plans) move_to_machine(plan, cost.cluster(), first);
+    more = merged(std::move(more), std::move(there), options.top);
+  }
+  // With runs, `more` bounds only the plans of the places it searched.
   const Seconds lower =
-      bounds_every_plan ? std::max(best.lower_bound, more.lower_bound) : best.lower_bound;
+      runs.empty() ? std::max(best.lower_bound, more.lower_bound) : best.lower_bound;
   const bool faster = !more.plans.empty() && more.plans.front().iteration_time <
                                                  best.plans.front().iteration_time * (1 - kSimpler);
   SearchResult answer = faster ? std::move(more) : std::move(best);

@@ -222,16 +222,18 @@ TEST(Planner, RunnersUpNeverCostTheBestPlanOnSeveralMachines) {
 // On a cluster whose machines differ, the runners-up come from the runs of machines searched
 // on their own too: VGG-19 on a machine of 1 GPU and then one of 8 lists plans of the second
 // machine (first device 1), each no slower than the plan of the same rank that machine alone
-// lists (its plans are the cluster's too).
+// lists (its plans are the cluster's too), and its best plan and bound are --top 1's.
 TEST(Planner, RunnersUpComeFromTheMachinesAfterAKindChange) {
   const Loaded l = load("vgg19");
   SearchOptions three;
   three.top = 3;
   const Planner both(l.model, cluster_from_machine_ends({1, 9}), l.settings, three);
+  const Planner alone(l.model, cluster_from_machine_ends({1, 9}), l.settings);
   const Planner second(l.model, cluster_from_machine_ends({8}), l.settings, three);
   for (int gbs : {32, 256}) {
     const PointResult b = both.plan(gbs);
     const PointResult s = second.plan(gbs);
+    expect_runners_up_keep_the_best(alone.plan(gbs), b, "GBS " + std::to_string(gbs));
     ASSERT_EQ(s.plans.size(), 3u) << "GBS " << gbs;
     ASSERT_EQ(b.plans.size(), 3u) << "GBS " << gbs;
     for (std::size_t k = 0; k < 3; ++k) {

@@ -25,9 +25,9 @@ SearchResult with_runners_up(const ModelProfile& model, const CostModel& cost, i
     for (Plan& plan : there.plans) move_to_machine(plan, cost.cluster(), first);
     more = merged(std::move(more), std::move(there), options.top);
   }
-  // With runs, `more` bounds only the plans of the places it searched.
-  const Seconds lower =
-      runs.empty() ? std::max(best.lower_bound, more.lower_bound) : best.lower_bound;
+  // `more` bounds the plans of the places it searched; the runs `best` did not search cannot
+  // beat a plan it found (part_cannot_beat), so with the fastest plan it bounds them all.
+  const Seconds lower = std::max(best.lower_bound, more.lower_bound);
   const bool faster = !more.plans.empty() && more.plans.front().iteration_time <
                                                  best.plans.front().iteration_time * (1 - kSimpler);
   SearchResult answer = faster ? std::move(more) : std::move(best);

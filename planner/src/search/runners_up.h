@@ -19,9 +19,8 @@ namespace pe::detail {
 /// effort it may stop further from the optimum than one for the best alone (NASNet-A large at
 /// GBS 32 on 2 x 8 GPUs: speedup 8.93 with top 3 against 9.16). The best plan stays `best`'s,
 /// unless the second search finds one faster by more than kSimpler (finished: finish_plan); the
-/// runners-up are that search's plans of other shapes. Without runs (its space is then every
-/// plan of the cluster) the lower bound is the larger of the two, else `best`'s; the fastest
-/// time is the lesser.
+/// runners-up are that search's plans of other shapes. The lower bound is the larger of the
+/// two (the runs `best` left out cannot beat its plan), at most the fastest time, the lesser.
 SearchResult with_runners_up(const ModelProfile& model, const CostModel& cost, int global_batch,
                              const SearchOptions& options, SearchResult best,
                              const std::vector<int>& runs);

@@ -28,21 +28,22 @@ SearchResult with_runners_up(const ModelProfile& model, const CostModel& cost, i
   // `more` bounds the plans of the places it searched; the runs `best` did not search cannot
   // beat a plan it found (part_cannot_beat), so with the fastest plan it bounds them all.
   const Seconds lower = std::max(best.lower_bound, more.lower_bound);
+  const Seconds fastest = std::min(best.fastest, more.fastest);
   const bool faster = !more.plans.empty() && more.plans.front().iteration_time <
                                                  best.plans.front().iteration_time * (1 - kSimpler);
   SearchResult answer = faster ? std::move(more) : std::move(best);
   if (faster) {
     FinalPlan last =
-        finish_plan(cost, part, answer.plans.front(), global_batch, answer.fastest, answer.exact,
+        finish_plan(cost, part, answer.plans.front(), global_batch, fastest, answer.exact,
                     options.max_stage_width, final_pairs(options.effort));
     answer.plans.front() = std::move(last.plan);
-    answer.fastest = std::min(answer.fastest, last.fastest);
+    answer.fastest = std::min(fastest, last.fastest);
   } else {  // the best plan, then the second search's of other shapes
     const PipelineShapeChoice shape = shape_of(answer.plans.front());
     for (Plan& plan : more.plans)
       if (static_cast<int>(answer.plans.size()) < options.top && !matches(plan, shape))
         answer.plans.push_back(std::move(plan));
-    answer.fastest = std::min(answer.fastest, more.fastest);
+    answer.fastest = fastest;
   }
   answer.lower_bound = std::min(lower, answer.fastest);
   answer.exact =

@@ -146,11 +146,9 @@ PointResult Planner::plan(int global_batch) const {
   PointResult result;
   result.global_batch = global_batch;
   result.baselines = data_parallel_baselines(model_, cluster_, settings_, global_batch);
-  // The best plan is searched for alone (options.top 1), so it never depends on --top; the
-  // runners-up come from one more search after it (with_runners_up).
-  SearchOptions best_only = options_;
-  best_only.top = 1;
-  detail::SearchResult found = detail::search_point(model_, cost, global_batch, best_only);
+  // search_point finds the best plan alone (whatever options.top), so it never depends on
+  // --top; the runners-up come from one more search after it (with_runners_up).
+  detail::SearchResult found = detail::search_point(model_, cost, global_batch, options_);
   // A search covers the plans on the cluster's first machines; those on the machines from
   // where their kind changes, and then the first ones, are searched on their own
   // (machine_runs), unless no plan there can beat the fastest found, whose time their work
@@ -159,7 +157,7 @@ PointResult Planner::plan(int global_batch) const {
   for (int first : detail::machine_runs(cluster_)) {
     const detail::CostModel run(model_, detail::rotated(cluster_, first), settings_);
     if (detail::part_cannot_beat(run, global_batch, found)) continue;
-    detail::SearchResult there = detail::search_point(model_, run, global_batch, best_only);
+    detail::SearchResult there = detail::search_point(model_, run, global_batch, options_);
     for (Plan& plan : there.plans) detail::move_to_machine(plan, cluster_, first);
     found = detail::merged(std::move(found), std::move(there), 1);
     searched.push_back(first);

@@ -29,8 +29,9 @@ SearchResult search_finished(const ModelProfile& model, const CostModel& cost, i
 /// faster.
 inline constexpr double kFirstMachinesGap = 0.05;
 
-/// search_finished, where options.effort is above `first_effort` (the default effort; 0,
-/// unlimited, is not above it) after a search with `first_effort`, unless that one is exact:
+/// The best plan alone (options.top is not used: search_finished): search_finished, where
+/// options.effort is above `first_effort` (the default effort; 0, unlimited, is not above it)
+/// after a search with `first_effort`, unless that one is exact:
 /// the second starts from the first's plans (candidates from the start, so it prunes with
 /// them), the answer is the faster of the two searches' best plans (the second's within
 /// kSimpler of the first's), and its lower bound the larger of theirs (each holds over the whole
